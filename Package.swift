@@ -1,0 +1,81 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .treatAllWarnings(as: .error),
+]
+
+let package = Package(
+    name: "hearth",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "hearth", targets: ["hearth"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+    ],
+    targets: [
+        // liblmdb from the system (Debian: liblmdb-dev); only the LMDB module imports it.
+        .systemLibrary(name: "CLMDB", pkgConfig: "lmdb", providers: [.apt(["liblmdb-dev"])]),
+        .target(name: "LMDB", dependencies: ["CLMDB"], swiftSettings: strict),
+        .target(name: "HearthDomain", swiftSettings: strict),
+        .target(
+            name: "HearthLedger",
+            dependencies: ["LMDB", "HearthDomain", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strict),
+        .target(
+            name: "HearthProjections",
+            dependencies: ["LMDB", "HearthDomain", "HearthLedger", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strict),
+        .target(
+            name: "HearthStore",
+            dependencies: ["LMDB", "HearthDomain", "HearthLedger", "HearthProjections"],
+            swiftSettings: strict),
+        .target(
+            name: "HearthApp",
+            dependencies: [
+                "LMDB", "HearthDomain", "HearthLedger", "HearthProjections", "HearthStore",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strict),
+        .executableTarget(
+            name: "hearth",
+            dependencies: [
+                "HearthApp", "HearthDomain", "HearthLedger", "HearthProjections", "HearthStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict),
+
+        // Test support: temporary data directories, a test clock, and the event dump the
+        // test command validates against schemas/.
+        .target(
+            name: "HearthTesting",
+            dependencies: ["LMDB", "HearthDomain", "HearthLedger", "HearthProjections", "HearthStore"],
+            swiftSettings: strict),
+        // A child process for the crash-safety test: appends under load until SIGKILLed.
+        .executableTarget(
+            name: "hearth-crash-harness",
+            dependencies: ["HearthStore", "HearthApp"],
+            path: "Tests/CrashHarness",
+            swiftSettings: strict),
+        .testTarget(name: "LMDBTests", dependencies: ["LMDB", "HearthTesting"], swiftSettings: strict),
+        .testTarget(
+            name: "HearthDomainTests",
+            dependencies: ["HearthDomain", .product(name: "PropertyBased", package: "swift-property-based")],
+            swiftSettings: strict),
+        .testTarget(name: "HearthLedgerTests", dependencies: ["HearthLedger", "HearthTesting"], swiftSettings: strict),
+        .testTarget(
+            name: "HearthProjectionsTests", dependencies: ["HearthProjections", "HearthTesting"], swiftSettings: strict),
+        .testTarget(
+            name: "HearthStoreTests",
+            dependencies: [
+                "HearthStore", "HearthTesting", .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            swiftSettings: strict),
+        .testTarget(name: "HearthAppTests", dependencies: ["HearthApp", "HearthTesting"], swiftSettings: strict),
+    ]
+)

@@ -1,0 +1,103 @@
+import HearthDomain
+import HearthLedger
+import HearthProjections
+import HearthStore
+import LMDB
+
+/// `hearth audit …`: read-only views of the ledger, safe beside a running daemon.
+public struct AuditTool {
+    public struct Filter: Sendable {
+        public var project: ProjectID
+        public var uid: UserID?
+        public var types: Set<String> = []
+        public var since: Int64?
+        public var until: Int64?
+
+        public init(project: ProjectID, uid: UserID? = nil, types: Set<String> = [], since: Int64? = nil, until: Int64? = nil) {
+            self.project = project
+            self.uid = uid
+            self.types = types
+            self.since = since
+            self.until = until
+        }
+
+        func matches(_ envelope: EventEnvelope) -> Bool {
+            (types.isEmpty || types.contains(envelope.type.name))
+                && (since.map { envelope.recordedAt >= $0 } ?? true)
+                && (until.map { envelope.recordedAt <= $0 } ?? true)
+        }
+    }
+
+    public enum Format: String, Sendable, CaseIterable {
+        case json, text
+    }
+
+    public let store: AccountStore
+
+    public init(store: AccountStore) { self.store = store }
+
+    /// Prints matching events, one per line; returns how many.
+    @discardableResult
+    public func replay(_ filter: Filter, format: Format, to output: Output) throws -> UInt64 {
+        var count: UInt64 = 0
+        let emit = { (envelope: EventEnvelope) throws in
+            guard filter.matches(envelope) else { return }
+            output.line(format == .json ? try EventJSON.line(envelope) : Self.text(envelope))
+            count += 1
+        }
+        if let uid = filter.uid {
+            // One account: the stream index gives its events directly, whatever the ledger's size.
+            for envelope in try events(of: uid, in: filter.project) { try emit(envelope) }
+        } else {
+            try replayAll(filter, emit)
+        }
+        output.flush()
+        return count
+    }
+
+    /// The whole ledger in bounded read transactions, starting at `--since` by binary search.
+    private func replayAll(_ filter: Filter, _ emit: (EventEnvelope) throws -> Void) throws {
+        let batch = 10_000
+        var next = try store.environment.read { txn in
+            try filter.since.map { try store.ledger.firstSequence(recordedAtOrAfter: $0, in: txn) } ?? 1
+        }
+        while let start = next {
+            next = nil
+            var seen = 0
+            try store.environment.read { txn in
+                try store.ledger.forEachRecord(from: start, in: txn) { sequence, record in
+                    if let until = filter.until, try RecordFormat.recordedAt(of: record) > until { return .stop }
+                    try emit(try RecordFormat.decode(record))
+                    seen += 1
+                    if seen == batch {
+                        next = sequence + 1
+                        return .stop
+                    }
+                    return .continue
+                }
+            }
+        }
+    }
+
+    public func events(of uid: UserID, in project: ProjectID) throws -> [EventEnvelope] {
+        try store.environment.read { txn in try store.ledger.events(of: .account(project, uid), in: txn) }
+    }
+
+    /// The account as of `time`: the fold of its events recorded at or before then.
+    public func account(_ uid: UserID, in project: ProjectID, at time: Int64) throws -> (account: Account?, through: EventEnvelope?) {
+        var account: Account?
+        var last: EventEnvelope?
+        for envelope in try events(of: uid, in: project) where envelope.recordedAt <= time {
+            account = Evolve.account(account, envelope.payload, uid: uid, at: envelope.recordedAt)
+            last = envelope
+        }
+        return (account, last)
+    }
+
+    public static func text(_ envelope: EventEnvelope) -> String {
+        let payload = (try? EventJSON.payload(envelope.payload)) ?? ""
+        var actor = envelope.metadata.actor.rawValue
+        if let id = envelope.metadata.actorId { actor += ":\(id)" }
+        return "#\(envelope.sequence)  \(Timestamp.iso8601(milliseconds: envelope.recordedAt))  \(envelope.stream) v\(envelope.streamVersion)  \(envelope.type.name)  by \(actor)  \(payload)"
+    }
+}

@@ -1,0 +1,151 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import HearthDomain
+import HearthLedger
+import HearthProjections
+import HearthStore
+import LMDB
+
+/// `hearth bench ledger`: Hearth's write and rebuild paths against LMDB ceilings measured in
+/// the same run, on the same disk (spec/PERFORMANCE.md: ratios, not absolute numbers).
+public struct LedgerBenchmark {
+    public var directory: String
+    public var rawCommits = 2_000
+    public var groupCommitCommands = 20_000
+    public var submitters = 64
+    public var rebuildEvents = 1_000_000
+
+    public init(directory: String) { self.directory = directory }
+
+    public struct Row: Sendable {
+        public var name: String
+        public var rate: Double
+        public var unit: String
+        public var ceiling: String?
+        public var ratio: Double?
+    }
+
+    public func run(log: (String) -> Void) async throws -> [Row] {
+        removeTree(directory)
+        defer { removeTree(directory) }
+        log("raw LMDB, one commit (fsync) per 300-byte event …")
+        let single = try rawAppends(perCommit: 1, commits: rawCommits, path: directory + "/raw1")
+        log("raw LMDB, 100 events per commit …")
+        let hundred = try rawAppends(perCommit: 100, commits: max(rawCommits / 4, 50), path: directory + "/raw100")
+        log("raw LMDB, 1000 events per commit …")
+        let thousand = try rawAppends(perCommit: 1000, commits: 200, path: directory + "/raw1000")
+        log("Hearth group commit, \(submitters) concurrent submitters, \(groupCommitCommands) commands …")
+        let (group, batch) = try await groupCommit(path: directory + "/group")
+        log("building a \(rebuildEvents)-event ledger for the rebuild …")
+        let (scan, rebuild) = try await rebuildVersusScan(path: directory + "/rebuild", log: log)
+        return [
+            Row(name: "LMDB commit per event (ceiling)", rate: single, unit: "events/s"),
+            Row(name: "LMDB batch of 100", rate: hundred, unit: "events/s"),
+            Row(name: "LMDB batch of 1000", rate: thousand, unit: "events/s"),
+            Row(
+                name: "Hearth group commit (\(submitters) submitters, avg batch \(format1(batch)))", rate: group,
+                unit: "commands/s", ceiling: "commit per event", ratio: group / single),
+            Row(name: "LMDB cursor scan of the ledger (ceiling)", rate: scan, unit: "records/s"),
+            Row(name: "Projection rebuild", rate: rebuild, unit: "events/s", ceiling: "cursor scan", ratio: rebuild / scan),
+        ]
+    }
+
+    /// Durable commits straight through the LMDB wrapper: the ceiling for fsync-bound writes.
+    private func rawAppends(perCommit: Int, commits: Int, path: String) throws -> Double {
+        let environment = try Environment(path: path)
+        defer { environment.close() }
+        let database: Database<BigEndianUInt64, [UInt8]> = try environment.openDatabase(named: "events")
+        let value = [UInt8](repeating: 0xab, count: 300)
+        var sequence: UInt64 = 0
+        let start = ContinuousClock.now
+        for _ in 0..<commits {
+            let first = sequence
+            try environment.writer.perform { txn in
+                for offset in 1...UInt64(perCommit) {
+                    try txn.put(database, BigEndianUInt64(first + offset), value, options: .append)
+                }
+            }
+            sequence += UInt64(perCommit)
+        }
+        return Double(sequence) / seconds(since: start)
+    }
+
+    private func groupCommit(path: String) async throws -> (Double, Double) {
+        let store = try AccountStore(directory: path)
+        defer { store.close() }
+        let metadata = Metadata(actor: .system, actorId: "bench")
+        let perSubmitter = groupCommitCommands / submitters
+        let before = store.environment.writer.statistics
+        let start = ContinuousClock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for submitter in 0..<submitters {
+                group.addTask {
+                    for index in 0..<perSubmitter {
+                        let uid = UserID("g\(submitter)-\(index)")!
+                        _ = try await store.execute(
+                            .createAccount(benchProject, uid, AccountCreated(method: .anonymous, createdAt: 0)), metadata: metadata)
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let elapsed = seconds(since: start)
+        let after = store.environment.writer.statistics
+        let batches = Double(after.batches - before.batches)
+        return (Double(perSubmitter * submitters) / elapsed, Double(after.jobs - before.jobs) / max(batches, 1))
+    }
+
+    private func rebuildVersusScan(path: String, log: (String) -> Void) async throws -> (Double, Double) {
+        let store = try AccountStore(directory: path)
+        defer { store.close() }
+        try await DemoLedger.populate(store, events: rebuildEvents)
+        log("scanning \(try store.ledgerHead().sequence) records, then rebuilding …")
+        let scanRate = try scanRate(store)
+        let rebuildStart = ContinuousClock.now
+        let rebuilt = try store.maintenance.rebuild()
+        return (scanRate, Double(rebuilt) / seconds(since: rebuildStart))
+    }
+}
+
+/// Reads every ledger record once, touching its bytes: the read ceiling for a rebuild.
+private func scanRate(_ store: AccountStore) throws -> Double {
+    var scanned: UInt64 = 0
+    var checksum = 0
+    let start = ContinuousClock.now
+    try store.environment.read { txn in
+        try txn.forEach(store.ledger.events) { _, record in
+            checksum &+= record.count &+ Int(record[record.count - 1])
+            scanned += 1
+            return .continue
+        }
+    }
+    let rate = Double(scanned) / seconds(since: start)
+    precondition(checksum != 0 || scanned == 0)
+    return rate
+}
+
+let benchProject = ProjectID("bench")!
+
+func format1(_ value: Double) -> String {
+    let tenths = Int((value * 10).rounded())
+    return "\(tenths / 10).\(tenths % 10)"
+}
+
+/// Removes a directory tree of plain files (benchmark scratch space).
+func removeTree(_ path: String) {
+    guard let dir = opendir(path) else {
+        unlink(path)
+        return
+    }
+    while let entry = readdir(dir) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        if name == "." || name == ".." { continue }
+        let child = path + "/" + name
+        if entry.pointee.d_type == UInt8(DT_DIR) { removeTree(child) } else { unlink(child) }
+    }
+    closedir(dir)
+    rmdir(path)
+}

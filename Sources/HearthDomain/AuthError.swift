@@ -1,0 +1,42 @@
+/// Why `decide` refused a command. Each maps to the Firebase error code the API returns.
+public enum AuthError: Error, Equatable, Hashable, Sendable, CustomStringConvertible {
+    case emailExists
+    case phoneNumberExists
+    case federatedUserIdAlreadyLinked
+    case providerAlreadyLinked
+    /// One account per email: a federated sign-in whose email belongs to another account.
+    case needConfirmation(email: String, existingUid: UserID)
+    case uidExists
+    case userNotFound
+    case userDisabled
+    case operationNotAllowed
+    case invalidEmail
+    case invalidOobCode
+    case expiredOobCode
+    /// Purge refused: the account was upgraded (or never anonymous).
+    case notAnonymous
+    /// Purge refused: the account is not scheduled, or not yet due.
+    case notDue
+
+    /// The Firebase error message string (`error.message` in the envelope).
+    public var firebaseCode: String {
+        switch self {
+        case .emailExists: "EMAIL_EXISTS"
+        case .phoneNumberExists: "PHONE_NUMBER_EXISTS"
+        case .federatedUserIdAlreadyLinked: "FEDERATED_USER_ID_ALREADY_LINKED"
+        case .providerAlreadyLinked: "PROVIDER_ALREADY_LINKED"
+        case .needConfirmation: "NEED_CONFIRMATION"
+        case .uidExists: "DUPLICATE_LOCAL_ID"
+        case .userNotFound: "USER_NOT_FOUND"
+        case .userDisabled: "USER_DISABLED"
+        case .operationNotAllowed: "OPERATION_NOT_ALLOWED"
+        case .invalidEmail: "INVALID_EMAIL"
+        case .invalidOobCode: "INVALID_OOB_CODE"
+        case .expiredOobCode: "EXPIRED_OOB_CODE"
+        case .notAnonymous: "NOT_ANONYMOUS"
+        case .notDue: "NOT_DUE"
+        }
+    }
+
+    public var description: String { firebaseCode }
+}

@@ -1,0 +1,80 @@
+/// What a caller asks the ledger to do. `decide` turns a command into events or an `AuthError`.
+/// Expensive or remote work (hashing a password, exchanging an OAuth code) happens before a
+/// command is made, so commands carry results (a hash, a verified provider identity).
+public enum Command: Equatable, Sendable {
+    case createAccount(ProjectID, UserID, AccountCreated)
+    /// A completed sign-in; with a refresh token hash it also starts a session.
+    case signIn(ProjectID, UserID, method: String, refreshTokenHash: String?)
+    case linkProvider(ProjectID, UserID, ProviderLink)
+    case unlinkProviders(ProjectID, UserID, [String])
+    /// Sets the password; with `email`, also gives the account that email (how an anonymous
+    /// user upgrades to email+password).
+    case setPassword(ProjectID, UserID, PasswordHash, email: String?, reason: PasswordSet.Reason)
+    /// Email-link sign-in completed for `email` on this account (seed 000's rule applies).
+    case completeEmailLinkSignIn(ProjectID, UserID, email: String, refreshTokenHash: String?)
+    case update(ProjectID, UserID, AccountUpdate)
+    case revokeRefreshToken(ProjectID, UserID, tokenHash: String)
+    case deleteAccount(ProjectID, UserID, by: AccountDeleted.Actor)
+    case purgeAnonymous(ProjectID, UserID)
+    case issueOOBCode(ProjectID, codeHash: String, OOBCodeIssued)
+    case consumeOOBCode(ProjectID, codeHash: String)
+    case changeProjectConfig(ProjectID, ProjectConfigChange)
+
+    /// The one stream a command appends to (and checks the expected version of).
+    public var stream: StreamID {
+        switch self {
+        case .createAccount(let project, let uid, _), .signIn(let project, let uid, _, _),
+            .linkProvider(let project, let uid, _), .unlinkProviders(let project, let uid, _),
+            .setPassword(let project, let uid, _, _, _), .completeEmailLinkSignIn(let project, let uid, _, _),
+            .update(let project, let uid, _), .revokeRefreshToken(let project, let uid, _),
+            .deleteAccount(let project, let uid, _), .purgeAnonymous(let project, let uid):
+            .account(project, uid)
+        case .issueOOBCode(let project, let hash, _), .consumeOOBCode(let project, let hash):
+            .oobCode(project, hash)
+        case .changeProjectConfig(let project, _):
+            .project(project)
+        }
+    }
+}
+
+/// An `accounts:update`: every field optional; several may change in one command.
+public struct AccountUpdate: Equatable, Sendable {
+    public var email: String?
+    public var emailVerified: Bool?
+    public var password: PasswordHash?
+    public var profile = ProfileUpdated()
+    /// `.some(nil)` clears the claims.
+    public var customClaims: String??
+    public var disabled: Bool?
+    /// Unix seconds; revokes sessions (refresh tokens, and ID tokens issued before it).
+    public var validSince: Int64?
+    public var unlinkProviders: [String] = []
+
+    public init(
+        email: String? = nil, emailVerified: Bool? = nil, password: PasswordHash? = nil,
+        profile: ProfileUpdated = ProfileUpdated(), customClaims: String?? = nil, disabled: Bool? = nil,
+        validSince: Int64? = nil, unlinkProviders: [String] = []
+    ) {
+        self.email = email
+        self.emailVerified = emailVerified
+        self.password = password
+        self.profile = profile
+        self.customClaims = customClaims
+        self.disabled = disabled
+        self.validSince = validSince
+        self.unlinkProviders = unlinkProviders
+    }
+}
+
+/// What `decide` may read: the write model, served by the projections inside the writer's
+/// transaction (so it includes earlier commands of the same batch).
+public protocol DecisionState {
+    func account(_ uid: UserID, in project: ProjectID) throws -> Account?
+    func owner(ofEmail email: String, in project: ProjectID) throws -> UserID?
+    func owner(ofProvider providerId: String, federatedId: String, in project: ProjectID) throws -> UserID?
+    func owner(ofPhone phoneNumber: String, in project: ProjectID) throws -> UserID?
+    func config(of project: ProjectID) throws -> ProjectConfig
+    func oobCode(_ codeHash: String, in project: ProjectID) throws -> OOBCode?
+    /// When the cleanup schedule will purge this anonymous account, if scheduled.
+    func cleanupDueAt(_ uid: UserID, in project: ProjectID) throws -> Int64?
+}

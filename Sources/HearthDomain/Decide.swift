@@ -1,0 +1,217 @@
+/// The business rules: `decide(command, state, now) -> [event]`, throwing `AuthError` when a rule
+/// refuses. Pure: reads only through `DecisionState`, gets time as an argument.
+public enum Decide {
+    public static func decide(_ command: Command, state: some DecisionState, now: Int64) throws -> [EventPayload] {
+        switch command {
+        case .createAccount(let project, let uid, let created):
+            return try createAccount(project, uid, created, state)
+        case .signIn(let project, let uid, let method, let tokenHash):
+            let account = try activeAccount(uid, project, state)
+            _ = account
+            return [.signInRecorded(SignInRecorded(method: method))] + issue(tokenHash)
+        case .linkProvider(let project, let uid, let link):
+            return try linkProvider(project, uid, link, state)
+        case .unlinkProviders(let project, let uid, let providerIds):
+            let account = try existingAccount(uid, project, state)
+            return unlink(providerIds, from: account)
+        case .setPassword(let project, let uid, let hash, let email, let reason):
+            let account = try existingAccount(uid, project, state)
+            var events: [EventPayload] = []
+            if let email, normalizeEmail(email) != account.email {
+                events += try changeEmail(to: normalizeEmail(email), verified: false, uid, project, state)
+            }
+            events.append(.passwordSet(PasswordSet(password: hash, reason: account.password == nil ? .initial : reason)))
+            return events
+        case .completeEmailLinkSignIn(let project, let uid, let email, let tokenHash):
+            let account = try activeAccount(uid, project, state)
+            return try completeEmailLink(account, email: normalizeEmail(email), project, state, now: now)
+                + [.signInRecorded(SignInRecorded(method: "emailLink"))] + issue(tokenHash)
+        case .update(let project, let uid, let update):
+            return try self.update(try existingAccount(uid, project, state), update, project, state)
+        case .revokeRefreshToken(let project, let uid, let tokenHash):
+            let account = try existingAccount(uid, project, state)
+            guard account.refreshTokens.contains(tokenHash) else { return [] }
+            return [.refreshTokenRevoked(RefreshTokenRevoked(tokenHash: tokenHash))]
+        case .deleteAccount(let project, let uid, let actor):
+            _ = try existingAccount(uid, project, state)
+            return [.accountDeleted(AccountDeleted(by: actor))]
+        case .purgeAnonymous(let project, let uid):
+            let account = try existingAccount(uid, project, state)
+            guard account.isAnonymous else { throw AuthError.notAnonymous }
+            guard let due = try state.cleanupDueAt(uid, in: project), due <= now else { throw AuthError.notDue }
+            return [.anonymousPurged(AnonymousPurged(dueAt: due))]
+        case .issueOOBCode(let project, let codeHash, let issued):
+            guard try state.oobCode(codeHash, in: project) == nil else { throw AuthError.invalidOobCode }
+            return [.oobCodeIssued(issued)]
+        case .consumeOOBCode(let project, let codeHash):
+            guard let code = try state.oobCode(codeHash, in: project), !code.consumed else {
+                throw AuthError.invalidOobCode
+            }
+            guard code.expiresAt > now else { throw AuthError.expiredOobCode }
+            return [.oobCodeConsumed]
+        case .changeProjectConfig(_, let change):
+            return change.isEmpty ? [] : [.projectConfigChanged(change)]
+        }
+    }
+
+    private static func issue(_ tokenHash: String?) -> [EventPayload] {
+        tokenHash.map { [.refreshTokenIssued(RefreshTokenIssued(tokenHash: $0))] } ?? []
+    }
+
+    private static func existingAccount(_ uid: UserID, _ project: ProjectID, _ state: some DecisionState) throws -> Account {
+        guard let account = try state.account(uid, in: project) else { throw AuthError.userNotFound }
+        return account
+    }
+
+    private static func activeAccount(_ uid: UserID, _ project: ProjectID, _ state: some DecisionState) throws -> Account {
+        let account = try existingAccount(uid, project, state)
+        guard !account.disabled else { throw AuthError.userDisabled }
+        return account
+    }
+
+    private static func createAccount(
+        _ project: ProjectID, _ uid: UserID, _ requested: AccountCreated, _ state: some DecisionState
+    ) throws -> [EventPayload] {
+        guard try state.account(uid, in: project) == nil else { throw AuthError.uidExists }
+        let config = try state.config(of: project)
+        var created = requested
+        created.email = created.email.map(normalizeEmail)
+        switch created.method {
+        case .anonymous:
+            guard config.anonymousEnabled else { throw AuthError.operationNotAllowed }
+        case .password:
+            guard config.emailPasswordEnabled else { throw AuthError.operationNotAllowed }
+        case .emailLink:
+            guard config.emailPasswordEnabled && config.emailLinkEnabled else { throw AuthError.operationNotAllowed }
+        case .federated:
+            guard created.providers.allSatisfy({ config.allowsProvider($0.providerId) }) else {
+                throw AuthError.operationNotAllowed
+            }
+        case .admin, .import:
+            break
+        }
+        for link in created.providers {
+            if try state.owner(ofProvider: link.providerId, federatedId: link.federatedId, in: project) != nil {
+                throw AuthError.federatedUserIdAlreadyLinked
+            }
+        }
+        if let phone = created.phoneNumber, try state.owner(ofPhone: phone, in: project) != nil {
+            throw AuthError.phoneNumberExists
+        }
+        if let email = created.email, let owner = try state.owner(ofEmail: email, in: project) {
+            // A federated sign-in may share an email only when the project allows several
+            // accounts per email; then the email stays on the provider, not the account.
+            guard created.method == .federated else { throw AuthError.emailExists }
+            guard !config.oneAccountPerEmail else { throw AuthError.needConfirmation(email: email, existingUid: owner) }
+            created.email = nil
+            created.emailVerified = false
+        }
+        return [.accountCreated(created)]
+    }
+
+    private static func linkProvider(
+        _ project: ProjectID, _ uid: UserID, _ link: ProviderLink, _ state: some DecisionState
+    ) throws -> [EventPayload] {
+        let account = try activeAccount(uid, project, state)
+        guard try state.config(of: project).allowsProvider(link.providerId) else { throw AuthError.operationNotAllowed }
+        if let owner = try state.owner(ofProvider: link.providerId, federatedId: link.federatedId, in: project) {
+            guard owner == uid else { throw AuthError.federatedUserIdAlreadyLinked }
+        } else if account.provider(link.providerId) != nil {
+            throw AuthError.providerAlreadyLinked
+        }
+        var events: [EventPayload] = [.providerLinked(ProviderLinked(provider: link))]
+        // An account without an email takes the provider's, when no other account has it.
+        if account.email == nil, let email = link.email.map(normalizeEmail),
+            try state.owner(ofEmail: email, in: project) == nil
+        {
+            events.append(.emailChanged(EmailChanged(email: email, verified: false)))
+        }
+        return events
+    }
+
+    private static func unlink(_ providerIds: [String], from account: Account) -> [EventPayload] {
+        var events: [EventPayload] = []
+        for providerId in Set(providerIds).sorted() {
+            switch providerId {
+            case "password" where account.password != nil:
+                events.append(.passwordRemoved(PasswordRemoved(reason: .unlinked)))
+            case "phone" where account.phoneNumber != nil:
+                events.append(.providerUnlinked(ProviderUnlinked(providerId: providerId)))
+            case _ where account.provider(providerId) != nil:
+                events.append(.providerUnlinked(ProviderUnlinked(providerId: providerId)))
+            default:
+                break
+            }
+        }
+        return events
+    }
+
+    private static func changeEmail(
+        to email: String, verified: Bool, _ uid: UserID, _ project: ProjectID, _ state: some DecisionState
+    ) throws -> [EventPayload] {
+        if let owner = try state.owner(ofEmail: email, in: project), owner != uid { throw AuthError.emailExists }
+        return [.emailChanged(EmailChanged(email: email, verified: verified))]
+    }
+
+    /// Seed 000: proving the email by link verifies it; a password set while the email was
+    /// unverified (possibly by an impostor) is removed and every earlier session revoked.
+    private static func completeEmailLink(
+        _ account: Account, email: String, _ project: ProjectID, _ state: some DecisionState, now: Int64
+    ) throws -> [EventPayload] {
+        var events: [EventPayload] = []
+        if account.email != email {
+            guard account.email == nil else { throw AuthError.invalidEmail }
+            events += try changeEmail(to: email, verified: true, account.uid, project, state)
+            return events
+        }
+        guard !account.emailVerified else { return events }
+        if account.password != nil {
+            events.append(.passwordRemoved(PasswordRemoved(reason: .emailLinkVerified)))
+            events.append(.sessionsRevoked(SessionsRevoked(validSince: now / 1000, reason: .emailLinkVerified)))
+        }
+        events.append(.emailVerified(EmailVerified(email: email)))
+        return events
+    }
+
+    private static func update(
+        _ account: Account, _ update: AccountUpdate, _ project: ProjectID, _ state: some DecisionState
+    ) throws -> [EventPayload] {
+        var events: [EventPayload] = []
+        let uid = account.uid
+        if let email = update.email.map(normalizeEmail), email != account.email {
+            events += try changeEmail(to: email, verified: update.emailVerified ?? false, uid, project, state)
+        } else if let verified = update.emailVerified, verified != account.emailVerified, let email = account.email {
+            events.append(
+                verified ? .emailVerified(EmailVerified(email: email)) : .emailChanged(EmailChanged(email: email, verified: false)))
+        }
+        if let password = update.password {
+            events.append(.passwordSet(PasswordSet(password: password, reason: account.password == nil ? .initial : .changed)))
+        }
+        var profile = update.profile
+        if let phone = profile.phoneNumber {
+            if let owner = try state.owner(ofPhone: phone, in: project), owner != uid { throw AuthError.phoneNumberExists }
+            if phone == account.phoneNumber { profile.phoneNumber = nil }
+        }
+        if profile.displayName == account.displayName { profile.displayName = nil }
+        if profile.photoUrl == account.photoUrl { profile.photoUrl = nil }
+        profile.deleted = profile.deleted.filter { field in
+            switch field {
+            case .displayName: account.displayName != nil
+            case .photoUrl: account.photoUrl != nil
+            case .phoneNumber: account.phoneNumber != nil
+            }
+        }
+        if profile != ProfileUpdated() { events.append(.profileUpdated(profile)) }
+        if let claims = update.customClaims, claims != account.customClaims {
+            events.append(.customClaimsSet(CustomClaimsSet(claims: claims)))
+        }
+        if let disabled = update.disabled, disabled != account.disabled {
+            events.append(disabled ? .accountDisabled : .accountEnabled)
+        }
+        events += unlink(update.unlinkProviders, from: account)
+        if let validSince = update.validSince {
+            events.append(.sessionsRevoked(SessionsRevoked(validSince: validSince, reason: .admin)))
+        }
+        return events
+    }
+}

@@ -1,0 +1,48 @@
+/// The stable name and schema version of an event, as stored and as in `schemas/`.
+/// Never derived from Swift type names, so renaming code cannot change the ledger.
+public struct EventType: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public let name: String
+    public let version: Int
+
+    public init(_ name: String, version: Int) {
+        self.name = name
+        self.version = version
+    }
+
+    public var description: String { "\(name) v\(version)" }
+
+    public static func < (lhs: Self, rhs: Self) -> Bool {
+        (lhs.name, lhs.version) < (rhs.name, rhs.version)
+    }
+}
+
+extension EventType {
+    public static let accountCreated = EventType("account.created", version: 1)
+    public static let signInRecorded = EventType("account.signed_in", version: 1)
+    public static let providerLinked = EventType("account.provider_linked", version: 1)
+    public static let providerUnlinked = EventType("account.provider_unlinked", version: 1)
+    public static let passwordSet = EventType("account.password_set", version: 1)
+    public static let passwordRemoved = EventType("account.password_removed", version: 1)
+    public static let emailVerified = EventType("account.email_verified", version: 1)
+    public static let emailChanged = EventType("account.email_changed", version: 1)
+    public static let profileUpdated = EventType("account.profile_updated", version: 1)
+    public static let customClaimsSet = EventType("account.custom_claims_set", version: 1)
+    public static let accountDisabled = EventType("account.disabled", version: 1)
+    public static let accountEnabled = EventType("account.enabled", version: 1)
+    public static let sessionsRevoked = EventType("account.sessions_revoked", version: 1)
+    public static let refreshTokenIssued = EventType("account.refresh_token_issued", version: 1)
+    public static let refreshTokenRevoked = EventType("account.refresh_token_revoked", version: 1)
+    public static let accountDeleted = EventType("account.deleted", version: 1)
+    public static let anonymousPurged = EventType("account.anonymous_purged", version: 1)
+    public static let oobCodeIssued = EventType("oob_code.issued", version: 1)
+    public static let oobCodeConsumed = EventType("oob_code.consumed", version: 1)
+    public static let projectConfigChanged = EventType("project.config_changed", version: 1)
+
+    /// Every current event type; `schemas/` has one schema per entry.
+    public static let all: [EventType] = [
+        .accountCreated, .signInRecorded, .providerLinked, .providerUnlinked, .passwordSet, .passwordRemoved,
+        .emailVerified, .emailChanged, .profileUpdated, .customClaimsSet, .accountDisabled, .accountEnabled,
+        .sessionsRevoked, .refreshTokenIssued, .refreshTokenRevoked, .accountDeleted, .anonymousPurged,
+        .oobCodeIssued, .oobCodeConsumed, .projectConfigChanged,
+    ]
+}

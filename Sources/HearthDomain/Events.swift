@@ -1,0 +1,255 @@
+/// Events are past-tense facts. The stream (which account, project or code) lives in the
+/// envelope, not in the payload; times are Unix milliseconds unless a name says otherwise.
+public struct Event: Equatable, Sendable {
+    public var stream: StreamID
+    public var payload: EventPayload
+
+    public init(_ stream: StreamID, _ payload: EventPayload) {
+        self.stream = stream
+        self.payload = payload
+    }
+}
+
+public enum EventPayload: Equatable, Sendable {
+    case accountCreated(AccountCreated)
+    case signInRecorded(SignInRecorded)
+    case providerLinked(ProviderLinked)
+    case providerUnlinked(ProviderUnlinked)
+    case passwordSet(PasswordSet)
+    case passwordRemoved(PasswordRemoved)
+    case emailVerified(EmailVerified)
+    case emailChanged(EmailChanged)
+    case profileUpdated(ProfileUpdated)
+    case customClaimsSet(CustomClaimsSet)
+    case accountDisabled
+    case accountEnabled
+    case sessionsRevoked(SessionsRevoked)
+    case refreshTokenIssued(RefreshTokenIssued)
+    case refreshTokenRevoked(RefreshTokenRevoked)
+    case accountDeleted(AccountDeleted)
+    case anonymousPurged(AnonymousPurged)
+    case oobCodeIssued(OOBCodeIssued)
+    case oobCodeConsumed
+    case projectConfigChanged(ProjectConfigChange)
+
+    public var type: EventType {
+        switch self {
+        case .accountCreated: .accountCreated
+        case .signInRecorded: .signInRecorded
+        case .providerLinked: .providerLinked
+        case .providerUnlinked: .providerUnlinked
+        case .passwordSet: .passwordSet
+        case .passwordRemoved: .passwordRemoved
+        case .emailVerified: .emailVerified
+        case .emailChanged: .emailChanged
+        case .profileUpdated: .profileUpdated
+        case .customClaimsSet: .customClaimsSet
+        case .accountDisabled: .accountDisabled
+        case .accountEnabled: .accountEnabled
+        case .sessionsRevoked: .sessionsRevoked
+        case .refreshTokenIssued: .refreshTokenIssued
+        case .refreshTokenRevoked: .refreshTokenRevoked
+        case .accountDeleted: .accountDeleted
+        case .anonymousPurged: .anonymousPurged
+        case .oobCodeIssued: .oobCodeIssued
+        case .oobCodeConsumed: .oobCodeConsumed
+        case .projectConfigChanged: .projectConfigChanged
+        }
+    }
+}
+
+public enum CreationMethod: String, Sendable, Encodable, CaseIterable {
+    case anonymous, password, emailLink = "email_link", federated, admin, `import`
+}
+
+public struct AccountCreated: Equatable, Sendable, Encodable {
+    public var method: CreationMethod
+    /// Creation time; the event time except for imports, which keep the original.
+    public var createdAt: Int64
+    public var email: String?
+    public var emailVerified: Bool
+    public var password: PasswordHash?
+    public var displayName: String?
+    public var photoUrl: String?
+    public var phoneNumber: String?
+    public var providers: [ProviderLink]
+    public var customClaims: String?
+    public var disabled: Bool
+    /// Imports only: when the user last signed in at the previous system.
+    public var lastSignInAt: Int64?
+
+    public init(
+        method: CreationMethod, createdAt: Int64, email: String? = nil, emailVerified: Bool = false,
+        password: PasswordHash? = nil, displayName: String? = nil, photoUrl: String? = nil,
+        phoneNumber: String? = nil, providers: [ProviderLink] = [], customClaims: String? = nil,
+        disabled: Bool = false, lastSignInAt: Int64? = nil
+    ) {
+        self.method = method
+        self.createdAt = createdAt
+        self.email = email
+        self.emailVerified = emailVerified
+        self.password = password
+        self.displayName = displayName
+        self.photoUrl = photoUrl
+        self.phoneNumber = phoneNumber
+        self.providers = providers
+        self.customClaims = customClaims
+        self.disabled = disabled
+        self.lastSignInAt = lastSignInAt
+    }
+}
+
+public struct SignInRecorded: Equatable, Sendable, Encodable {
+    /// "anonymous", "password", "emailLink", "custom" or a federated provider id.
+    public var method: String
+    public init(method: String) { self.method = method }
+}
+
+public struct ProviderLinked: Equatable, Sendable, Encodable {
+    public var provider: ProviderLink
+    public init(provider: ProviderLink) { self.provider = provider }
+}
+
+public struct ProviderUnlinked: Equatable, Sendable, Encodable {
+    public var providerId: String
+    public init(providerId: String) { self.providerId = providerId }
+}
+
+public struct PasswordSet: Equatable, Sendable, Encodable {
+    public enum Reason: String, Sendable, Encodable, CaseIterable {
+        /// The account had no password (e.g. an anonymous user linking email+password).
+        case initial
+        case changed
+        case reset
+        /// A successful sign-in upgraded an imported or outdated hash to current parameters.
+        case rehashed
+    }
+
+    public var password: PasswordHash
+    public var reason: Reason
+
+    public init(password: PasswordHash, reason: Reason) {
+        self.password = password
+        self.reason = reason
+    }
+}
+
+public struct PasswordRemoved: Equatable, Sendable, Encodable {
+    public enum Reason: String, Sendable, Encodable, CaseIterable {
+        /// Email-link sign-in proved ownership of the email; an unverified password set by
+        /// someone else before must not survive it (seed 000).
+        case emailLinkVerified = "email_link_verified"
+        case unlinked
+    }
+
+    public var reason: Reason
+    public init(reason: Reason) { self.reason = reason }
+}
+
+public struct EmailVerified: Equatable, Sendable, Encodable {
+    public var email: String
+    public init(email: String) { self.email = email }
+}
+
+public struct EmailChanged: Equatable, Sendable, Encodable {
+    public var email: String?
+    public var verified: Bool
+
+    public init(email: String?, verified: Bool) {
+        self.email = email
+        self.verified = verified
+    }
+}
+
+public struct ProfileUpdated: Equatable, Sendable, Encodable {
+    public enum Field: String, Sendable, Encodable, CaseIterable {
+        case displayName, photoUrl, phoneNumber
+    }
+
+    public var displayName: String?
+    public var photoUrl: String?
+    public var phoneNumber: String?
+    /// Fields removed; a field is either set or removed, never both.
+    public var deleted: [Field]
+
+    public init(displayName: String? = nil, photoUrl: String? = nil, phoneNumber: String? = nil, deleted: [Field] = []) {
+        self.displayName = displayName
+        self.photoUrl = photoUrl
+        self.phoneNumber = phoneNumber
+        self.deleted = deleted
+    }
+}
+
+public struct CustomClaimsSet: Equatable, Sendable, Encodable {
+    /// JSON object text; `nil` clears the claims.
+    public var claims: String?
+    public init(claims: String?) { self.claims = claims }
+}
+
+public struct SessionsRevoked: Equatable, Sendable, Encodable {
+    public enum Reason: String, Sendable, Encodable, CaseIterable {
+        case admin
+        case passwordChanged = "password_changed"
+        case emailLinkVerified = "email_link_verified"
+        case emailChanged = "email_changed"
+    }
+
+    /// Unix seconds; ID tokens issued earlier are rejected, and all refresh tokens end.
+    public var validSince: Int64
+    public var reason: Reason
+
+    public init(validSince: Int64, reason: Reason) {
+        self.validSince = validSince
+        self.reason = reason
+    }
+}
+
+public struct RefreshTokenIssued: Equatable, Sendable, Encodable {
+    /// SHA-256 of the token, lowercase hex. The token itself is never stored.
+    public var tokenHash: String
+    public init(tokenHash: String) { self.tokenHash = tokenHash }
+}
+
+public struct RefreshTokenRevoked: Equatable, Sendable, Encodable {
+    public var tokenHash: String
+    public init(tokenHash: String) { self.tokenHash = tokenHash }
+}
+
+public struct AccountDeleted: Equatable, Sendable, Encodable {
+    public enum Actor: String, Sendable, Encodable, CaseIterable {
+        case user, admin
+    }
+
+    public var by: Actor
+    public init(by: Actor) { self.by = by }
+}
+
+public struct AnonymousPurged: Equatable, Sendable, Encodable {
+    /// When the cleanup schedule made the account due.
+    public var dueAt: Int64
+    public init(dueAt: Int64) { self.dueAt = dueAt }
+}
+
+public struct OOBCodeIssued: Equatable, Sendable, Encodable {
+    public enum RequestType: String, Sendable, Encodable, CaseIterable {
+        case emailSignIn = "EMAIL_SIGNIN"
+        case verifyEmail = "VERIFY_EMAIL"
+        case passwordReset = "PASSWORD_RESET"
+        case verifyAndChangeEmail = "VERIFY_AND_CHANGE_EMAIL"
+    }
+
+    public var requestType: RequestType
+    public var email: String
+    /// The account the code acts on, when there is one (an email sign-in may create it).
+    public var uid: UserID?
+    public var newEmail: String?
+    public var expiresAt: Int64
+
+    public init(requestType: RequestType, email: String, uid: UserID? = nil, newEmail: String? = nil, expiresAt: Int64) {
+        self.requestType = requestType
+        self.email = email
+        self.uid = uid
+        self.newEmail = newEmail
+        self.expiresAt = expiresAt
+    }
+}

@@ -1,0 +1,108 @@
+/// The pure folds: state + event -> state. Projections, `audit show` and tests all use these.
+public enum Evolve {
+    /// Live refresh tokens kept per account; issuing one more retires the oldest.
+    public static let maxRefreshTokensPerAccount = 50
+
+    /// Applies one event of an account's stream; `nil` means no account (never created, or gone).
+    public static func account(_ account: Account?, _ payload: EventPayload, uid: UserID, at: Int64) -> Account? {
+        if case .accountCreated(let created) = payload {
+            return accountCreated(created, uid: uid)
+        }
+        guard var account else { return nil }
+        switch payload {
+        case .accountCreated:
+            break
+        case .signInRecorded(let signIn):
+            account.lastSignInAt = at
+            if signIn.method == "emailLink" { account.emailLinkSignIn = true }
+        case .providerLinked(let linked):
+            account.providers.removeAll { $0.providerId == linked.provider.providerId }
+            account.providers.append(linked.provider)
+            account.providers.sort { $0.providerId < $1.providerId }
+        case .providerUnlinked(let unlinked):
+            account.providers.removeAll { $0.providerId == unlinked.providerId }
+            if unlinked.providerId == "phone" { account.phoneNumber = nil }
+            if unlinked.providerId == "password" { account.password = nil }
+        case .passwordSet(let set):
+            account.password = set.password
+            account.passwordUpdatedAt = at
+        case .passwordRemoved:
+            account.password = nil
+            account.passwordUpdatedAt = at
+        case .emailVerified(let verified):
+            if account.email == verified.email { account.emailVerified = true }
+        case .emailChanged(let changed):
+            account.email = changed.email
+            account.emailVerified = changed.email != nil && changed.verified
+        case .profileUpdated(let update):
+            if let value = update.displayName { account.displayName = value }
+            if let value = update.photoUrl { account.photoUrl = value }
+            if let value = update.phoneNumber { account.phoneNumber = value }
+            for field in update.deleted {
+                switch field {
+                case .displayName: account.displayName = nil
+                case .photoUrl: account.photoUrl = nil
+                case .phoneNumber: account.phoneNumber = nil
+                }
+            }
+        case .customClaimsSet(let set):
+            account.customClaims = set.claims
+        case .accountDisabled:
+            account.disabled = true
+        case .accountEnabled:
+            account.disabled = false
+        case .sessionsRevoked(let revoked):
+            account.validSince = max(account.validSince, revoked.validSince)
+            account.refreshTokens = []
+        case .refreshTokenIssued(let issued):
+            account.refreshTokens.append(issued.tokenHash)
+            if account.refreshTokens.count > maxRefreshTokensPerAccount {
+                account.refreshTokens.removeFirst(account.refreshTokens.count - maxRefreshTokensPerAccount)
+            }
+        case .refreshTokenRevoked(let revoked):
+            account.refreshTokens.removeAll { $0 == revoked.tokenHash }
+        case .accountDeleted, .anonymousPurged:
+            return nil
+        case .oobCodeIssued, .oobCodeConsumed, .projectConfigChanged:
+            break
+        }
+        // Upgrading is one-way: an account that ever gained a sign-in method is never
+        // anonymous again, so cleanup can never delete it.
+        if account.isAnonymous && account.hasSignInMethod { account.isAnonymous = false }
+        return account
+    }
+
+    private static func accountCreated(_ created: AccountCreated, uid: UserID) -> Account {
+        var account = Account(uid: uid, createdAt: created.createdAt)
+        account.email = created.email
+        account.emailVerified = created.email != nil && created.emailVerified
+        account.password = created.password
+        account.passwordUpdatedAt = created.password == nil ? nil : created.createdAt
+        account.displayName = created.displayName
+        account.photoUrl = created.photoUrl
+        account.phoneNumber = created.phoneNumber
+        account.providers = created.providers.sorted { $0.providerId < $1.providerId }
+        account.customClaims = created.customClaims
+        account.disabled = created.disabled
+        account.isAnonymous = created.method == .anonymous
+        account.emailLinkSignIn = created.method == .emailLink
+        account.lastSignInAt = created.lastSignInAt
+        return account
+    }
+
+    public static func project(_ config: ProjectConfig, _ payload: EventPayload) -> ProjectConfig {
+        guard case .projectConfigChanged(let change) = payload else { return config }
+        return config.applying(change)
+    }
+
+    public static func oobCode(_ code: OOBCode?, _ payload: EventPayload, at: Int64) -> OOBCode? {
+        switch payload {
+        case .oobCodeIssued(let issued): return OOBCode(issued, issuedAt: at)
+        case .oobCodeConsumed:
+            guard var code else { return nil }
+            code.consumed = true
+            return code
+        default: return code
+        }
+    }
+}

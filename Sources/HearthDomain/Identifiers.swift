@@ -1,0 +1,93 @@
+/// A Firebase project id ("demo-hearth"). Every account, index and setting is scoped by it.
+public struct ProjectID: Hashable, Comparable, Sendable, CustomStringConvertible, Codable {
+    public let rawValue: String
+
+    /// Project ids are 1-63 characters of lowercase letters, digits, '-' and '_' (no '/').
+    public init?(_ rawValue: String) {
+        guard (1...63).contains(rawValue.utf8.count),
+            rawValue.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7a) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2d || $0 == 0x5f })
+        else { return nil }
+        self.rawValue = rawValue
+    }
+
+    public var description: String { rawValue }
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let raw = try decoder.singleValueContainer().decode(String.self)
+        guard let id = ProjectID(raw) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "bad project id"))
+        }
+        self = id
+    }
+}
+
+/// A user id (Firebase `localId`): 1-128 characters, no control characters.
+public struct UserID: Hashable, Comparable, Sendable, CustomStringConvertible, Codable {
+    public let rawValue: String
+
+    public init?(_ rawValue: String) {
+        guard !rawValue.isEmpty, rawValue.count <= 128, rawValue.utf8.count <= 400,
+            rawValue.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7f })
+        else { return nil }
+        self.rawValue = rawValue
+    }
+
+    public var description: String { rawValue }
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let raw = try decoder.singleValueContainer().decode(String.self)
+        guard let id = UserID(raw) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "bad uid"))
+        }
+        self = id
+    }
+}
+
+/// Which stream an event belongs to. Streams are the unit of ordering and of expected-version
+/// checks: one per account, one per project (its configuration), one per out-of-band code.
+public enum StreamID: Hashable, Sendable, CustomStringConvertible {
+    case account(ProjectID, UserID)
+    case project(ProjectID)
+    /// An email action code, named by the SHA-256 (hex) of the code; the code itself is never stored.
+    case oobCode(ProjectID, String)
+
+    public var project: ProjectID {
+        switch self {
+        case .account(let project, _), .project(let project), .oobCode(let project, _): project
+        }
+    }
+
+    /// "account/demo-hearth/<uid>", "project/demo-hearth", "oob/demo-hearth/<sha256>".
+    public var description: String {
+        switch self {
+        case .account(let project, let uid): "account/\(project)/\(uid)"
+        case .project(let project): "project/\(project)"
+        case .oobCode(let project, let hash): "oob/\(project)/\(hash)"
+        }
+    }
+
+    public init?(_ text: String) {
+        let parts = text.split(separator: "/", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count >= 2, let project = ProjectID(String(parts[1])) else { return nil }
+        switch (parts[0], parts.count) {
+        case ("project", 2): self = .project(project)
+        case ("account", 3):
+            guard let uid = UserID(String(parts[2])) else { return nil }
+            self = .account(project, uid)
+        case ("oob", 3): self = .oobCode(project, String(parts[2]))
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,133 @@
+import HearthDomain
+
+// The stored binary form of the domain's value types. Field order is the format: append new
+// fields only through a new event version (with an upcaster), never by editing these in place.
+
+extension PasswordHash: BinaryCodable {
+    public func encode(to writer: inout ByteWriter) {
+        writer.write(algorithm)
+        writer.write(bytes: hash)
+        writer.write(bytes: salt)
+        writer.write(rounds)
+        writer.write(memoryCost)
+        writer.write(blockSize)
+        writer.write(parallelization)
+        writer.write(keyLength)
+    }
+
+    public init(from reader: inout ByteReader) throws {
+        self.init(
+            algorithm: try reader.readString(), hash: try reader.readBytes(), salt: try reader.readBytes(),
+            rounds: try reader.readOptionalInt(), memoryCost: try reader.readOptionalInt(),
+            blockSize: try reader.readOptionalInt(), parallelization: try reader.readOptionalInt(),
+            keyLength: try reader.readOptionalInt())
+    }
+}
+
+extension ProviderLink: BinaryCodable {
+    public func encode(to writer: inout ByteWriter) {
+        writer.write(providerId)
+        writer.write(federatedId)
+        writer.write(email)
+        writer.write(displayName)
+        writer.write(photoUrl)
+        writer.write(screenName)
+    }
+
+    public init(from reader: inout ByteReader) throws {
+        self.init(
+            providerId: try reader.readString(), federatedId: try reader.readString(),
+            email: try reader.readOptionalString(), displayName: try reader.readOptionalString(),
+            photoUrl: try reader.readOptionalString(), screenName: try reader.readOptionalString())
+    }
+}
+
+extension UserID {
+    /// Reads a uid, rejecting bytes that are not a valid uid.
+    static func read(from reader: inout ByteReader) throws -> UserID {
+        let raw = try reader.readString()
+        guard let uid = UserID(raw) else { throw BinaryFormatError.invalid("uid", at: reader.offset) }
+        return uid
+    }
+}
+
+extension AccountCreated: BinaryCodable {
+    public func encode(to writer: inout ByteWriter) {
+        writer.write(method.rawValue)
+        writer.write(createdAt)
+        writer.write(email)
+        writer.write(emailVerified)
+        writer.write(password) { $0.write($1) }
+        writer.write(displayName)
+        writer.write(photoUrl)
+        writer.write(phoneNumber)
+        writer.write(providers) { $0.write($1) }
+        writer.write(customClaims)
+        writer.write(disabled)
+        writer.write(lastSignInAt)
+    }
+
+    public init(from reader: inout ByteReader) throws {
+        self.init(
+            method: try reader.readEnum(), createdAt: try reader.readInt64(), email: try reader.readOptionalString(),
+            emailVerified: try reader.readBool(), password: try reader.readOptional { try $0.read() },
+            displayName: try reader.readOptionalString(), photoUrl: try reader.readOptionalString(),
+            phoneNumber: try reader.readOptionalString(), providers: try reader.readArray { try $0.read() },
+            customClaims: try reader.readOptionalString(), disabled: try reader.readBool(),
+            lastSignInAt: try reader.readOptionalInt64())
+    }
+}
+
+extension ProfileUpdated: BinaryCodable {
+    public func encode(to writer: inout ByteWriter) {
+        writer.write(displayName)
+        writer.write(photoUrl)
+        writer.write(phoneNumber)
+        writer.write(deleted) { $0.write($1.rawValue) }
+    }
+
+    public init(from reader: inout ByteReader) throws {
+        self.init(
+            displayName: try reader.readOptionalString(), photoUrl: try reader.readOptionalString(),
+            phoneNumber: try reader.readOptionalString(), deleted: try reader.readArray { try $0.readEnum() })
+    }
+}
+
+extension OOBCodeIssued: BinaryCodable {
+    public func encode(to writer: inout ByteWriter) {
+        writer.write(requestType.rawValue)
+        writer.write(email)
+        writer.write(uid?.rawValue)
+        writer.write(newEmail)
+        writer.write(expiresAt)
+    }
+
+    public init(from reader: inout ByteReader) throws {
+        self.init(
+            requestType: try reader.readEnum(), email: try reader.readString(),
+            uid: try reader.readOptional { try UserID.read(from: &$0) }, newEmail: try reader.readOptionalString(),
+            expiresAt: try reader.readInt64())
+    }
+}
+
+extension ProjectConfigChange: BinaryCodable {
+    public func encode(to writer: inout ByteWriter) {
+        writer.write(emailPasswordEnabled)
+        writer.write(emailLinkEnabled)
+        writer.write(anonymousEnabled)
+        writer.write(enabledProviders) { $0.write($1) { $0.write($1) } }
+        writer.write(authorizedDomains) { $0.write($1) { $0.write($1) } }
+        writer.write(linkDomains) { $0.write($1) { $0.write($1) } }
+        writer.write(anonymousCleanup)
+        writer.write(oneAccountPerEmail)
+    }
+
+    public init(from reader: inout ByteReader) throws {
+        let strings: (inout ByteReader) throws -> [String] = { try $0.readArray { try $0.readString() } }
+        self.init(
+            emailPasswordEnabled: try reader.readOptionalBool(), emailLinkEnabled: try reader.readOptionalBool(),
+            anonymousEnabled: try reader.readOptionalBool(), enabledProviders: try reader.readOptional(strings),
+            authorizedDomains: try reader.readOptional(strings), linkDomains: try reader.readOptional(strings),
+            anonymousCleanup: try reader.readOptionalBool(), oneAccountPerEmail: try reader.readOptionalBool())
+    }
+}

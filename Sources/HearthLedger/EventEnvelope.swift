@@ -1,0 +1,128 @@
+import HearthDomain
+
+/// Who caused an event, for the audit trail (DESIGN rule 2's causation metadata).
+public struct Metadata: Equatable, Hashable, Sendable, Encodable {
+    public enum Actor: String, Sendable, Encodable, CaseIterable {
+        case endUser = "end_user"
+        case admin
+        case scheduler
+        case cli
+        case system
+    }
+
+    public var actor: Actor
+    /// The end user's uid, the admin credential's name, the job's name.
+    public var actorId: String?
+    public var requestId: String?
+    public var clientIp: String?
+
+    public init(actor: Actor, actorId: String? = nil, requestId: String? = nil, clientIp: String? = nil) {
+        self.actor = actor
+        self.actorId = actorId
+        self.requestId = requestId
+        self.clientIp = clientIp
+    }
+}
+
+/// An event as recorded: its place in the global sequence and in its stream, when, why, and
+/// its link in the SHA-256 chain.
+public struct EventEnvelope: Equatable, Sendable {
+    public var sequence: UInt64
+    public var stream: StreamID
+    public var streamVersion: UInt64
+    public var type: EventType
+    /// Unix milliseconds; never decreases along the sequence.
+    public var recordedAt: Int64
+    public var metadata: Metadata
+    public var payload: EventPayload
+    public var previousHash: [UInt8]
+    public var hash: [UInt8]
+
+    public var event: Event { Event(stream, payload) }
+}
+
+/// The stored record layout (format 1), big-endian where fixed-width:
+///
+///     u8 format | u64 sequence | i64 recordedAt | varint streamVersion | string stream
+///     | string type | varint typeVersion | metadata | bytes payload | 32 previousHash | 32 hash
+///
+/// `hash` is SHA-256 of every byte before it, previous hash included, which chains the records.
+public enum RecordFormat {
+    public static let version: UInt8 = 1
+    public static let hashSize = 32
+    static let headerSize = 17
+
+    /// The sequence number stored inside a record.
+    public static func sequence(of record: UnsafeRawBufferPointer) throws -> UInt64 {
+        var reader = ByteReader(record, offset: 1)
+        return try reader.readBigEndianUInt64()
+    }
+
+    public static func recordedAt(of record: UnsafeRawBufferPointer) throws -> Int64 {
+        var reader = ByteReader(record, offset: 9)
+        return Int64(bitPattern: try reader.readBigEndianUInt64())
+    }
+
+    /// The record's own hash: its last 32 bytes.
+    public static func storedHash(of record: UnsafeRawBufferPointer) throws -> UnsafeRawBufferPointer {
+        guard record.count > headerSize + 2 * hashSize else { throw BinaryFormatError.truncated(at: record.count) }
+        return UnsafeRawBufferPointer(rebasing: record[(record.count - hashSize)...])
+    }
+
+    public static func previousHash(of record: UnsafeRawBufferPointer) throws -> UnsafeRawBufferPointer {
+        guard record.count > headerSize + 2 * hashSize else { throw BinaryFormatError.truncated(at: record.count) }
+        return UnsafeRawBufferPointer(rebasing: record[(record.count - 2 * hashSize)..<(record.count - hashSize)])
+    }
+
+    /// Everything the hash covers.
+    public static func hashedBytes(of record: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(rebasing: record[..<max(0, record.count - hashSize)])
+    }
+
+    /// Encodes a record up to (not including) its own hash.
+    static func encodeUnhashed(
+        sequence: UInt64, recordedAt: Int64, stream: StreamID, streamVersion: UInt64, payload: EventPayload,
+        metadata: Metadata, previousHash: some Sequence<UInt8>
+    ) -> [UInt8] {
+        var writer = ByteWriter(capacity: 256)
+        writer.write(version)
+        writer.write(bigEndian: sequence)
+        writer.write(bigEndian: UInt64(bitPattern: recordedAt))
+        writer.write(varint: streamVersion)
+        writer.write(stream.description)
+        writer.write(payload.type.name)
+        writer.write(varint: UInt64(payload.type.version))
+        writer.write(metadata.actor.rawValue)
+        writer.write(metadata.actorId)
+        writer.write(metadata.requestId)
+        writer.write(metadata.clientIp)
+        writer.write(bytes: PayloadCodec.encode(payload))
+        writer.write(raw: previousHash)
+        return writer.bytes
+    }
+
+    /// Decodes a whole record (hash not checked here; `LedgerVerifier` does that).
+    public static func decode(_ record: UnsafeRawBufferPointer) throws -> EventEnvelope {
+        var reader = ByteReader(record)
+        let format = try reader.readByte()
+        guard format == version else { throw BinaryFormatError.invalid("record format \(format)", at: 0) }
+        let sequence = try reader.readBigEndianUInt64()
+        let recordedAt = Int64(bitPattern: try reader.readBigEndianUInt64())
+        let streamVersion = try reader.readVarint()
+        let streamText = try reader.readString()
+        guard let stream = StreamID(streamText) else { throw BinaryFormatError.invalid("stream '\(streamText)'", at: 17) }
+        let type = EventType(try reader.readString(), version: Int(try reader.readVarint()))
+        let metadata = Metadata(
+            actor: try reader.readEnum(), actorId: try reader.readOptionalString(),
+            requestId: try reader.readOptionalString(), clientIp: try reader.readOptionalString())
+        let payloadLength = try reader.readVarint()
+        guard payloadLength <= UInt64(reader.remaining) else { throw BinaryFormatError.truncated(at: reader.offset) }
+        let payload = try PayloadCodec.decode(type, from: try reader.readRaw(Int(payloadLength)))
+        let previousHash = Array(try reader.readRaw(hashSize))
+        let hash = Array(try reader.readRaw(hashSize))
+        guard reader.isAtEnd else { throw BinaryFormatError.trailingBytes(reader.remaining) }
+        return EventEnvelope(
+            sequence: sequence, stream: stream, streamVersion: streamVersion, type: type, recordedAt: recordedAt,
+            metadata: metadata, payload: payload, previousHash: previousHash, hash: hash)
+    }
+}

@@ -1,0 +1,98 @@
+import HearthDomain
+import HearthLedger
+import LMDB
+
+/// Queries over the projections inside one transaction. In the writer's transaction it is
+/// the `DecisionState` that `decide` reads; in a read transaction it serves the API and tools.
+public struct ProjectionReader<T: Transaction>: DecisionState {
+    public let projections: Projections
+    public let txn: T
+
+    private func decoded<V: BinaryDecodable>(_ table: Projections.Table, _ key: [UInt8]) throws -> V? {
+        try txn.withValue(table, forKey: key) { bytes in try bytes.map { try V(binary: $0) } }
+    }
+
+    private func uid(_ table: Projections.Table, _ key: [UInt8]) throws -> UserID? {
+        try txn.withValue(table, forKey: key) { bytes in bytes.flatMap { UserID(String(decoding: $0, as: UTF8.self)) } }
+    }
+
+    public func account(_ uid: UserID, in project: ProjectID) throws -> Account? {
+        try decoded(projections.accounts, Keys.account(project, uid))
+    }
+
+    public func owner(ofEmail email: String, in project: ProjectID) throws -> UserID? {
+        try uid(projections.emails, Keys.email(project, normalizeEmail(email)))
+    }
+
+    public func owner(ofProvider providerId: String, federatedId: String, in project: ProjectID) throws -> UserID? {
+        try uid(projections.federatedIds, Keys.federated(project, providerId, federatedId))
+    }
+
+    public func owner(ofPhone phoneNumber: String, in project: ProjectID) throws -> UserID? {
+        try uid(projections.phones, Keys.phone(project, phoneNumber))
+    }
+
+    public func config(of project: ProjectID) throws -> ProjectConfig {
+        try decoded(projections.projects, Keys.project(project)) ?? ProjectConfig()
+    }
+
+    public func oobCode(_ codeHash: String, in project: ProjectID) throws -> OOBCode? {
+        try decoded(projections.oobCodes, Keys.oobCode(project, codeHash))
+    }
+
+    public func cleanupDueAt(_ uid: UserID, in project: ProjectID) throws -> Int64? {
+        try txn.withValue(projections.anonymousAccounts, forKey: Keys.account(project, uid)) { bytes in
+            guard let bytes, bytes.count == 8 else { return nil }
+            return Int64(bitPattern: try BigEndianUInt64(decoding: bytes).value)
+        }
+    }
+
+    public func refreshToken(hash: String) throws -> RefreshTokenRecord? {
+        try decoded(projections.refreshTokens, Array(hash.utf8))
+    }
+
+    /// Accounts the project's cleanup would newly schedule if it were enabled now: anonymous
+    /// accounts without a due date (the "how many would be affected" preview).
+    public func unscheduledAnonymousAccounts(in project: ProjectID) throws -> Int {
+        var count = 0
+        try txn.forEach(projections.anonymousAccounts, prefix: Keys.project(project)) { _, value in
+            if value.isEmpty { count += 1 }
+            return .continue
+        }
+        return count
+    }
+
+    /// Anonymous accounts of `project` due for cleanup at `now`, earliest first.
+    public func accountsDueForCleanup(in project: ProjectID, now: Int64, limit: Int) throws -> [UserID] {
+        let prefix = Keys.project(project)
+        var due: [UserID] = []
+        try txn.forEach(projections.cleanupSchedule, prefix: prefix) { key, _ in
+            let dueAt = Int64(bitPattern: try BigEndianUInt64(decoding: UnsafeRawBufferPointer(rebasing: key[prefix.count..<prefix.count + 8])).value)
+            guard dueAt <= now, due.count < limit else { return .stop }
+            if let uid = UserID(String(decoding: key[(prefix.count + 8)...], as: UTF8.self)) { due.append(uid) }
+            return .continue
+        }
+        return due
+    }
+
+    /// Every project that has settings or accounts.
+    public func projectIDs() throws -> [ProjectID] {
+        var ids = Set<ProjectID>()
+        try txn.forEach(projections.projects) { key, _ in
+            if let id = ProjectID(String(decoding: key.prefix { $0 != 0 }, as: UTF8.self)) { ids.insert(id) }
+            return .continue
+        }
+        // Accounts of projects never configured: hop from project to project through the keys.
+        try txn.withCursor(projections.accounts) { cursor in
+            var entry = try cursor.first()
+            while let (key, _) = entry {
+                let name = Array(key.prefix { $0 != 0 })
+                if let id = ProjectID(String(decoding: name, as: UTF8.self)) { ids.insert(id) }
+                entry = try cursor.seek(atLeast: name + [1])
+            }
+        }
+        return ids.sorted()
+    }
+
+    public func accountCount() throws -> Int { try txn.count(projections.accounts) }
+}

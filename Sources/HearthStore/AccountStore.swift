@@ -1,0 +1,123 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import HearthDomain
+import HearthLedger
+import HearthProjections
+import LMDB
+
+/// The event-sourced account store: the write path of DESIGN.md in one place.
+///
+/// `execute` sends a command to the environment's writer thread, which, inside the batch's
+/// one transaction, reads state from the projections, runs the pure `decide`, appends the
+/// events to the ledger and folds them into the projections. A refused command (an
+/// `AuthError`, a wrong expected version) writes nothing and fails alone; its batch commits.
+public final class AccountStore: Sendable {
+    public let environment: Environment
+    public let ledger: Ledger
+    public let projections: Projections
+    public let clock: any WallClock
+
+    public struct Options: Sendable {
+        public var environment = EnvironmentOptions()
+        public var clock: any WallClock = SystemClock()
+
+        public init() {}
+
+        public static var readOnly: Options {
+            var options = Options()
+            options.environment.readOnly = true
+            return options
+        }
+    }
+
+    /// Opens the store in `directory`, creating it if needed. A writable store first brings the
+    /// projections up to the ledger's head (normally nothing to do: they commit together).
+    public init(directory: String, options: Options = Options()) throws {
+        if options.environment.readOnly && access(directory + "/data.mdb", F_OK) != 0 {
+            throw StoreError.noLedger(directory: directory)
+        }
+        environment = try Environment(path: directory, options: options.environment)
+        do {
+            ledger = try Ledger.open(environment)
+            projections = try Projections.open(environment)
+        } catch {
+            environment.close()
+            throw error
+        }
+        clock = options.clock
+        if !options.environment.readOnly {
+            try maintenance.catchUp()
+        }
+    }
+
+    public var maintenance: ProjectionMaintenance {
+        ProjectionMaintenance(environment: environment, ledger: ledger, projections: projections)
+    }
+
+    public func close() { environment.close() }
+
+    /// Decides, appends and projects one command; returns the events it recorded.
+    public func execute(
+        _ command: Command, expecting expected: ExpectedVersion = .any, metadata: Metadata
+    ) async throws -> [EventEnvelope] {
+        try await environment.writer.submit { [self] txn in try run(command, expected, metadata, txn) }
+    }
+
+    /// `execute` for synchronous callers (tools, tests); blocks the calling thread.
+    public func executeAndWait(
+        _ command: Command, expecting expected: ExpectedVersion = .any, metadata: Metadata
+    ) throws -> [EventEnvelope] {
+        try environment.writer.perform { [self] txn in try run(command, expected, metadata, txn) }
+    }
+
+    /// Runs many commands in one transaction (imports, bulk tools). Each refused command fails
+    /// alone, with its error in the result; the others commit together.
+    public func executeAll(_ commands: [Command], metadata: Metadata) async throws -> [Result<[EventEnvelope], any Error>] {
+        try await environment.writer.submit { [self] txn in
+            try commands.map { command in
+                let writes = txn.writeCount
+                do {
+                    return .success(try run(command, .any, metadata, txn))
+                } catch {
+                    // Only a command that wrote nothing may fail alone inside a shared
+                    // transaction; anything else fails the whole job, which the writer rolls back.
+                    if txn.writeCount != writes { throw error }
+                    return .failure(error)
+                }
+            }
+        }
+    }
+
+    private func run(_ command: Command, _ expected: ExpectedVersion, _ metadata: Metadata, _ txn: WriteTransaction) throws
+        -> [EventEnvelope]
+    {
+        let now = clock.now()
+        let payloads = try Decide.decide(command, state: projections.reader(txn), now: now)
+        let envelopes = try ledger.append(payloads, to: command.stream, expecting: expected, metadata: metadata, at: now, in: txn)
+        for envelope in envelopes { try projections.apply(envelope, in: txn) }
+        return envelopes
+    }
+
+    /// The ledger's last sequence number and hash.
+    public func ledgerHead() throws -> Ledger.Head {
+        try environment.read { try ledger.head(in: $0) }
+    }
+
+    /// Runs `body` on the projections in a read snapshot.
+    public func read<R>(_ body: (ProjectionReader<ReadTransaction>) throws -> R) throws -> R {
+        try environment.read { txn in try body(projections.reader(txn)) }
+    }
+}
+
+public enum StoreError: Error, Equatable, CustomStringConvertible {
+    case noLedger(directory: String)
+
+    public var description: String {
+        switch self {
+        case .noLedger(let directory): "no Hearth ledger in \(directory) (data.mdb not found)"
+        }
+    }
+}

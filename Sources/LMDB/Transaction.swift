@@ -1,0 +1,171 @@
+import CLMDB
+
+/// What every LMDB transaction can do: read. A write transaction can read its own writes.
+///
+/// Transactions exist only inside the synchronous closures of `Environment.read` and
+/// `Writer`; they are not `Sendable` and must never outlive the closure or span an `await`.
+public protocol Transaction {
+    var handle: OpaquePointer { get }
+}
+
+public enum IterationControl: Sendable {
+    case `continue`
+    case stop
+}
+
+extension Transaction {
+    /// Runs `body` with the stored value's bytes (valid only inside `body`), or `nil`.
+    public func withValue<K, V, R>(
+        _ database: Database<K, V>, forKey key: K, _ body: (UnsafeRawBufferPointer?) throws -> R
+    ) throws -> R {
+        var found: UnsafeRawBufferPointer?
+        try key.withEncodedBytes { keyBytes in
+            var keyValue = MDB_val(mv_size: keyBytes.count, mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress))
+            var data = MDB_val()
+            let code = mdb_get(handle, database.handle, &keyValue, &data)
+            if code == MDB_NOTFOUND { return }
+            try check(code)
+            found = UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size)
+        }
+        return try body(found)
+    }
+
+    public func get<K, V: ByteDecodable>(_ database: Database<K, V>, _ key: K) throws -> V? {
+        try withValue(database, forKey: key) { bytes in try bytes.map { try V(decoding: $0) } }
+    }
+
+    public func contains<K, V>(_ database: Database<K, V>, _ key: K) throws -> Bool {
+        try withValue(database, forKey: key) { $0 != nil }
+    }
+
+    /// Number of entries in the database.
+    public func count<K, V>(_ database: Database<K, V>) throws(LMDBError) -> Int {
+        var stat = MDB_stat()
+        try check(mdb_stat(handle, database.handle, &stat))
+        return stat.ms_entries
+    }
+
+    /// Runs `body` with a cursor on `database`; the cursor is closed when `body` returns.
+    public func withCursor<K, V, R>(_ database: Database<K, V>, _ body: (Cursor) throws -> R) throws -> R {
+        var cursor: OpaquePointer?
+        try check(mdb_cursor_open(handle, database.handle, &cursor))
+        defer { mdb_cursor_close(cursor) }
+        return try body(Cursor(handle: cursor!))
+    }
+
+    /// Visits entries in key order, starting at the first key >= `start` (or the first key).
+    public func forEach<K, V>(
+        _ database: Database<K, V>, from start: K? = nil,
+        _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> IterationControl
+    ) throws {
+        try withCursor(database) { cursor in
+            var entry = try start.map { try cursor.seek(atLeast: $0) } ?? cursor.first()
+            while let (key, value) = entry {
+                if try body(key, value) == .stop { return }
+                entry = try cursor.next()
+            }
+        }
+    }
+
+    /// Visits the entries whose keys start with `prefix`, in key order.
+    public func forEach<K, V>(
+        _ database: Database<K, V>, prefix: [UInt8],
+        _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> IterationControl
+    ) throws {
+        guard !prefix.isEmpty else { return try forEach(database, body) }
+        try withCursor(database) { cursor in
+            var entry = try cursor.seek(atLeast: prefix)
+            while let (key, value) = entry, key.starts(with: prefix) {
+                if try body(key, value) == .stop { return }
+                entry = try cursor.next()
+            }
+        }
+    }
+}
+
+/// A read-only snapshot. Cheap; many may be open at once on any threads (`MDB_NOTLS`).
+public final class ReadTransaction: Transaction {
+    public let handle: OpaquePointer
+
+    init(handle: OpaquePointer) { self.handle = handle }
+}
+
+@available(*, unavailable)
+extension ReadTransaction: Sendable {}
+
+/// The single write transaction, open only on the environment's writer thread.
+public final class WriteTransaction: Transaction {
+    public let handle: OpaquePointer
+    /// Puts and deletes so far. The writer uses it to tell a job that failed before writing
+    /// (it fails alone) from one that failed half-way (its writes must be rolled back).
+    public private(set) var writeCount = 0
+    /// Set when any write hit `MDB_MAP_FULL`, however the error was then wrapped.
+    private(set) var hitMapFull = false
+
+    init(handle: OpaquePointer) { self.handle = handle }
+
+    @inline(__always)
+    private func record(_ code: Int32) throws(LMDBError) {
+        if code == MDB_MAP_FULL { hitMapFull = true }
+        try check(code)
+    }
+
+    public struct PutOptions: OptionSet, Sendable {
+        public let rawValue: UInt32
+        public init(rawValue: UInt32) { self.rawValue = rawValue }
+        /// Fail with `keyExists` instead of overwriting.
+        public static let noOverwrite = PutOptions(rawValue: UInt32(MDB_NOOVERWRITE))
+        /// The key sorts after every existing key (fast path for sequence numbers).
+        public static let append = PutOptions(rawValue: UInt32(MDB_APPEND))
+    }
+
+    public func put<K, V: ByteEncodable>(
+        _ database: Database<K, V>, _ key: K, _ value: V, options: PutOptions = []
+    ) throws {
+        try putBytes(database, key, value, options: options)
+    }
+
+    /// Stores any encodable bytes, e.g. a prebuilt buffer for a typed database.
+    public func putBytes<K, V>(
+        _ database: Database<K, V>, _ key: K, _ value: some ByteEncodable, options: PutOptions = []
+    ) throws {
+        writeCount += 1
+        try key.withEncodedBytes { keyBytes in
+            try value.withEncodedBytes { valueBytes in
+                var keyValue = MDB_val(mv_size: keyBytes.count, mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress))
+                var data = MDB_val(mv_size: valueBytes.count, mv_data: UnsafeMutableRawPointer(mutating: valueBytes.baseAddress))
+                try record(mdb_put(handle, database.handle, &keyValue, &data, options.rawValue))
+            }
+        }
+    }
+
+    /// Removes `key`; returns whether it was there.
+    @discardableResult
+    public func delete<K, V>(_ database: Database<K, V>, _ key: K) throws -> Bool {
+        writeCount += 1
+        return try key.withEncodedBytes { keyBytes in
+            var keyValue = MDB_val(mv_size: keyBytes.count, mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress))
+            let code = mdb_del(handle, database.handle, &keyValue, nil)
+            if code == MDB_NOTFOUND { return false }
+            try record(code)
+            return true
+        }
+    }
+
+    /// Empties the database (keeps its handle).
+    public func removeAll<K, V>(_ database: Database<K, V>) throws(LMDBError) {
+        writeCount += 1
+        try record(mdb_drop(handle, database.handle, 0))
+    }
+
+    func commit() throws(LMDBError) {
+        try record(mdb_txn_commit(handle))
+    }
+
+    func abort() {
+        mdb_txn_abort(handle)
+    }
+}
+
+@available(*, unavailable)
+extension WriteTransaction: Sendable {}

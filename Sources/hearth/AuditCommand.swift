@@ -1,0 +1,88 @@
+import ArgumentParser
+import HearthApp
+import HearthDomain
+import HearthLedger
+import HearthStore
+
+struct Audit: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Read the ledger: replay events, verify the hash chain, show an account as of a time.",
+        subcommands: [Replay.self, Verify.self, Show.self])
+
+    struct ProjectOption: ParsableArguments {
+        @Option(help: "The project the uid belongs to.")
+        var project: ProjectID = ProjectID(environmentValue("HEARTH_PROJECT") ?? "demo-hearth") ?? ProjectID("demo-hearth")!
+    }
+
+    struct Replay: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print events as JSON lines (or text), oldest first.")
+
+        @OptionGroup var data: DataOptions
+        @OptionGroup var project: ProjectOption
+        @Option(help: "Only this account's events.") var uid: UserID?
+        @Option(help: "Only events of this type (repeatable), e.g. account.created.") var type: [String] = []
+        @Option(help: "Only events recorded at or after this time (RFC 3339 or Unix ms).") var since: TimeArgument?
+        @Option(help: "Only events recorded at or before this time.") var until: TimeArgument?
+        @Option(help: "json (one object per line) or text.") var format: AuditTool.Format = .json
+
+        func run() throws {
+            let store = try AccountStore(directory: data.path, options: .readOnly)
+            defer { store.close() }
+            let filter = AuditTool.Filter(
+                project: project.project, uid: uid, types: Set(type), since: since?.milliseconds, until: until?.milliseconds)
+            try AuditTool(store: store).replay(filter, format: format, to: .standardOutput)
+        }
+    }
+
+    struct Verify: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Walk the SHA-256 chain; exit 1 naming the first bad event if any record was altered.")
+
+        @OptionGroup var data: DataOptions
+
+        func run() throws {
+            let store = try AccountStore(directory: data.path, options: .readOnly)
+            defer { store.close() }
+            let progress = ProgressBar(label: "verifying")
+            let outcome = try LedgerVerifier(ledger: store.ledger, environment: store.environment).verify(progress: progress.update)
+            progress.finish()
+            if let failure = outcome.failure {
+                let err = Output.standardError
+                err.line("ledger verification FAILED at sequence \(failure.sequence): \(failure.reason)")
+                err.line("\(formatCount(outcome.eventsChecked)) events before it are intact")
+                err.flush()
+                throw ExitCode(1)
+            }
+            let out = Output.standardOutput
+            out.line("ledger intact: \(formatCount(outcome.eventsChecked)) events, head hash \(hex(outcome.headHash))")
+            out.flush()
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show an account as it was at a moment (default: now).")
+
+        @OptionGroup var data: DataOptions
+        @OptionGroup var project: ProjectOption
+        @Option(help: "The account's uid.") var uid: UserID
+        @Option(help: "The moment (RFC 3339 or Unix ms); default now.") var at: TimeArgument?
+
+        func run() throws {
+            let store = try AccountStore(directory: data.path, options: .readOnly)
+            defer { store.close() }
+            let time = at?.milliseconds ?? Int64.max
+            let (account, through) = try AuditTool(store: store).account(uid, in: project.project, at: time)
+            guard let account, let through else {
+                let err = Output.standardError
+                err.line(through == nil ? "no account \(uid) existed at that time" : "account \(uid) was deleted by then (event #\(through!.sequence), \(through!.type.name))")
+                err.flush()
+                throw ExitCode(1)
+            }
+            let out = Output.standardOutput
+            out.line(try AccountJSON.render(account, through: through))
+            out.flush()
+        }
+    }
+}
+
+extension AuditTool.Format: ExpressibleByArgument {}

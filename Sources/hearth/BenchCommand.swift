@@ -1,0 +1,39 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import ArgumentParser
+import HearthApp
+
+struct Bench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Benchmarks, as ratios to ceilings measured in the same run.", subcommands: [Ledger.self])
+
+    struct Ledger: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "LMDB commit ceilings vs Hearth group commit; cursor scan vs projection rebuild.")
+
+        @Option(help: "Scratch directory (removed afterwards); must be on the disk you care about.")
+        var directory = "/tmp/hearth-bench-\(getpid())"
+        @Option(help: "Events in the ledger that is rebuilt.") var events = 1_000_000
+        @Option(help: "Commands for the group-commit run.") var commands = 20_000
+        @Option(help: "Concurrent submitters for the group-commit run.") var submitters = 64
+        @Option(help: "Commits for the one-fsync-per-event ceiling.") var commits = 2_000
+
+        func run() async throws {
+            var benchmark = LedgerBenchmark(directory: directory)
+            benchmark.rebuildEvents = events
+            benchmark.groupCommitCommands = commands
+            benchmark.submitters = submitters
+            benchmark.rawCommits = commits
+            let err = Output.standardError
+            let rows = try await benchmark.run { message in
+                err.line(message)
+                err.flush()
+            }
+            let out = Output.standardOutput
+            out.line(BenchmarkReport.table(rows))
+            out.flush()
+        }
+    }
+}

@@ -1,0 +1,33 @@
+import ArgumentParser
+import HearthApp
+import HearthLedger
+import HearthProjections
+import HearthDomain
+import HearthStore
+
+struct Demo: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Record a short demo story in a ledger (until `hearth serve` lands) and show it.")
+
+    @OptionGroup var data: DataOptions
+
+    func run() async throws {
+        makeDirectories(data.path)
+        let project = ProjectID("demo-hearth")!
+        let lock = try DataDirectoryLock(directory: data.path, holder: "hearth demo")
+        let store = try AccountStore(directory: data.path)
+        try await DemoLedger.story(store, project: project)
+        let head = try store.ledgerHead()
+        store.close()
+        withExtendedLifetime(lock) {}
+        let out = Output.standardOutput
+        out.line("recorded a demo story in \(data.path): the ledger now holds \(head.sequence) events")
+        out.line("try:")
+        out.line("  hearth audit replay --data \(data.path) --format text")
+        out.line("  hearth audit replay --data \(data.path) --uid demo-alice")
+        out.line("  hearth audit show --data \(data.path) --uid demo-alice")
+        out.line("  hearth audit verify --data \(data.path)")
+        out.line("  hearth projections rebuild --data \(data.path)")
+        out.flush()
+    }
+}

@@ -1,0 +1,51 @@
+import ArgumentParser
+import HearthApp
+import HearthLedger
+import HearthProjections
+import HearthStore
+
+struct Projections: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Rebuild or fingerprint the projections derived from the ledger.",
+        subcommands: [Rebuild.self, Digest.self])
+
+    struct Rebuild: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Drop every projection and refold the whole ledger (refuses while a daemon runs).")
+
+        @OptionGroup var data: DataOptions
+
+        func run() throws {
+            let progress = ProgressBar(label: "rebuilding")
+            let summary = try RebuildTool(directory: data.path).run(progress: progress.update)
+            progress.finish()
+            let out = Output.standardOutput
+            out.line("events:    \(formatCount(summary.events))")
+            out.line("seconds:   \(String(format3(summary.seconds)))")
+            out.line("events/s:  \(formatCount(UInt64(summary.eventsPerSecond)))")
+            out.line("digest:    \(summary.digestAfter)")
+            out.line(summary.matches ? "matches the projections it replaced" : "DIFFERS from the projections it replaced (\(summary.digestBefore))")
+            out.flush()
+        }
+    }
+
+    struct Digest: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print the SHA-256 digest of the live projections.")
+
+        @OptionGroup var data: DataOptions
+
+        func run() throws {
+            let store = try AccountStore(directory: data.path, options: .readOnly)
+            defer { store.close() }
+            let out = Output.standardOutput
+            out.line(try store.maintenance.digest())
+            out.flush()
+        }
+    }
+}
+
+func format3(_ value: Double) -> String {
+    let thousandths = Int((value * 1000).rounded())
+    let fraction = String(thousandths % 1000)
+    return "\(thousandths / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
+}
