@@ -1,6 +1,10 @@
 // swift-tools-version:6.2
 import PackageDescription
 
+let strictTests: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
 let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("MemberImportVisibility"),
@@ -62,20 +66,22 @@ let package = Package(
             dependencies: ["HearthStore", "HearthApp"],
             path: "Tests/CrashHarness",
             swiftSettings: strict),
-        .testTarget(name: "LMDBTests", dependencies: ["LMDB", "HearthTesting"], swiftSettings: strict),
+        .testTarget(name: "LMDBTests", dependencies: ["LMDB", "HearthTesting"], swiftSettings: strictTests),
         .testTarget(
             name: "HearthDomainTests",
-            dependencies: ["HearthDomain", .product(name: "PropertyBased", package: "swift-property-based")],
-            swiftSettings: strict),
-        .testTarget(name: "HearthLedgerTests", dependencies: ["HearthLedger", "HearthTesting"], swiftSettings: strict),
+            dependencies: [
+                "HearthDomain", "HearthTesting", .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            swiftSettings: strictTests),
+        .testTarget(name: "HearthLedgerTests", dependencies: ["HearthLedger", "HearthTesting"], swiftSettings: strictTests),
         .testTarget(
-            name: "HearthProjectionsTests", dependencies: ["HearthProjections", "HearthTesting"], swiftSettings: strict),
+            name: "HearthProjectionsTests", dependencies: ["HearthProjections", "HearthTesting"], swiftSettings: strictTests),
         .testTarget(
             name: "HearthStoreTests",
             dependencies: [
                 "HearthStore", "HearthTesting", .product(name: "PropertyBased", package: "swift-property-based"),
             ],
-            swiftSettings: strict),
-        .testTarget(name: "HearthAppTests", dependencies: ["HearthApp", "HearthTesting"], swiftSettings: strict),
+            swiftSettings: strictTests),
+        .testTarget(name: "HearthAppTests", dependencies: ["HearthApp", "HearthTesting"], swiftSettings: strictTests),
     ]
 )

@@ -60,6 +60,7 @@ public final class AccountStore: Sendable {
     public func close() { environment.close() }
 
     /// Decides, appends and projects one command; returns the events it recorded.
+    @discardableResult
     public func execute(
         _ command: Command, expecting expected: ExpectedVersion = .any, metadata: Metadata
     ) async throws -> [EventEnvelope] {
@@ -67,6 +68,7 @@ public final class AccountStore: Sendable {
     }
 
     /// `execute` for synchronous callers (tools, tests); blocks the calling thread.
+    @discardableResult
     public func executeAndWait(
         _ command: Command, expecting expected: ExpectedVersion = .any, metadata: Metadata
     ) throws -> [EventEnvelope] {

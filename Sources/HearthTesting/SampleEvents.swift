@@ -1,0 +1,57 @@
+import HearthDomain
+
+/// At least one payload of every event type, with optional fields both filled and empty.
+public enum SampleEvents {
+    static let hash = PasswordHash(
+        algorithm: "FIREBASE_SCRYPT", hash: Array(0..<32), salt: [1, 2, 3], rounds: 8, memoryCost: 14)
+    static let link = ProviderLink(
+        providerId: "github.com", federatedId: "1234", email: "octo@x.io", displayName: "Octo",
+        photoUrl: "https://x.io/o.png", screenName: "octo")
+
+    public static let all: [EventPayload] = [
+        .accountCreated(AccountCreated(method: .anonymous, createdAt: 1)),
+        .accountCreated(
+            AccountCreated(
+                method: .import, createdAt: 2, email: "i@x.io", emailVerified: true, password: hash, displayName: "Imp",
+                photoUrl: "https://x.io/p", phoneNumber: "+15550100", providers: [link], customClaims: #"{"a":1}"#,
+                disabled: true, lastSignInAt: 3)),
+        .signInRecorded(SignInRecorded(method: "password")),
+        .providerLinked(ProviderLinked(provider: link)),
+        .providerLinked(ProviderLinked(provider: ProviderLink(providerId: "google.com", federatedId: "g"))),
+        .providerUnlinked(ProviderUnlinked(providerId: "github.com")),
+        .passwordSet(PasswordSet(password: hash, reason: .rehashed)),
+        .passwordRemoved(PasswordRemoved(reason: .emailLinkVerified)),
+        .emailVerified(EmailVerified(email: "v@x.io")),
+        .emailChanged(EmailChanged(email: "n@x.io", verified: false)),
+        .emailChanged(EmailChanged(email: nil, verified: false)),
+        .profileUpdated(ProfileUpdated(displayName: "D", photoUrl: "https://x.io/d", phoneNumber: "+1555")),
+        .profileUpdated(ProfileUpdated(deleted: [.displayName, .phoneNumber])),
+        .customClaimsSet(CustomClaimsSet(claims: #"{"admin":true}"#)),
+        .customClaimsSet(CustomClaimsSet(claims: nil)),
+        .accountDisabled,
+        .accountEnabled,
+        .sessionsRevoked(SessionsRevoked(validSince: 1_800_000_000, reason: .passwordChanged)),
+        .refreshTokenIssued(RefreshTokenIssued(tokenHash: String(repeating: "ab", count: 32))),
+        .refreshTokenRevoked(RefreshTokenRevoked(tokenHash: String(repeating: "ab", count: 32))),
+        .accountDeleted(AccountDeleted(by: .user)),
+        .anonymousPurged(AnonymousPurged(dueAt: 99)),
+        .oobCodeIssued(OOBCodeIssued(requestType: .emailSignIn, email: "o@x.io", expiresAt: 5)),
+        .oobCodeIssued(OOBCodeIssued(requestType: .verifyAndChangeEmail, email: "o@x.io", uid: UserID("u1"), newEmail: "p@x.io", expiresAt: 6)),
+        .oobCodeConsumed,
+        .projectConfigChanged(ProjectConfigChange(anonymousCleanup: true)),
+        .projectConfigChanged(
+            ProjectConfigChange(
+                emailPasswordEnabled: true, emailLinkEnabled: false, anonymousEnabled: true, enabledProviders: ["google.com"],
+                authorizedDomains: ["localhost", "app.x.io"], linkDomains: ["links.x.io"], anonymousCleanup: false,
+                oneAccountPerEmail: false)),
+    ]
+
+    /// The stream a sample payload is appended to.
+    public static func stream(for payload: EventPayload, project: ProjectID) -> StreamID {
+        switch payload.type.name {
+        case let name where name.hasPrefix("oob_code."): .oobCode(project, "code")
+        case let name where name.hasPrefix("project."): .project(project)
+        default: .account(project, UserID("sample")!)
+        }
+    }
+}

@@ -1,0 +1,186 @@
+import HearthDomain
+import HearthTesting
+import Testing
+
+/// Given past events (through the in-memory model), when a command, then these events or that error.
+@Suite("decide: the business rules")
+struct DecideTests {
+    let project = ProjectID("rules")!
+    let now: Int64 = 1_800_000_000_000
+    var state = InMemoryState()
+
+    func uid(_ raw: String) -> UserID { UserID(raw)! }
+
+    func hash(_ seed: UInt8) -> PasswordHash {
+        PasswordHash(algorithm: "SCRYPT", hash: [seed], salt: [seed], memoryCost: 14, blockSize: 8, parallelization: 1)
+    }
+
+    mutating func given(_ commands: Command...) throws {
+        for command in commands { try state.execute(command, now: now) }
+    }
+
+    func created(_ method: CreationMethod, email: String? = nil, password: PasswordHash? = nil, providers: [ProviderLink] = []) -> AccountCreated {
+        AccountCreated(method: method, createdAt: now, email: email, password: password, providers: providers)
+    }
+
+    @Test mutating func anonymousSignUpNeedsTheMethodEnabled() throws {
+        try given(.changeProjectConfig(project, ProjectConfigChange(anonymousEnabled: false)))
+        #expect(throws: AuthError.operationNotAllowed) {
+            try Decide.decide(.createAccount(project, uid("a"), created(.anonymous)), state: state, now: now)
+        }
+    }
+
+    @Test mutating func emailLinkNeedsEmailPasswordEnabledToo() throws {
+        try given(.changeProjectConfig(project, ProjectConfigChange(emailPasswordEnabled: false)))
+        #expect(throws: AuthError.operationNotAllowed) {
+            try Decide.decide(.createAccount(project, uid("a"), created(.emailLink, email: "a@x.io")), state: state, now: now)
+        }
+    }
+
+    @Test mutating func anEmailBelongsToOneAccount() throws {
+        try given(.createAccount(project, uid("first"), created(.password, email: "Same@Example.com", password: hash(1))))
+        #expect(throws: AuthError.emailExists) {
+            try Decide.decide(.createAccount(project, uid("second"), created(.password, email: "same@example.com", password: hash(2))), state: state, now: now)
+        }
+        #expect(state.account(uid("first"), in: project)?.email == "same@example.com")
+    }
+
+    @Test mutating func aFederatedIdentityBelongsToOneAccount() throws {
+        let github = ProviderLink(providerId: "github.com", federatedId: "42")
+        try given(
+            .createAccount(project, uid("owner"), created(.federated, providers: [github])),
+            .createAccount(project, uid("other"), created(.anonymous)))
+        #expect(throws: AuthError.federatedUserIdAlreadyLinked) {
+            try Decide.decide(.linkProvider(project, uid("other"), github), state: state, now: now)
+        }
+        #expect(throws: AuthError.providerAlreadyLinked) {
+            try Decide.decide(.linkProvider(project, uid("owner"), ProviderLink(providerId: "github.com", federatedId: "43")), state: state, now: now)
+        }
+    }
+
+    @Test mutating func oneAccountPerEmailAsksForConfirmation() throws {
+        try given(.createAccount(project, uid("pw"), created(.password, email: "bob@x.io", password: hash(1))))
+        let yahoo = ProviderLink(providerId: "yahoo.com", federatedId: "y1", email: "bob@x.io")
+        #expect(throws: AuthError.needConfirmation(email: "bob@x.io", existingUid: uid("pw"))) {
+            try Decide.decide(.createAccount(project, uid("fed"), created(.federated, email: "bob@x.io", providers: [yahoo])), state: state, now: now)
+        }
+        // With several accounts per email allowed, the federated account keeps the email on its provider only.
+        try given(.changeProjectConfig(project, ProjectConfigChange(oneAccountPerEmail: false)))
+        let events = try Decide.decide(.createAccount(project, uid("fed"), created(.federated, email: "bob@x.io", providers: [yahoo])), state: state, now: now)
+        guard case .accountCreated(let made) = events.first else { Issue.record("no account"); return }
+        #expect(made.email == nil)
+        #expect(made.providers == [yahoo])
+    }
+
+    @Test mutating func emailLinkRemovesAnUnverifiedPasswordAndRevokesSessions() throws {
+        try given(
+            .createAccount(project, uid("alice"), created(.password, email: "alice@x.io", password: hash(9))),
+            .signIn(project, uid("alice"), method: "password", refreshTokenHash: "impostor-session"))
+        let events = try Decide.decide(.completeEmailLinkSignIn(project, uid("alice"), email: "ALICE@x.io", refreshTokenHash: "alice"), state: state, now: now)
+        #expect(events == [
+            .passwordRemoved(PasswordRemoved(reason: .emailLinkVerified)),
+            .sessionsRevoked(SessionsRevoked(validSince: now / 1000, reason: .emailLinkVerified)),
+            .emailVerified(EmailVerified(email: "alice@x.io")),
+            .signInRecorded(SignInRecorded(method: "emailLink")),
+            .refreshTokenIssued(RefreshTokenIssued(tokenHash: "alice")),
+        ])
+        try given(.completeEmailLinkSignIn(project, uid("alice"), email: "alice@x.io", refreshTokenHash: "alice"))
+        let alice = try #require(state.account(uid("alice"), in: project))
+        #expect(alice.password == nil)
+        #expect(alice.emailVerified)
+        #expect(alice.refreshTokens == ["alice"])
+        #expect(alice.signInMethods == ["emailLink"])
+    }
+
+    @Test mutating func emailLinkOnAVerifiedAccountRemovesNothing() throws {
+        var verified = created(.password, email: "v@x.io", password: hash(3))
+        verified.emailVerified = true
+        try given(.createAccount(project, uid("v"), verified))
+        let events = try Decide.decide(.completeEmailLinkSignIn(project, uid("v"), email: "v@x.io", refreshTokenHash: nil), state: state, now: now)
+        #expect(events == [.signInRecorded(SignInRecorded(method: "emailLink"))])
+    }
+
+    @Test mutating func emailLinkForAnotherEmailIsRefused() throws {
+        try given(.createAccount(project, uid("v"), created(.password, email: "v@x.io", password: hash(3))))
+        #expect(throws: AuthError.invalidEmail) {
+            try Decide.decide(.completeEmailLinkSignIn(project, uid("v"), email: "w@x.io", refreshTokenHash: nil), state: state, now: now)
+        }
+    }
+
+    @Test mutating func anAnonymousAccountUpgradesKeepingItsUid() throws {
+        try given(
+            .createAccount(project, uid("anon"), created(.anonymous)),
+            .setPassword(project, uid("anon"), hash(4), email: "carol@x.io", reason: .changed))
+        let carol = try #require(state.account(uid("anon"), in: project))
+        #expect(!carol.isAnonymous)
+        #expect(carol.email == "carol@x.io")
+        #expect(carol.signInMethods == ["password"])
+    }
+
+    @Test mutating func purgeTouchesOnlyDueAnonymousAccounts() throws {
+        try given(
+            .changeProjectConfig(project, ProjectConfigChange(anonymousCleanup: true)),
+            .createAccount(project, uid("anon"), created(.anonymous)),
+            .createAccount(project, uid("upgraded"), created(.anonymous)),
+            .linkProvider(project, uid("upgraded"), ProviderLink(providerId: "google.com", federatedId: "g")))
+        #expect(throws: AuthError.notDue) {
+            try Decide.decide(.purgeAnonymous(project, uid("anon")), state: state, now: now)
+        }
+        let later = now + anonymousCleanupDelayMilliseconds
+        #expect(try Decide.decide(.purgeAnonymous(project, uid("anon")), state: state, now: later) == [.anonymousPurged(AnonymousPurged(dueAt: later))])
+        #expect(throws: AuthError.notAnonymous) {
+            try Decide.decide(.purgeAnonymous(project, uid("upgraded")), state: state, now: later)
+        }
+    }
+
+    @Test mutating func unlinkingRemovesOnlyWhatIsLinked() throws {
+        try given(.createAccount(project, uid("u"), created(.federated, providers: [ProviderLink(providerId: "github.com", federatedId: "1")])))
+        #expect(try Decide.decide(.unlinkProviders(project, uid("u"), ["github.com", "facebook.com"]), state: state, now: now) == [
+            .providerUnlinked(ProviderUnlinked(providerId: "github.com"))
+        ])
+        try given(.unlinkProviders(project, uid("u"), ["github.com"]))
+        #expect(state.account(uid("u"), in: project)?.providers == [])
+        #expect(state.owner(ofProvider: "github.com", federatedId: "1", in: project) == nil)
+    }
+
+    @Test mutating func outOfBandCodesAreSingleUseAndExpire() throws {
+        let issued = OOBCodeIssued(requestType: .emailSignIn, email: "e@x.io", expiresAt: now + 60_000)
+        try given(.issueOOBCode(project, codeHash: "h1", issued), .issueOOBCode(project, codeHash: "h2", issued))
+        try given(.consumeOOBCode(project, codeHash: "h1"))
+        #expect(throws: AuthError.invalidOobCode) { try Decide.decide(.consumeOOBCode(project, codeHash: "h1"), state: state, now: now) }
+        #expect(throws: AuthError.invalidOobCode) { try Decide.decide(.consumeOOBCode(project, codeHash: "nope"), state: state, now: now) }
+        #expect(throws: AuthError.expiredOobCode) { try Decide.decide(.consumeOOBCode(project, codeHash: "h2"), state: state, now: now + 60_000) }
+    }
+
+    @Test mutating func disabledAccountsCannotSignIn() throws {
+        try given(
+            .createAccount(project, uid("d"), created(.anonymous)),
+            .update(project, uid("d"), AccountUpdate(disabled: true)))
+        #expect(throws: AuthError.userDisabled) {
+            try Decide.decide(.signIn(project, uid("d"), method: "anonymous", refreshTokenHash: nil), state: state, now: now)
+        }
+    }
+
+    @Test mutating func updatesRecordOnlyWhatChanges() throws {
+        try given(.createAccount(project, uid("p"), created(.password, email: "p@x.io", password: hash(1))))
+        let update = AccountUpdate(
+            emailVerified: true, profile: ProfileUpdated(displayName: "P", deleted: [.photoUrl]),
+            customClaims: .some(#"{"role":"admin"}"#), disabled: false, validSince: 1_800_000_100)
+        #expect(try Decide.decide(.update(project, uid("p"), update), state: state, now: now) == [
+            .emailVerified(EmailVerified(email: "p@x.io")),
+            .profileUpdated(ProfileUpdated(displayName: "P")),
+            .customClaimsSet(CustomClaimsSet(claims: #"{"role":"admin"}"#)),
+            .sessionsRevoked(SessionsRevoked(validSince: 1_800_000_100, reason: .admin)),
+        ])
+    }
+
+    @Test mutating func missingAccountsAreReported() throws {
+        #expect(throws: AuthError.userNotFound) {
+            try Decide.decide(.deleteAccount(project, uid("ghost"), by: .admin), state: state, now: now)
+        }
+        try given(.createAccount(project, uid("x"), created(.anonymous)))
+        #expect(throws: AuthError.uidExists) {
+            try Decide.decide(.createAccount(project, uid("x"), created(.anonymous)), state: state, now: now)
+        }
+    }
+}

@@ -1,0 +1,130 @@
+import HearthDomain
+import HearthLedger
+import HearthTesting
+import LMDB
+import Testing
+
+@Suite("ledger: records, streams, hash chain")
+struct LedgerTests {
+    let directory = TemporaryDirectory("ledger")
+    let project = ProjectID("ledger-test")!
+    let metadata = Metadata(actor: .admin, actorId: "owner", requestId: "r-1", clientIp: "127.0.0.1")
+
+    func withLedger(_ body: (Environment, Ledger) throws -> Void) throws {
+        let environment = try Environment(path: directory.path)
+        defer { environment.close() }
+        try body(environment, try Ledger.open(environment))
+    }
+
+    @Test func everyEventTypeHasASampleAndRoundTrips() throws {
+        #expect(Set(SampleEvents.all.map(\.type)) == Set(EventType.all))
+        for payload in SampleEvents.all {
+            let bytes = PayloadCodec.encode(payload)
+            let decoded = try bytes.withUnsafeBytes { try PayloadCodec.decode(payload.type, from: $0) }
+            #expect(decoded == payload)
+        }
+    }
+
+    @Test func unknownTypesAndTruncatedPayloadsAreErrorsNotGuesses() throws {
+        #expect(throws: BinaryFormatError.unknownEventType("account.teleported", version: 1)) {
+            try [UInt8]().withUnsafeBytes { try PayloadCodec.decode(EventType("account.teleported", version: 1), from: $0) }
+        }
+        #expect(throws: BinaryFormatError.unknownEventType("account.created", version: 9)) {
+            try [UInt8]().withUnsafeBytes { try PayloadCodec.decode(EventType("account.created", version: 9), from: $0) }
+        }
+        let bytes = PayloadCodec.encode(SampleEvents.all[1])
+        #expect(throws: BinaryFormatError.self) {
+            try bytes.dropLast().withUnsafeBytes { try PayloadCodec.decode(.accountCreated, from: $0) }
+        }
+    }
+
+    @Test func appendsAssignGaplessSequencesAndStreamVersions() throws {
+        try withLedger { environment, ledger throws in
+            let alice = StreamID.account(project, UserID("alice")!)
+            let bob = StreamID.account(project, UserID("bob")!)
+            let appended = try environment.writer.perform { txn in
+                try ledger.append(Array(SampleEvents.all.prefix(3)), to: alice, expecting: .noStream, metadata: metadata, at: 1_000, in: txn)
+                    + ledger.append([.accountDisabled], to: bob, metadata: metadata, at: 999, in: txn)
+                    + ledger.append([.accountEnabled], to: alice, expecting: .exactly(3), metadata: metadata, at: 2_000, in: txn)
+            }
+            #expect(appended.map(\.sequence) == [1, 2, 3, 4, 5])
+            #expect(appended.map(\.streamVersion) == [1, 2, 3, 1, 4])
+            // Recorded-at never goes backwards along the sequence.
+            #expect(appended.map(\.recordedAt) == [1_000, 1_000, 1_000, 1_000, 2_000])
+            #expect(zip(appended.dropFirst(), appended).allSatisfy { $0.previousHash == $1.hash })
+            try environment.read { txn throws in
+                #expect(try ledger.version(of: alice, in: txn) == 4)
+                #expect(try ledger.version(of: bob, in: txn) == 1)
+                #expect(try ledger.version(of: .account(project, UserID("nobody")!), in: txn) == 0)
+                #expect(try ledger.events(of: alice, in: txn).map(\.sequence) == [1, 2, 3, 5])
+                #expect(try ledger.envelope(at: 4, in: txn) == appended[3])
+                #expect(try ledger.head(in: txn).sequence == 5)
+                #expect(try ledger.firstSequence(recordedAtOrAfter: 1_500, in: txn) == 5)
+                #expect(try ledger.firstSequence(recordedAtOrAfter: 0, in: txn) == 1)
+                #expect(try ledger.firstSequence(recordedAtOrAfter: 2_001, in: txn) == nil)
+            }
+        }
+    }
+
+    @Test func aWrongExpectedVersionAppendsNothing() throws {
+        try withLedger { environment, ledger throws in
+            let stream = StreamID.project(project)
+            _ = try environment.writer.perform { txn in try ledger.append([.accountEnabled], to: stream, metadata: metadata, at: 1, in: txn) }
+            #expect(throws: LedgerError.wrongExpectedVersion(stream: stream, expected: .noStream, actual: 1)) {
+                try environment.writer.perform { txn in try ledger.append([.accountEnabled], to: stream, expecting: .noStream, metadata: metadata, at: 2, in: txn) }
+            }
+            #expect(try environment.read { try ledger.head(in: $0).sequence } == 1)
+        }
+    }
+
+    @Test func theVerifierFindsTheFirstAlteredRecord() throws {
+        try withLedger { environment, ledger throws in
+            let stream = StreamID.account(project, UserID("t")!)
+            _ = try environment.writer.perform { txn in
+                try ledger.append(SampleEvents.all.filter { $0.type.name.hasPrefix("account.") }, to: stream, metadata: metadata, at: 5, in: txn)
+            }
+            var verifier = LedgerVerifier(ledger: ledger, environment: environment)
+            verifier.batchSize = 3
+            let intact = try verifier.verify()
+            #expect(intact.isIntact)
+            #expect(intact.eventsChecked == 22)
+            // Flip one byte in the middle of event 7.
+            try environment.writer.perform { txn in
+                var record = try #require(try txn.get(ledger.events, BigEndianUInt64(7)))
+                record[record.count / 2] ^= 0x01
+                try txn.put(ledger.events, BigEndianUInt64(7), record)
+            }
+            let outcome = try verifier.verify()
+            #expect(outcome.failure?.sequence == 7)
+            #expect(outcome.failure?.reason.contains("hash mismatch") == true)
+            #expect(outcome.eventsChecked == 6)
+        }
+    }
+
+    @Test func removingARecordIsAGap() throws {
+        try withLedger { environment, ledger throws in
+            let stream = StreamID.project(project)
+            _ = try environment.writer.perform { txn in
+                try ledger.append([.accountEnabled, .accountDisabled, .accountEnabled], to: stream, metadata: metadata, at: 1, in: txn)
+            }
+            try environment.writer.perform { txn in _ = try txn.delete(ledger.events, BigEndianUInt64(2)) }
+            let outcome = try LedgerVerifier(ledger: ledger, environment: environment).verify()
+            #expect(outcome.failure?.sequence == 2)
+            #expect(outcome.failure?.reason.contains("gap") == true)
+        }
+    }
+
+    @Test func recordsRenderAsSortedJSON() throws {
+        try withLedger { environment, ledger throws in
+            let envelope = try environment.writer.perform { txn in
+                try ledger.append([.customClaimsSet(CustomClaimsSet(claims: #"{"a":1}"#))], to: .account(project, UserID("j")!), metadata: metadata, at: 0, in: txn)
+            }[0]
+            let line = try EventJSON.line(envelope)
+            #expect(line.hasPrefix(#"{"hash":""#))
+            #expect(line.contains(#""payload":{"claims":"{\"a\":1}"}"#))
+            #expect(line.contains(#""recordedAt":"1970-01-01T00:00:00.000Z""#))
+            #expect(line.contains(#""stream":"account/ledger-test/j""#))
+            #expect(!line.contains("\n"))
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import HearthDomain
+import HearthLedger
+import HearthProjections
+import HearthStore
+import HearthTesting
+import LMDB
+import Testing
+
+@Suite("projections: live equals rebuilt")
+struct RebuildTests {
+    let project = TestStore.project
+
+    /// A varied history: creations of every kind, links, unlinks, email link, sessions,
+    /// claims, codes, cleanup, deletions and purges.
+    static func history(_ test: TestStore) throws {
+        let p = TestStore.project
+        let hash = PasswordHash(algorithm: "SCRYPT", hash: [1, 2], salt: [3], memoryCost: 14, blockSize: 8, parallelization: 1)
+        func uid(_ s: String) -> UserID { UserID(s)! }
+        func at() -> Int64 { test.clock.now() }
+        try test.run(.changeProjectConfig(p, ProjectConfigChange(anonymousCleanup: true, oneAccountPerEmail: true)), as: TestStore.admin)
+        for index in 0..<20 {
+            try test.run(.createAccount(p, uid("anon\(index)"), AccountCreated(method: .anonymous, createdAt: at())))
+            try test.run(.signIn(p, uid("anon\(index)"), method: "anonymous", refreshTokenHash: "r-anon-\(index)"))
+            test.clock.advance(milliseconds: 3_600_000)
+        }
+        try test.run(.setPassword(p, uid("anon1"), hash, email: "one@x.io", reason: .initial))
+        try test.run(.linkProvider(p, uid("anon2"), ProviderLink(providerId: "google.com", federatedId: "g2", email: "two@gmail.com")))
+        try test.run(.createAccount(p, uid("pw"), AccountCreated(method: .password, createdAt: at(), email: "pw@x.io", password: hash, phoneNumber: "+15550001")))
+        try test.run(.signIn(p, uid("pw"), method: "password", refreshTokenHash: "r-pw"))
+        try test.run(.completeEmailLinkSignIn(p, uid("pw"), email: "pw@x.io", refreshTokenHash: "r-pw-link"))
+        try test.run(.createAccount(p, uid("fed"), AccountCreated(method: .federated, createdAt: at(), email: "fed@x.io", providers: [ProviderLink(providerId: "github.com", federatedId: "gh")])))
+        try test.run(.unlinkProviders(p, uid("fed"), ["github.com"]))
+        try test.run(.update(p, uid("fed"), AccountUpdate(email: "fed2@x.io", profile: ProfileUpdated(displayName: "F", phoneNumber: "+15550002"), customClaims: .some(#"{"r":1}"#), validSince: at() / 1000)), as: TestStore.admin)
+        try test.run(.issueOOBCode(p, codeHash: "c1", OOBCodeIssued(requestType: .emailSignIn, email: "new@x.io", expiresAt: at() + 3_600_000)))
+        try test.run(.consumeOOBCode(p, codeHash: "c1"))
+        try test.run(.deleteAccount(p, uid("anon3"), by: .user))
+        try test.run(.revokeRefreshToken(p, uid("anon4"), tokenHash: "r-anon-4"))
+        test.clock.advance(days: 31)
+        for index in 5..<9 { try test.run(.purgeAnonymous(p, uid("anon\(index)")), as: Metadata(actor: .scheduler)) }
+    }
+
+    @Test func rebuildingGivesByteIdenticalProjections() throws {
+        let test = try TestStore(label: "rebuild")
+        defer { try? test.close() }
+        try Self.history(test)
+        let maintenance = test.store.maintenance
+        let live = try maintenance.digest()
+        let applied = try maintenance.rebuild()
+        #expect(applied == (try test.store.ledgerHead().sequence))
+        #expect(try maintenance.digest() == live)
+    }
+
+    @Test func projectionsEqualAnIndependentFoldOfTheLedger() throws {
+        let test = try TestStore(label: "fold")
+        defer { try? test.close() }
+        try Self.history(test)
+        var model = InMemoryState()
+        try test.store.environment.read { txn throws in
+            try test.store.ledger.forEachEvent(in: txn) { envelope in
+                model.apply(envelope.stream, envelope.payload, at: envelope.recordedAt)
+                return .continue
+            }
+        }
+        try test.store.read { reader throws in
+            #expect(try reader.accountCount() == model.accounts.values.count)
+            for (key, account) in model.accounts {
+                #expect(try reader.account(key.uid, in: key.project) == account)
+                #expect(try reader.cleanupDueAt(key.uid, in: key.project) == model.cleanupDue[key])
+                if let email = account.email { #expect(try reader.owner(ofEmail: email, in: key.project) == key.uid) }
+                for token in account.refreshTokens { #expect(try reader.refreshToken(hash: token)?.uid == key.uid) }
+            }
+        }
+        #expect(try test.store.read { try $0.refreshToken(hash: "r-anon-4") } == nil)
+        #expect(try test.store.read { try $0.refreshToken(hash: "r-pw") } == nil)
+        #expect(try test.store.read { try $0.refreshToken(hash: "r-pw-link") }?.uid == UserID("pw"))
+    }
+
+    @Test func anOutdatedProjectionFormatIsRebuiltOnOpen() throws {
+        let test = try TestStore(label: "format")
+        try Self.history(test)
+        let live = try test.store.maintenance.digest()
+        try test.store.environment.writer.perform { txn in
+            try txn.put(test.store.projections.state, "format", BigEndianUInt64(0))
+            try txn.removeAll(test.store.projections.accounts)
+        }
+        let path = test.directory.path
+        test.store.close()
+        let reopened = try AccountStore(directory: path)
+        defer { reopened.close() }
+        #expect(try reopened.maintenance.digest() == live)
+        withExtendedLifetime(test) {}
+    }
+}

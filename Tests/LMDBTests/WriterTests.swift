@@ -1,0 +1,114 @@
+import Foundation
+import HearthTesting
+import LMDB
+import Synchronization
+import Testing
+
+@Suite("LMDB writer thread and group commit")
+struct WriterTests {
+    let directory = TemporaryDirectory("lmdb")
+
+    func open(_ configure: (inout EnvironmentOptions) -> Void = { _ in }) throws -> (Environment, Database<BigEndianUInt64, [UInt8]>) {
+        var options = EnvironmentOptions()
+        configure(&options)
+        let environment = try Environment(path: directory.path, options: options)
+        return (environment, try environment.openDatabase(named: "values"))
+    }
+
+    @Test func everyWriteRunsOnTheWriterThread() async throws {
+        let (environment, database) = try open()
+        defer { environment.close() }
+        final class Recorder: Sendable {
+            let threads = Mutex<Set<UInt>>([])
+            let offWriterThread = Atomic<Int>(0)
+        }
+        let recorder = Recorder()
+        #expect(!environment.writer.isWriterThread)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for task in 0..<50 {
+                group.addTask {
+                    for index in 0..<20 {
+                        try await environment.writer.submit { txn in
+                            if !environment.writer.isWriterThread { recorder.offWriterThread.add(1, ordering: .relaxed) }
+                            recorder.threads.withLock { _ = $0.insert(UInt(pthread_self())) }
+                            try txn.put(database, BigEndianUInt64(UInt64(task * 100 + index)), [UInt8(task)])
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(recorder.offWriterThread.load(ordering: .relaxed) == 0)
+        #expect(recorder.threads.withLock { $0.count } == 1)
+        #expect(recorder.threads.withLock { $0.contains(UInt(pthread_self())) } == false)
+        let count = try environment.snapshot { try $0.count(database) }
+        #expect(count == 1000)
+        let stats = environment.writer.statistics
+        // 50 concurrent submitters: the writer must have batched some of them together.
+        #expect(stats.jobs >= 1000)
+        #expect(stats.batches < stats.jobs)
+    }
+
+    @Test func aJobThatFailsBeforeWritingFailsAlone() async throws {
+        struct Refused: Error {}
+        let (environment, database) = try open()
+        defer { environment.close() }
+        let results = await withTaskGroup(of: (Int, Bool).self) { group in
+            for index in 0..<40 {
+                group.addTask {
+                    do {
+                        try await environment.writer.submit { txn in
+                            if index % 4 == 0 { throw Refused() }
+                            try txn.put(database, BigEndianUInt64(UInt64(index)), [1])
+                        }
+                        return (index, true)
+                    } catch {
+                        return (index, false)
+                    }
+                }
+            }
+            return await group.reduce(into: [Int: Bool]()) { $0[$1.0] = $1.1 }
+        }
+        for index in 0..<40 { #expect(results[index] == (index % 4 != 0)) }
+        #expect(try environment.snapshot { try $0.count(database) } == 30)
+    }
+
+    @Test func aJobThatFailsAfterWritingIsRolledBackAndTheOthersCommit() async throws {
+        struct HalfDone: Error {}
+        let (environment, database) = try open()
+        defer { environment.close() }
+        let outcomes = await withTaskGroup(of: (Int, Bool).self) { group in
+            for index in 0..<30 {
+                group.addTask {
+                    do {
+                        try await environment.writer.submit { txn in
+                            try txn.put(database, BigEndianUInt64(UInt64(index)), [2])
+                            if index == 7 { throw HalfDone() }
+                        }
+                        return (index, true)
+                    } catch {
+                        return (index, false)
+                    }
+                }
+            }
+            return await group.reduce(into: [Int: Bool]()) { $0[$1.0] = $1.1 }
+        }
+        #expect(outcomes[7] == false)
+        #expect(outcomes.values.filter { $0 }.count == 29)
+        try environment.snapshot { txn throws in
+            #expect(try txn.get(database, BigEndianUInt64(7)) == nil)
+            #expect(try txn.count(database) == 29)
+        }
+    }
+
+    @Test func performBlocksUntilCommitted() throws {
+        let (environment, database) = try open()
+        defer { environment.close() }
+        let value = try environment.writer.perform { txn -> Int in
+            try txn.put(database, BigEndianUInt64(1), [9, 9])
+            return 42
+        }
+        #expect(value == 42)
+        #expect(try environment.snapshot { try $0.get(database, BigEndianUInt64(1)) } == [9, 9])
+    }
+}
