@@ -32,8 +32,11 @@ public struct UserID: Hashable, Comparable, Sendable, CustomStringConvertible, C
     public let rawValue: String
 
     public init?(_ rawValue: String) {
-        guard !rawValue.isEmpty, rawValue.count <= 128, rawValue.utf8.count <= 400,
-            rawValue.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7f })
+        let utf8 = rawValue.utf8
+        guard !utf8.isEmpty, utf8.count <= 512,
+            utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x7f }),
+            utf8.count <= 128 || rawValue.count <= 128,
+            rawValue.unicodeScalars.allSatisfy({ !(0x80...0x9f).contains($0.value) })
         else { return nil }
         self.rawValue = rawValue
     }

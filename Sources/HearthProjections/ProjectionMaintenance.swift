@@ -41,11 +41,13 @@ public struct ProjectionMaintenance {
             let limit = chunkSize
             let count = try environment.writer.perform { txn -> Int in
                 var count = 0
+                let writer = projections.writer(txn)
                 try ledger.forEachRecord(from: try projections.checkpoint(in: txn) + 1, in: txn) { _, record in
-                    try projections.apply(try RecordFormat.decode(record), in: txn)
+                    try writer.apply(try RecordFormat.decode(record))
                     count += 1
                     return count == limit ? .stop : .continue
                 }
+                try writer.flush()
                 return count
             }
             applied += UInt64(count)

@@ -99,7 +99,9 @@ public final class AccountStore: Sendable {
         let now = clock.now()
         let payloads = try Decide.decide(command, state: projections.reader(txn), now: now)
         let envelopes = try ledger.append(payloads, to: command.stream, expecting: expected, metadata: metadata, at: now, in: txn)
-        for envelope in envelopes { try projections.apply(envelope, in: txn) }
+        let writer = projections.writer(txn)
+        for envelope in envelopes { try writer.apply(envelope) }
+        try writer.flush()
         return envelopes
     }
 

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import LMDB
 
 /// An exclusive advisory lock on `<data>/hearth.lock`, held by the daemon for its lifetime and
 /// by `projections rebuild`, so a rebuild can never run under a live daemon. Read-only tools
@@ -12,17 +13,18 @@ public final class DataDirectoryLock: Sendable {
     private let descriptor: Int32
     public let path: String
 
-    public init(directory: String, holder: String) throws(DataDirectoryLockError) {
+    public init(directory: String, holder: String) throws {
+        try Environment.createDirectories(directory)
         path = directory + "/hearth.lock"
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw .cannotOpen(path: path, errno: errno) }
+        guard fd >= 0 else { throw DataDirectoryLockError.cannotOpen(path: path, errno: errno) }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             var buffer = [UInt8](repeating: 0, count: 256)
             let count = pread(fd, &buffer, buffer.count, 0)
             close(fd)
             let owner = String(decoding: buffer.prefix(max(0, count)), as: UTF8.self)
                 .trimmingCharacters(in: ["\n", " "])
-            throw .held(path: path, by: owner)
+            throw DataDirectoryLockError.held(path: path, by: owner)
         }
         let text = Array("\(getpid()) \(holder)\n".utf8)
         _ = ftruncate(fd, 0)

@@ -47,9 +47,7 @@ public final class Environment: @unchecked Sendable {
     public init(path: String, options: EnvironmentOptions = EnvironmentOptions()) throws {
         self.path = path
         self.options = options
-        if mkdir(path, 0o700) != 0 && errno != EEXIST {
-            throw EnvironmentError.cannotCreateDirectory(path: path, errno: errno)
-        }
+        if !options.readOnly { try Self.createDirectories(path) }
         var env: OpaquePointer?
         try check(mdb_env_create(&env))
         handle = env!
@@ -67,6 +65,17 @@ public final class Environment: @unchecked Sendable {
         // Readers left behind by crashed processes would pin old pages forever.
         _ = try? readerCheck()
         if !options.readOnly { writerStorage = Writer(environment: self, maxBatchSize: options.maxBatchSize) }
+    }
+
+    /// `mkdir -p`, owner-only: the data directory holds secrets' neighbours.
+    public static func createDirectories(_ path: String) throws {
+        var current = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            current += "/" + component
+            if mkdir(current, 0o700) != 0 && errno != EEXIST {
+                throw EnvironmentError.cannotCreateDirectory(path: current, errno: errno)
+            }
+        }
     }
 
     /// Stops the writer (after it finishes queued work) and closes the environment.

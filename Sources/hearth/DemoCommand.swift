@@ -10,13 +10,15 @@ struct Demo: AsyncParsableCommand {
         abstract: "Record a short demo story in a ledger (until `hearth serve` lands) and show it.")
 
     @OptionGroup var data: DataOptions
+    @Option(help: "Also append bulk sample accounts until the ledger holds this many events (project 'bench').")
+    var events = 0
 
     func run() async throws {
-        makeDirectories(data.path)
         let project = ProjectID("demo-hearth")!
         let lock = try DataDirectoryLock(directory: data.path, holder: "hearth demo")
         let store = try AccountStore(directory: data.path)
         try await DemoLedger.story(store, project: project)
+        if events > 0 { try await DemoLedger.populate(store, events: events) }
         let head = try store.ledgerHead()
         store.close()
         withExtendedLifetime(lock) {}

@@ -10,15 +10,6 @@ func environmentValue(_ name: String) -> String? {
     getenv(name).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
 }
 
-/// Creates a directory and its parents (like `mkdir -p`).
-func makeDirectories(_ path: String) {
-    var current = path.hasPrefix("/") ? "" : "."
-    for component in path.split(separator: "/") {
-        current += "/" + component
-        mkdir(current, 0o700)
-    }
-}
-
 extension ProjectID: ExpressibleByArgument {
     public init?(argument: String) { self.init(argument) }
 }
