@@ -1,3 +1,4 @@
+import Foundation
 import HearthDomain
 import HearthLedger
 import HearthTesting
@@ -126,5 +127,15 @@ struct LedgerTests {
             #expect(line.contains(#""stream":"account/ledger-test/j""#))
             #expect(!line.contains("\n"))
         }
+    }
+}
+
+@Suite("schemas/ covers every event type")
+struct SchemaCatalogTests {
+    @Test func thereIsExactlyOneSchemaPerEventTypeAndVersion() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let files = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("schemas/events").path)
+        let expected = EventType.all.map { "\($0.name).v\($0.version).schema.json" }
+        #expect(Set(files) == Set(expected))
     }
 }

@@ -33,6 +33,8 @@ struct RebuildTests {
         try test.run(.update(p, uid("fed"), AccountUpdate(email: "fed2@x.io", profile: ProfileUpdated(displayName: "F", phoneNumber: "+15550002"), customClaims: .some(#"{"r":1}"#), validSince: at() / 1000)), as: TestStore.admin)
         try test.run(.issueOOBCode(p, codeHash: "c1", OOBCodeIssued(requestType: .emailSignIn, email: "new@x.io", expiresAt: at() + 3_600_000)))
         try test.run(.consumeOOBCode(p, codeHash: "c1"))
+        try test.run(.update(p, uid("anon10"), AccountUpdate(disabled: true)), as: TestStore.admin)
+        try test.run(.update(p, uid("anon10"), AccountUpdate(disabled: false)), as: TestStore.admin)
         try test.run(.deleteAccount(p, uid("anon3"), by: .user))
         try test.run(.revokeRefreshToken(p, uid("anon4"), tokenHash: "r-anon-4"))
         test.clock.advance(days: 31)
