@@ -35,8 +35,8 @@ public struct EventEnvelope: Equatable, Sendable {
     public var recordedAt: Int64
     public var metadata: Metadata
     public var payload: EventPayload
-    public var previousHash: [UInt8]
-    public var hash: [UInt8]
+    public var previousHash: ChainHash
+    public var hash: ChainHash
 
     public var event: Event { Event(stream, payload) }
 }
@@ -82,7 +82,7 @@ public enum RecordFormat {
     /// Encodes a record up to (not including) its own hash.
     static func encodeUnhashed(
         sequence: UInt64, recordedAt: Int64, stream: StreamID, streamVersion: UInt64, payload: EventPayload,
-        metadata: Metadata, previousHash: some Sequence<UInt8>
+        metadata: Metadata, previousHash: ChainHash
     ) -> [UInt8] {
         var writer = ByteWriter(capacity: 256)
         writer.write(version)
@@ -97,7 +97,7 @@ public enum RecordFormat {
         writer.write(metadata.requestId)
         writer.write(metadata.clientIp)
         writer.write(bytes: PayloadCodec.encode(payload))
-        writer.write(raw: previousHash)
+        previousHash.withBytes { writer.write(raw: $0) }
         return writer.bytes
     }
 
@@ -109,20 +109,56 @@ public enum RecordFormat {
         let sequence = try reader.readBigEndianUInt64()
         let recordedAt = Int64(bitPattern: try reader.readBigEndianUInt64())
         let streamVersion = try reader.readVarint()
-        let streamText = try reader.readString()
-        guard let stream = StreamID(streamText) else { throw BinaryFormatError.invalid("stream '\(streamText)'", at: 17) }
-        let type = EventType(try reader.readString(), version: Int(try reader.readVarint()))
+        let stream = try readStream(&reader)
+        let type = try readType(&reader)
         let metadata = Metadata(
             actor: try reader.readEnum(), actorId: try reader.readOptionalString(),
             requestId: try reader.readOptionalString(), clientIp: try reader.readOptionalString())
         let payloadLength = try reader.readVarint()
         guard payloadLength <= UInt64(reader.remaining) else { throw BinaryFormatError.truncated(at: reader.offset) }
         let payload = try PayloadCodec.decode(type, from: try reader.readRaw(Int(payloadLength)))
-        let previousHash = Array(try reader.readRaw(hashSize))
-        let hash = Array(try reader.readRaw(hashSize))
+        let previousHash = ChainHash(buffer: try reader.readRaw(hashSize))
+        let hash = ChainHash(buffer: try reader.readRaw(hashSize))
         guard reader.isAtEnd else { throw BinaryFormatError.trailingBytes(reader.remaining) }
         return EventEnvelope(
             sequence: sequence, stream: stream, streamVersion: streamVersion, type: type, recordedAt: recordedAt,
             metadata: metadata, payload: payload, previousHash: previousHash, hash: hash)
+    }
+
+    /// Parses "account/<project>/<uid>", "project/<project>" or "oob/<project>/<hash>" from the
+    /// stored bytes, without the intermediate strings a split would make (rebuild's hot path).
+    private static func readStream(_ reader: inout ByteReader) throws -> StreamID {
+        let count = try reader.readVarint()
+        guard count <= UInt64(reader.remaining) else { throw BinaryFormatError.truncated(at: reader.offset) }
+        let bytes = try reader.readRaw(Int(count))
+        let offset = reader.offset
+        var invalid: BinaryFormatError { .invalid("stream '\(String(decoding: bytes, as: UTF8.self))'", at: offset) }
+        guard let first = bytes.firstIndex(of: 0x2f) else { throw invalid }
+        let rest = bytes[(first + 1)...]
+        let second = rest.firstIndex(of: 0x2f)
+        let category = UnsafeRawBufferPointer(rebasing: bytes[..<first])
+        guard let project = ProjectID(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[(first + 1)..<(second ?? bytes.count)]), as: UTF8.self)) else {
+            throw invalid
+        }
+        if second == nil, category.elementsEqual("project".utf8) { return .project(project) }
+        guard let second else { throw invalid }
+        let id = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[(second + 1)...]), as: UTF8.self)
+        if category.elementsEqual("account".utf8), let uid = UserID(id) { return .account(project, uid) }
+        if category.elementsEqual("oob".utf8) { return .oobCode(project, id) }
+        throw invalid
+    }
+
+    private static let knownTypes: [([UInt8], EventType)] = EventType.all.map { (Array($0.name.utf8), $0) }
+
+    /// Reads the type name and version, matching known names without allocating a string.
+    private static func readType(_ reader: inout ByteReader) throws -> EventType {
+        let count = try reader.readVarint()
+        guard count <= UInt64(reader.remaining) else { throw BinaryFormatError.truncated(at: reader.offset) }
+        let name = try reader.readRaw(Int(count))
+        let version = Int(try reader.readVarint())
+        for (bytes, type) in knownTypes where type.version == version && bytes.count == name.count && name.elementsEqual(bytes) {
+            return type
+        }
+        return EventType(String(decoding: name, as: UTF8.self), version: version)
     }
 }

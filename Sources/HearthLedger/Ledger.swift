@@ -17,17 +17,17 @@ public struct Ledger: Sendable {
     public struct Head: Equatable, Sendable {
         /// Last sequence number; 0 for an empty ledger.
         public var sequence: UInt64
-        public var hash: [UInt8]
+        public var hash: ChainHash
         public var recordedAt: Int64
 
-        public static let genesis = Head(sequence: 0, hash: Array(repeating: 0, count: RecordFormat.hashSize), recordedAt: 0)
+        public static let genesis = Head(sequence: 0, hash: .zero, recordedAt: 0)
     }
 
     public func head(in txn: some Transaction) throws -> Head {
         try txn.withCursor(events) { cursor in
             guard let (_, record) = try cursor.last() else { return .genesis }
             return Head(
-                sequence: try RecordFormat.sequence(of: record), hash: Array(try RecordFormat.storedHash(of: record)),
+                sequence: try RecordFormat.sequence(of: record), hash: ChainHash(buffer: try RecordFormat.storedHash(of: record)),
                 recordedAt: try RecordFormat.recordedAt(of: record))
         }
     }
@@ -73,7 +73,7 @@ public struct Ledger: Sendable {
             var record = RecordFormat.encodeUnhashed(
                 sequence: sequence, recordedAt: recordedAt, stream: stream, streamVersion: streamVersion,
                 payload: payload, metadata: metadata, previousHash: head.hash)
-            let hash = Array(SHA256.hash(data: record))
+            let hash = ChainHash(SHA256.hash(data: record))
             record.append(contentsOf: hash)
             try txn.put(events, BigEndianUInt64(sequence), record, options: .append)
             try txn.put(streams, Self.streamKey(stream, streamVersion), BigEndianUInt64(sequence), options: .noOverwrite)

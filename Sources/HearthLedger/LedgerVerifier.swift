@@ -7,7 +7,7 @@ public struct LedgerVerifier {
     public struct Outcome: Equatable, Sendable {
         public var eventsChecked: UInt64
         /// Hash of the last good record; publish it elsewhere to anchor the chain.
-        public var headHash: [UInt8]
+        public var headHash: ChainHash
         public var failure: Failure?
 
         public var isIntact: Bool { failure == nil }
@@ -43,7 +43,7 @@ public struct LedgerVerifier {
                         failure = Failure(sequence: key == expected ? key : expected, reason: problem)
                         return .stop
                     }
-                    previousHash = Array(try RecordFormat.storedHash(of: record))
+                    previousHash = ChainHash(buffer: try RecordFormat.storedHash(of: record))
                     expected += 1
                     visited += 1
                     return visited == batchSize ? .stop : .continue
@@ -55,7 +55,7 @@ public struct LedgerVerifier {
         return Outcome(eventsChecked: expected - 1, headHash: previousHash, failure: failure)
     }
 
-    static func check(_ record: UnsafeRawBufferPointer, key: UInt64, expected: UInt64, previousHash: [UInt8]) -> String? {
+    static func check(_ record: UnsafeRawBufferPointer, key: UInt64, expected: UInt64, previousHash: ChainHash) -> String? {
         guard key == expected else { return "sequence gap: found \(key) where \(expected) was expected" }
         guard let stored = try? RecordFormat.sequence(of: record), stored == key else {
             return "record claims a different sequence number than its key"
@@ -63,7 +63,7 @@ public struct LedgerVerifier {
         guard let previous = try? RecordFormat.previousHash(of: record), let hash = try? RecordFormat.storedHash(of: record) else {
             return "record is truncated"
         }
-        guard previous.elementsEqual(previousHash) else { return "previous-hash does not match the prior event's hash" }
+        guard ChainHash(buffer: previous) == previousHash else { return "previous-hash does not match the prior event's hash" }
         let computed = SHA256.hash(data: RecordFormat.hashedBytes(of: record))
         guard computed.elementsEqual(hash) else { return "hash mismatch: the record was altered" }
         return nil

@@ -116,13 +116,14 @@ public final class ProjectionWriter {
     }
 
     private func updateRefreshTokens(_ key: AccountKey, _ before: Account?, _ after: Account?, at: Int64) throws {
+        // At most `Evolve.maxRefreshTokensPerAccount` each: linear scans beat building sets.
         let old = before?.refreshTokens ?? []
         let new = after?.refreshTokens ?? []
-        let kept = Set(new)
-        for hash in old where !kept.contains(hash) { try txn.delete(projects.refreshTokens, Array(hash.utf8)) }
-        let existing = Set(old)
+        for hash in old where !new.contains(hash) { try txn.delete(projects.refreshTokens, Array(hash.utf8)) }
+        let added = new.filter { !old.contains($0) }
+        guard !added.isEmpty else { return }
         let record = RefreshTokenRecord(project: key.project, uid: key.uid, issuedAt: at).binaryEncoded
-        for hash in new where !existing.contains(hash) { try txn.put(projects.refreshTokens, Array(hash.utf8), record) }
+        for hash in added { try txn.put(projects.refreshTokens, Array(hash.utf8), record) }
     }
 
     /// Keeps `anonymousAccounts` and the cleanup schedule in step with the account: created
