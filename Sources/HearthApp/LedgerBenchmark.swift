@@ -40,7 +40,7 @@ public struct LedgerBenchmark {
         log("Hearth group commit, \(submitters) concurrent submitters, \(groupCommitCommands) commands …")
         let (group, batch) = try await groupCommit(path: directory + "/group")
         log("building a \(rebuildEvents)-event ledger for the rebuild …")
-        let (scan, rebuild) = try await rebuildVersusScan(path: directory + "/rebuild", log: log)
+        let (scan, decode, rebuild) = try await rebuildVersusScan(path: directory + "/rebuild", log: log)
         return [
             Row(name: "LMDB commit per event (ceiling)", rate: single, unit: "events/s"),
             Row(name: "LMDB batch of 100", rate: hundred, unit: "events/s"),
@@ -49,6 +49,7 @@ public struct LedgerBenchmark {
                 name: "Hearth group commit (\(submitters) submitters, avg batch \(format1(batch)))", rate: group,
                 unit: "commands/s", ceiling: "commit per event", ratio: group / single),
             Row(name: "LMDB cursor scan of the ledger (ceiling)", rate: scan, unit: "records/s"),
+            Row(name: "Scan + decode every event", rate: decode, unit: "events/s", ceiling: "cursor scan", ratio: decode / scan),
             Row(name: "Projection rebuild", rate: rebuild, unit: "events/s", ceiling: "cursor scan", ratio: rebuild / scan),
         ]
     }
@@ -98,26 +99,29 @@ public struct LedgerBenchmark {
         return (Double(perSubmitter * submitters) / elapsed, Double(after.jobs - before.jobs) / max(batches, 1))
     }
 
-    private func rebuildVersusScan(path: String, log: (String) -> Void) async throws -> (Double, Double) {
+    private func rebuildVersusScan(path: String, log: (String) -> Void) async throws -> (Double, Double, Double) {
         let store = try AccountStore(directory: path)
         defer { store.close() }
         try await DemoLedger.populate(store, events: rebuildEvents)
         log("scanning \(try store.ledgerHead().sequence) records, then rebuilding …")
-        let scanRate = try scanRate(store)
+        let scan = try scanRate(store)
+        let decode = try scanRate(store, decoding: true)
         let rebuildStart = ContinuousClock.now
         let rebuilt = try store.maintenance.rebuild()
-        return (scanRate, Double(rebuilt) / seconds(since: rebuildStart))
+        return (scan, decode, Double(rebuilt) / seconds(since: rebuildStart))
     }
 }
 
-/// Reads every ledger record once, touching its bytes: the read ceiling for a rebuild.
-private func scanRate(_ store: AccountStore) throws -> Double {
+/// Reads every ledger record once, touching its bytes (the read ceiling for a rebuild), or
+/// also decoding it (how much of a rebuild is decoding rather than projecting).
+private func scanRate(_ store: AccountStore, decoding: Bool = false) throws -> Double {
     var scanned: UInt64 = 0
     var checksum = 0
     let start = ContinuousClock.now
     try store.environment.read { txn in
         try txn.forEach(store.ledger.events) { _, record in
             checksum &+= record.count &+ Int(record[record.count - 1])
+            if decoding { checksum &+= Int(try RecordFormat.decode(record).streamVersion) }
             scanned += 1
             return .continue
         }
