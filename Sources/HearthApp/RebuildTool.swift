@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import HearthProjections
 import HearthStore
 import LMDB
@@ -22,6 +27,7 @@ public struct RebuildTool {
 
     /// Refuses (`DataDirectoryLockError.held`) while a daemon holds the data directory.
     public func run(progress: (UInt64, UInt64) -> Void = { _, _ in }) throws -> Summary {
+        guard access(directory + "/data.mdb", F_OK) == 0 else { throw StoreError.noLedger(directory: directory) }
         let lock = try DataDirectoryLock(directory: directory, holder: "hearth projections rebuild")
         defer { withExtendedLifetime(lock) {} }
         var options = AccountStore.Options()

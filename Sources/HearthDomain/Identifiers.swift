@@ -1,16 +1,12 @@
-/// A Firebase project id ("demo-hearth"). Every account, index and setting is scoped by it.
-public struct ProjectID: Hashable, Comparable, Sendable, CustomStringConvertible, Codable {
-    public let rawValue: String
+/// An identifier that is a validated string: printed, compared and coded as that string.
+public protocol StringIdentifier: Hashable, Comparable, Sendable, CustomStringConvertible, Codable {
+    var rawValue: String { get }
+    init?(_ rawValue: String)
+}
 
-    /// Project ids are 1-63 characters of lowercase letters, digits, '-' and '_' (no '/').
-    public init?(_ rawValue: String) {
-        guard (1...63).contains(rawValue.utf8.count),
-            rawValue.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7a) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2d || $0 == 0x5f })
-        else { return nil }
-        self.rawValue = rawValue
-    }
-
+extension StringIdentifier {
     public var description: String { rawValue }
+
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 
     public func encode(to encoder: any Encoder) throws {
@@ -20,15 +16,28 @@ public struct ProjectID: Hashable, Comparable, Sendable, CustomStringConvertible
 
     public init(from decoder: any Decoder) throws {
         let raw = try decoder.singleValueContainer().decode(String.self)
-        guard let id = ProjectID(raw) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "bad project id"))
+        guard let id = Self(raw) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "invalid \(Self.self) '\(raw)'"))
         }
         self = id
     }
 }
 
+/// A Firebase project id ("demo-hearth"). Every account, index and setting is scoped by it.
+public struct ProjectID: StringIdentifier {
+    public let rawValue: String
+
+    /// Project ids are 1-63 characters of lowercase letters, digits, '-' and '_' (no '/').
+    public init?(_ rawValue: String) {
+        guard (1...63).contains(rawValue.utf8.count),
+            rawValue.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7a) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2d || $0 == 0x5f })
+        else { return nil }
+        self.rawValue = rawValue
+    }
+}
+
 /// A user id (Firebase `localId`): 1-128 characters, no control characters.
-public struct UserID: Hashable, Comparable, Sendable, CustomStringConvertible, Codable {
+public struct UserID: StringIdentifier {
     public let rawValue: String
 
     public init?(_ rawValue: String) {
@@ -39,22 +48,6 @@ public struct UserID: Hashable, Comparable, Sendable, CustomStringConvertible, C
             rawValue.unicodeScalars.allSatisfy({ !(0x80...0x9f).contains($0.value) })
         else { return nil }
         self.rawValue = rawValue
-    }
-
-    public var description: String { rawValue }
-    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let raw = try decoder.singleValueContainer().decode(String.self)
-        guard let id = UserID(raw) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "bad uid"))
-        }
-        self = id
     }
 }
 
