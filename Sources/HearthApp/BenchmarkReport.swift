@@ -13,7 +13,7 @@ public enum BenchmarkReport {
         for row in rows {
             var line = pad(row.name, nameWidth) + "  " + pad(formatCount(UInt64(row.rate.rounded())), 14) + "  " + pad(row.unit, 10)
             if let ratio = row.ratio, let ceiling = row.ceiling {
-                line += "  " + format1(ratio * 100) + "% of " + ceiling + " (" + format1(ratio) + "x)"
+                line += "  " + format1(ratio * 100) + "% of " + ceiling + (ratio >= 1 ? " (" + format1(ratio) + "x)" : "")
             }
             lines.append(line)
         }
@@ -25,6 +25,6 @@ public enum BenchmarkReport {
     }
 
     private static func memoryGiB() -> Int {
-        Int(sysconf(Int32(_SC_PHYS_PAGES))) * Int(sysconf(Int32(_SC_PAGESIZE))) >> 30
+        (Int(sysconf(Int32(_SC_PHYS_PAGES))) * Int(sysconf(Int32(_SC_PAGESIZE)))) >> 30
     }
 }
