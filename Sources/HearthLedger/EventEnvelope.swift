@@ -110,18 +110,18 @@ public enum RecordFormat {
         let recordedAt = Int64(bitPattern: try reader.readBigEndianUInt64())
         let streamVersion = try reader.readVarint()
         let stream = try readStream(&reader)
-        let type = try readType(&reader)
+        let decoder = try readType(&reader)
         let metadata = Metadata(
             actor: try reader.readEnum(), actorId: try reader.readOptionalString(),
             requestId: try reader.readOptionalString(), clientIp: try reader.readOptionalString())
         let payloadLength = try reader.readVarint()
         guard payloadLength <= UInt64(reader.remaining) else { throw BinaryFormatError.truncated(at: reader.offset) }
-        let payload = try PayloadCodec.decode(type, from: try reader.readRaw(Int(payloadLength)))
+        let payload = try decoder.decode(try reader.readRaw(Int(payloadLength)))
         let previousHash = ChainHash(buffer: try reader.readRaw(hashSize))
         let hash = ChainHash(buffer: try reader.readRaw(hashSize))
         guard reader.isAtEnd else { throw BinaryFormatError.trailingBytes(reader.remaining) }
         return EventEnvelope(
-            sequence: sequence, stream: stream, streamVersion: streamVersion, type: type, recordedAt: recordedAt,
+            sequence: sequence, stream: stream, streamVersion: streamVersion, type: decoder.type, recordedAt: recordedAt,
             metadata: metadata, payload: payload, previousHash: previousHash, hash: hash)
     }
 
@@ -148,17 +148,15 @@ public enum RecordFormat {
         throw invalid
     }
 
-    private static let knownTypes: [([UInt8], EventType)] = EventType.all.map { (Array($0.name.utf8), $0) }
-
-    /// Reads the type name and version, matching known names without allocating a string.
-    private static func readType(_ reader: inout ByteReader) throws -> EventType {
+    /// Reads the type name and version and finds their decoder.
+    private static func readType(_ reader: inout ByteReader) throws -> PayloadCodec.Decoder {
         let count = try reader.readVarint()
         guard count <= UInt64(reader.remaining) else { throw BinaryFormatError.truncated(at: reader.offset) }
         let name = try reader.readRaw(Int(count))
         let version = Int(try reader.readVarint())
-        for (bytes, type) in knownTypes where type.version == version && bytes.count == name.count && name.elementsEqual(bytes) {
-            return type
+        guard let decoder = PayloadCodec.decoder(name: name, version: version) else {
+            throw BinaryFormatError.unknownEventType(String(decoding: name, as: UTF8.self), version: version)
         }
-        return EventType(String(decoding: name, as: UTF8.self), version: version)
+        return decoder
     }
 }

@@ -34,40 +34,62 @@ public enum PayloadCodec {
         return writer.bytes
     }
 
-    /// Decodes a payload stored as `type`. Unknown types and versions are errors, not skips:
-    /// a ledger written by a newer Hearth must not be silently misread.
-    public static func decode(_ type: EventType, from bytes: UnsafeRawBufferPointer) throws -> EventPayload {
-        var reader = ByteReader(bytes)
-        let payload = try decodeCurrent(type, &reader)
-        guard reader.isAtEnd else { throw BinaryFormatError.trailingBytes(reader.remaining) }
-        return payload
+    /// Reads one stored (type, version) as a current payload. An older version's entry is
+    /// where its upcaster goes.
+    public struct Decoder: Sendable {
+        public let type: EventType
+        let utf8Name: [UInt8]
+        let read: @Sendable (inout ByteReader) throws -> EventPayload
+
+        init(_ type: EventType, _ read: @escaping @Sendable (inout ByteReader) throws -> EventPayload) {
+            self.type = type
+            utf8Name = Array(type.name.utf8)
+            self.read = read
+        }
+
+        /// Decodes a whole payload; trailing bytes are an error.
+        public func decode(_ bytes: UnsafeRawBufferPointer) throws -> EventPayload {
+            var reader = ByteReader(bytes)
+            let payload = try read(&reader)
+            guard reader.isAtEnd else { throw BinaryFormatError.trailingBytes(reader.remaining) }
+            return payload
+        }
     }
 
-    private static func decodeCurrent(_ type: EventType, _ reader: inout ByteReader) throws -> EventPayload {
-        switch type {
-        case .accountCreated: return .accountCreated(try reader.read())
-        case .signInRecorded: return .signInRecorded(SignInRecorded(method: try reader.readString()))
-        case .providerLinked: return .providerLinked(ProviderLinked(provider: try reader.read()))
-        case .providerUnlinked: return .providerUnlinked(ProviderUnlinked(providerId: try reader.readString()))
-        case .passwordSet: return .passwordSet(PasswordSet(password: try reader.read(), reason: try reader.readEnum()))
-        case .passwordRemoved: return .passwordRemoved(PasswordRemoved(reason: try reader.readEnum()))
-        case .emailVerified: return .emailVerified(EmailVerified(email: try reader.readString()))
-        case .emailChanged:
-            return .emailChanged(EmailChanged(email: try reader.readOptionalString(), verified: try reader.readBool()))
-        case .profileUpdated: return .profileUpdated(try reader.read())
-        case .customClaimsSet: return .customClaimsSet(CustomClaimsSet(claims: try reader.readOptionalString()))
-        case .accountDisabled: return .accountDisabled
-        case .accountEnabled: return .accountEnabled
-        case .sessionsRevoked:
-            return .sessionsRevoked(SessionsRevoked(validSince: try reader.readInt64(), reason: try reader.readEnum()))
-        case .refreshTokenIssued: return .refreshTokenIssued(RefreshTokenIssued(tokenHash: try reader.readString()))
-        case .refreshTokenRevoked: return .refreshTokenRevoked(RefreshTokenRevoked(tokenHash: try reader.readString()))
-        case .accountDeleted: return .accountDeleted(AccountDeleted(by: try reader.readEnum()))
-        case .anonymousPurged: return .anonymousPurged(AnonymousPurged(dueAt: try reader.readInt64()))
-        case .oobCodeIssued: return .oobCodeIssued(try reader.read())
-        case .oobCodeConsumed: return .oobCodeConsumed
-        case .projectConfigChanged: return .projectConfigChanged(try reader.read())
-        default: throw BinaryFormatError.unknownEventType(type.name, version: type.version)
+    /// Every (type, version) the ledger can contain. Unknown types and versions are errors, not
+    /// skips: a ledger written by a newer Hearth must not be silently misread.
+    public static let decoders: [Decoder] = [
+        Decoder(.accountCreated) { .accountCreated(try $0.read()) },
+        Decoder(.signInRecorded) { .signInRecorded(SignInRecorded(method: try $0.readString())) },
+        Decoder(.providerLinked) { .providerLinked(ProviderLinked(provider: try $0.read())) },
+        Decoder(.providerUnlinked) { .providerUnlinked(ProviderUnlinked(providerId: try $0.readString())) },
+        Decoder(.passwordSet) { .passwordSet(PasswordSet(password: try $0.read(), reason: try $0.readEnum())) },
+        Decoder(.passwordRemoved) { .passwordRemoved(PasswordRemoved(reason: try $0.readEnum())) },
+        Decoder(.emailVerified) { .emailVerified(EmailVerified(email: try $0.readString())) },
+        Decoder(.emailChanged) { .emailChanged(EmailChanged(email: try $0.readOptionalString(), verified: try $0.readBool())) },
+        Decoder(.profileUpdated) { .profileUpdated(try $0.read()) },
+        Decoder(.customClaimsSet) { .customClaimsSet(CustomClaimsSet(claims: try $0.readOptionalString())) },
+        Decoder(.accountDisabled) { _ in .accountDisabled },
+        Decoder(.accountEnabled) { _ in .accountEnabled },
+        Decoder(.sessionsRevoked) { .sessionsRevoked(SessionsRevoked(validSince: try $0.readInt64(), reason: try $0.readEnum())) },
+        Decoder(.refreshTokenIssued) { .refreshTokenIssued(RefreshTokenIssued(tokenHash: try $0.readString())) },
+        Decoder(.refreshTokenRevoked) { .refreshTokenRevoked(RefreshTokenRevoked(tokenHash: try $0.readString())) },
+        Decoder(.accountDeleted) { .accountDeleted(AccountDeleted(by: try $0.readEnum())) },
+        Decoder(.anonymousPurged) { .anonymousPurged(AnonymousPurged(dueAt: try $0.readInt64())) },
+        Decoder(.oobCodeIssued) { .oobCodeIssued(try $0.read()) },
+        Decoder(.oobCodeConsumed) { _ in .oobCodeConsumed },
+        Decoder(.projectConfigChanged) { .projectConfigChanged(try $0.read()) },
+    ]
+
+    /// The decoder for a stored type name (raw UTF-8) and version, matched without allocating.
+    public static func decoder(name: some Collection<UInt8>, version: Int) -> Decoder? {
+        decoders.first { $0.type.version == version && $0.utf8Name.count == name.count && $0.utf8Name.elementsEqual(name) }
+    }
+
+    public static func decode(_ type: EventType, from bytes: UnsafeRawBufferPointer) throws -> EventPayload {
+        guard let decoder = decoder(name: Array(type.name.utf8), version: type.version) else {
+            throw BinaryFormatError.unknownEventType(type.name, version: type.version)
         }
+        return try decoder.decode(bytes)
     }
 }
