@@ -6,8 +6,7 @@ public enum Decide {
         case .createAccount(let project, let uid, let created):
             return try createAccount(project, uid, created, state)
         case .signIn(let project, let uid, let method, let tokenHash):
-            let account = try activeAccount(uid, project, state)
-            _ = account
+            _ = try activeAccount(uid, project, state)
             return [.signInRecorded(SignInRecorded(method: method))] + issue(tokenHash)
         case .linkProvider(let project, let uid, let link):
             return try linkProvider(project, uid, link, state)

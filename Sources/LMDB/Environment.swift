@@ -78,12 +78,18 @@ public final class Environment: @unchecked Sendable {
         }
     }
 
+    private var isClosed = false
+
     /// Stops the writer (after it finishes queued work) and closes the environment.
     public func close() {
+        guard !isClosed else { return }
+        isClosed = true
         writerStorage?.stop()
         writerStorage = nil
         mdb_env_close(handle)
     }
+
+    deinit { close() }
 
     /// Opens (creating if needed) a named database. Runs on the writer thread like every write;
     /// read-only environments open existing databases in a read transaction instead.
