@@ -127,3 +127,36 @@ struct CommandLineTests {
         #expect(result.standardError.contains("no Hearth ledger"))
     }
 }
+
+@Suite("hearth CLI beside a live writer")
+struct BesideALiveWriterTests {
+    @Test func readToolsWorkAndRebuildRefusesWhileAnotherProcessWrites() throws {
+        let directory = TemporaryDirectory("live")
+        let writer = Process()
+        writer.executableURL = URL(fileURLWithPath: BuiltProducts.path("hearth-crash-harness"))
+        writer.arguments = [directory.path, "live"]
+        let pipe = Pipe()
+        writer.standardOutput = pipe
+        try writer.run()
+        defer {
+            writer.terminate()
+            writer.waitUntilExit()
+        }
+        // Wait until it has acknowledged a few hundred appends.
+        var seen = 0
+        while seen < 300 {
+            let chunk = pipe.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            seen += chunk.filter { $0 == UInt8(ascii: "\n") }.count
+        }
+        let verify = try runHearth(["audit", "verify", "--data", directory.path])
+        #expect(verify.status == 0, "\(verify.standardError)")
+        #expect(verify.standardOutput.hasPrefix("ledger intact: "))
+        let replay = try runHearth(["audit", "replay", "--data", directory.path, "--type", "account.created"])
+        #expect(replay.status == 0)
+        #expect(replay.standardOutput.split(separator: "\n").count >= 50)
+        let rebuild = try runHearth(["projections", "rebuild", "--data", directory.path])
+        #expect(rebuild.status != 0)
+        #expect(rebuild.standardError.contains("crash harness"))
+    }
+}
