@@ -73,7 +73,10 @@ let package = Package(
                 "HearthDomain", "HearthTesting", .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: strictTests),
-        .testTarget(name: "HearthLedgerTests", dependencies: ["HearthLedger", "HearthTesting"], swiftSettings: strictTests),
+        .testTarget(
+            name: "HearthLedgerTests",
+            dependencies: ["HearthLedger", "HearthTesting", .product(name: "PropertyBased", package: "swift-property-based")],
+            swiftSettings: strictTests),
         .testTarget(
             name: "HearthProjectionsTests", dependencies: ["HearthProjections", "HearthTesting"], swiftSettings: strictTests),
         .testTarget(

@@ -153,7 +153,9 @@ public enum RecordFormat {
         let count = try reader.readVarint()
         guard count <= UInt64(reader.remaining) else { throw BinaryFormatError.truncated(at: reader.offset) }
         let name = try reader.readRaw(Int(count))
-        let version = Int(try reader.readVarint())
+        guard let version = Int(exactly: try reader.readVarint()) else {
+            throw BinaryFormatError.invalid("type version", at: reader.offset)
+        }
         guard let decoder = PayloadCodec.decoder(name: name, version: version) else {
             throw BinaryFormatError.unknownEventType(String(decoding: name, as: UTF8.self), version: version)
         }
