@@ -59,7 +59,7 @@ public final class Environment: @unchecked Sendable {
             if !options.durable { flags |= UInt32(MDB_NOSYNC) }
             try check(mdb_env_open(handle, path, flags, 0o600))
         } catch {
-            mdb_env_close(handle)
+            close()  // LMDB requires closing an environment even when opening it failed
             throw error
         }
         // Readers left behind by crashed processes would pin old pages forever.

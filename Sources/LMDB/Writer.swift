@@ -129,19 +129,20 @@ public final class Writer: @unchecked Sendable {
                 do {
                     try job.run(txn)
                 } catch {
-                    if txn.hitMapFull {
-                        txn.abort()
-                        if let failure = grow() { return finish(live, rolledBack, failure: failure) }
-                        growths += 1
-                        continue attempt
-                    }
-                    if txn.writeCount != writesBefore {
+                    if txn.writeCount != writesBefore && !txn.hitMapFull {
                         txn.abort()
                         rolledBack.append((job, error))
                         live.remove(at: index)
                         continue attempt
                     }
                     job.record(failure: error)
+                }
+                // Even a job that swallowed the error left the transaction unusable.
+                if txn.hitMapFull {
+                    txn.abort()
+                    if let failure = grow() { return finish(live, rolledBack, failure: failure) }
+                    growths += 1
+                    continue attempt
                 }
                 index += 1
             }
