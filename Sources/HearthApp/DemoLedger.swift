@@ -7,6 +7,14 @@ import HearthStore
 public enum DemoLedger {
     static let metadata = Metadata(actor: .cli, actorId: "demo")
 
+    /// Records the story unless this ledger already has it; returns whether it did.
+    public static func recordStoryOnce(_ store: AccountStore, project: ProjectID) async throws -> Bool {
+        let first = StreamID.account(project, UserID("demo-anonymous")!)
+        guard try store.read({ try store.ledger.version(of: first, in: $0.txn) }) == 0 else { return false }
+        try await story(store, project: project)
+        return true
+    }
+
     /// A short story that exercises the lifecycle, seed 000's rule included.
     public static func story(_ store: AccountStore, project: ProjectID) async throws {
         func run(_ command: Command, as actor: Metadata.Actor = .endUser, _ id: String? = nil) async throws {

@@ -17,13 +17,15 @@ struct Demo: AsyncParsableCommand {
         let project = ProjectID("demo-hearth")!
         let lock = try DataDirectoryLock(directory: data.path, holder: "hearth demo")
         let store = try AccountStore(directory: data.path)
-        try await DemoLedger.story(store, project: project)
+        let recorded = try await DemoLedger.recordStoryOnce(store, project: project)
         if events > 0 { try await DemoLedger.populate(store, events: events) }
         let head = try store.ledgerHead()
         store.close()
         withExtendedLifetime(lock) {}
         let out = Output.standardOutput
-        out.line("recorded a demo story in \(data.path): the ledger now holds \(head.sequence) events")
+        out.line(
+            (recorded ? "recorded a demo story in \(data.path)" : "the demo story is already in \(data.path)")
+                + ": the ledger holds \(head.sequence) events")
         out.line("try:")
         out.line("  hearth audit replay --data \(data.path) --format text")
         out.line("  hearth audit replay --data \(data.path) --uid demo-alice")
