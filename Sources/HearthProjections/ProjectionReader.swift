@@ -75,24 +75,5 @@ public struct ProjectionReader<T: Transaction>: DecisionState {
         return due
     }
 
-    /// Every project that has settings or accounts.
-    public func projectIDs() throws -> [ProjectID] {
-        var ids = Set<ProjectID>()
-        try txn.forEach(projections.projects) { key, _ in
-            if let id = ProjectID(String(decoding: key.prefix { $0 != 0 }, as: UTF8.self)) { ids.insert(id) }
-            return .continue
-        }
-        // Accounts of projects never configured: hop from project to project through the keys.
-        try txn.withCursor(projections.accounts) { cursor in
-            var entry = try cursor.first()
-            while let (key, _) = entry {
-                let name = Array(key.prefix { $0 != 0 })
-                if let id = ProjectID(String(decoding: name, as: UTF8.self)) { ids.insert(id) }
-                entry = try cursor.seek(atLeast: name + [1])
-            }
-        }
-        return ids.sorted()
-    }
-
     public func accountCount() throws -> Int { try txn.count(projections.accounts) }
 }
