@@ -28,7 +28,10 @@ public enum Timestamp {
         guard chars.count >= 10, chars[4] == 45, chars[7] == 45, let year = number(0..<4), let month = number(5..<7),
             let day = number(8..<10), (1...12).contains(month), (1...31).contains(day)
         else { return nil }
-        var millis = days(fromCivil: year, month, day) * 86_400_000
+        let dayNumber = days(fromCivil: year, month, day)
+        // Reject days the month does not have (2026-02-30).
+        guard civil(fromDays: dayNumber) == (year, month, day) else { return nil }
+        var millis = dayNumber * 86_400_000
         if chars.count == 10 { return millis }
         guard chars.count >= 19, chars[10] == 84 || chars[10] == 116 || chars[10] == 32, chars[13] == 58, chars[16] == 58,
             let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19), hour < 24, minute < 60,

@@ -50,5 +50,7 @@ struct EvolveProperties {
         #expect(Timestamp.parse("1795305600000") == 1_795_305_600_000)
         #expect(Timestamp.parse("yesterday") == nil)
         #expect(Timestamp.parse("2026-13-01") == nil)
+        #expect(Timestamp.parse("2026-02-30") == nil)
+        #expect(Timestamp.parse("2024-02-29") == 1_709_164_800_000)
     }
 }
