@@ -14,10 +14,15 @@ public final class ProjectionWriter {
         var uid: UserID
     }
 
+    /// An account as last read or folded; `changed` marks it for write-back.
+    private struct CachedAccount {
+        var account: Account?
+        var changed: Bool
+    }
+
     public let projections: Projections
     public let txn: WriteTransaction
-    private var accounts: [AccountKey: Account?] = [:]
-    private var dirty: Set<AccountKey> = []
+    private var accounts: [AccountKey: CachedAccount] = [:]
     private var configs: [ProjectID: ProjectConfig] = [:]
     private var lastSequence: UInt64?
 
@@ -53,25 +58,23 @@ public final class ProjectionWriter {
 
     /// Writes cached accounts and the checkpoint.
     public func flush() throws {
-        let keyed = dirty.map { (Keys.account($0.project, $0.uid), $0) }.sorted { $0.0.lexicographicallyPrecedes($1.0) }
-        for (bytes, key) in keyed {
-            if let account = accounts[key] ?? nil {
+        let changed = accounts.filter(\.value.changed).map { (Keys.account($0.key.project, $0.key.uid), $0.value.account) }
+        for (bytes, account) in changed.sorted(by: { $0.0.lexicographicallyPrecedes($1.0) }) {
+            if let account {
                 try txn.put(projects.accounts, bytes, account.binaryEncoded)
             } else {
                 try txn.delete(projects.accounts, bytes)
             }
         }
-        dirty.removeAll(keepingCapacity: true)
+        accounts.removeAll(keepingCapacity: true)
         if let lastSequence { try projects.setCheckpoint(lastSequence, in: txn) }
     }
 
     private var projects: Projections { projections }
 
     private func account(_ key: AccountKey) throws -> Account? {
-        if let cached = accounts[key] { return cached }
-        let stored = try projections.reader(txn).account(key.uid, in: key.project)
-        accounts[key] = .some(stored)
-        return stored
+        if let cached = accounts[key] { return cached.account }
+        return try projections.reader(txn).account(key.uid, in: key.project)
     }
 
     private func config(_ project: ProjectID) throws -> ProjectConfig {
@@ -84,8 +87,7 @@ public final class ProjectionWriter {
     private func applyAccountEvent(_ envelope: EventEnvelope, _ key: AccountKey) throws {
         let before = try account(key)
         let after = Evolve.account(before, envelope.payload, uid: key.uid, at: envelope.recordedAt)
-        accounts[key] = .some(after)
-        dirty.insert(key)
+        accounts[key] = CachedAccount(account: after, changed: true)
         let project = key.project
         try updateIndex(projects.emails, before?.email, after?.email, key.uid) { Keys.email(project, $0) }
         try updateIndex(projects.phones, before?.phoneNumber, after?.phoneNumber, key.uid) { Keys.phone(project, $0) }
