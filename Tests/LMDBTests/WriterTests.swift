@@ -49,18 +49,15 @@ struct WriterTests {
         #expect(stats.batches < stats.jobs)
     }
 
-    @Test func aJobThatFailsBeforeWritingFailsAlone() async throws {
-        struct Refused: Error {}
-        let (environment, database) = try open()
-        defer { environment.close() }
-        let results = await withTaskGroup(of: (Int, Bool).self) { group in
-            for index in 0..<40 {
+    /// Submits `count` jobs from concurrent tasks; returns which of them committed.
+    func submitConcurrently(
+        _ environment: Environment, count: Int, _ job: @escaping @Sendable (Int, WriteTransaction) throws -> Void
+    ) async -> [Int: Bool] {
+        await withTaskGroup(of: (Int, Bool).self) { group in
+            for index in 0..<count {
                 group.addTask {
                     do {
-                        try await environment.writer.submit { txn in
-                            if index % 4 == 0 { throw Refused() }
-                            try txn.put(database, BigEndianUInt64(UInt64(index)), [1])
-                        }
+                        try await environment.writer.submit { txn in try job(index, txn) }
                         return (index, true)
                     } catch {
                         return (index, false)
@@ -68,6 +65,16 @@ struct WriterTests {
                 }
             }
             return await group.reduce(into: [Int: Bool]()) { $0[$1.0] = $1.1 }
+        }
+    }
+
+    @Test func aJobThatFailsBeforeWritingFailsAlone() async throws {
+        struct Refused: Error {}
+        let (environment, database) = try open()
+        defer { environment.close() }
+        let results = await submitConcurrently(environment, count: 40) { index, txn in
+            if index % 4 == 0 { throw Refused() }
+            try txn.put(database, BigEndianUInt64(UInt64(index)), [1])
         }
         for index in 0..<40 { #expect(results[index] == (index % 4 != 0)) }
         #expect(try environment.snapshot { try $0.count(database) } == 30)
@@ -77,21 +84,9 @@ struct WriterTests {
         struct HalfDone: Error {}
         let (environment, database) = try open()
         defer { environment.close() }
-        let outcomes = await withTaskGroup(of: (Int, Bool).self) { group in
-            for index in 0..<30 {
-                group.addTask {
-                    do {
-                        try await environment.writer.submit { txn in
-                            try txn.put(database, BigEndianUInt64(UInt64(index)), [2])
-                            if index == 7 { throw HalfDone() }
-                        }
-                        return (index, true)
-                    } catch {
-                        return (index, false)
-                    }
-                }
-            }
-            return await group.reduce(into: [Int: Bool]()) { $0[$1.0] = $1.1 }
+        let outcomes = await submitConcurrently(environment, count: 30) { index, txn in
+            try txn.put(database, BigEndianUInt64(UInt64(index)), [2])
+            if index == 7 { throw HalfDone() }
         }
         #expect(outcomes[7] == false)
         #expect(outcomes.values.filter { $0 }.count == 29)
