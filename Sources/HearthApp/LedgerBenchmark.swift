@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Foundation
 import HearthDomain
 import HearthLedger
 import HearthProjections
@@ -138,18 +139,7 @@ func format1(_ value: Double) -> String {
     return "\(tenths / 10).\(tenths % 10)"
 }
 
-/// Removes a directory tree of plain files (benchmark scratch space).
+/// Removes the benchmark's scratch directory.
 func removeTree(_ path: String) {
-    guard let dir = opendir(path) else {
-        unlink(path)
-        return
-    }
-    while let entry = readdir(dir) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        if name == "." || name == ".." { continue }
-        let child = path + "/" + name
-        if entry.pointee.d_type == UInt8(DT_DIR) { removeTree(child) } else { unlink(child) }
-    }
-    closedir(dir)
-    rmdir(path)
+    try? FileManager.default.removeItem(atPath: path)
 }
