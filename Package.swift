@@ -21,6 +21,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // liblmdb from the system (Debian: liblmdb-dev); only the LMDB module imports it.
@@ -40,10 +42,27 @@ let package = Package(
             dependencies: ["LMDB", "HearthDomain", "HearthLedger", "HearthProjections"],
             swiftSettings: strict),
         .target(
-            name: "HearthApp",
+            name: "HearthAuth",
             dependencies: [
                 "LMDB", "HearthDomain", "HearthLedger", "HearthProjections", "HearthStore",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: strict),
+        .target(
+            name: "HearthHTTP",
+            dependencies: [
+                "HearthDomain", "HearthLedger", "HearthStore", "HearthAuth",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            swiftSettings: strict),
+        .target(
+            name: "HearthApp",
+            dependencies: [
+                "LMDB", "HearthDomain", "HearthLedger", "HearthProjections", "HearthStore", "HearthAuth", "HearthHTTP",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),
         .executableTarget(
@@ -51,6 +70,7 @@ let package = Package(
             dependencies: [
                 "HearthApp", "HearthDomain", "HearthLedger", "HearthProjections", "HearthStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: strict),
 
@@ -86,5 +106,14 @@ let package = Package(
             ],
             swiftSettings: strictTests),
         .testTarget(name: "HearthAppTests", dependencies: ["HearthApp", "HearthTesting"], swiftSettings: strictTests),
+        .testTarget(
+            name: "HearthAuthTests", dependencies: ["HearthAuth", "HearthTesting"], swiftSettings: strictTests),
+        .testTarget(
+            name: "HearthHTTPTests",
+            dependencies: [
+                "HearthApp", "HearthHTTP", "HearthTesting",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            swiftSettings: strictTests),
     ]
 )

@@ -76,4 +76,23 @@ public struct ProjectionReader<T: Transaction>: DecisionState {
     }
 
     public func accountCount() throws -> Int { try txn.count(projections.accounts) }
+
+    /// Up to `limit` accounts of `project` in uid order, starting after `uid` (paging).
+    public func accounts(in project: ProjectID, after uid: UserID? = nil, limit: Int) throws -> [Account] {
+        let prefix = Keys.project(project)
+        let start = uid.map { Keys.account(project, $0) } ?? prefix
+        var page: [Account] = []
+        guard limit > 0 else { return page }
+        try txn.withCursor(projections.accounts) { cursor in
+            var entry = try cursor.seek(atLeast: start)
+            while let (key, value) = entry, key.starts(with: prefix) {
+                if !key.elementsEqual(start) {
+                    page.append(try Account(binary: value))
+                    if page.count == limit { return }
+                }
+                entry = try cursor.next()
+            }
+        }
+        return page
+    }
 }

@@ -93,7 +93,18 @@ public final class AccountStore: Sendable {
         }
     }
 
-    private func run(_ command: Command, _ expected: ExpectedVersion, _ metadata: Metadata, _ txn: WriteTransaction) throws
+    /// Runs `body` on the writer thread inside one transaction: it reads state and executes
+    /// commands that may span several streams (consume a code, then sign in). All or nothing:
+    /// if `body` throws after a command wrote, the writer rolls the whole job back.
+    public func transaction<R: Sendable>(
+        metadata: Metadata, _ body: @escaping @Sendable (StoreTransaction) throws -> R
+    ) async throws -> R {
+        try await environment.writer.submit { [self] txn in
+            try body(StoreTransaction(store: self, txn: txn, metadata: metadata))
+        }
+    }
+
+    fileprivate func run(_ command: Command, _ expected: ExpectedVersion, _ metadata: Metadata, _ txn: WriteTransaction) throws
         -> [EventEnvelope]
     {
         let now = clock.now()
@@ -113,6 +124,23 @@ public final class AccountStore: Sendable {
     /// Runs `body` on the projections in a read snapshot.
     public func read<R>(_ body: (ProjectionReader<ReadTransaction>) throws -> R) throws -> R {
         try environment.read { txn in try body(projections.reader(txn)) }
+    }
+}
+
+/// The view a `transaction` body gets: state as of the commands run so far, and `execute`.
+public struct StoreTransaction {
+    fileprivate let store: AccountStore
+    fileprivate let txn: WriteTransaction
+    public let metadata: Metadata
+
+    /// The projections, including what earlier commands of this transaction wrote.
+    public var state: ProjectionReader<WriteTransaction> { store.projections.reader(txn) }
+
+    public var now: Int64 { store.clock.now() }
+
+    @discardableResult
+    public func execute(_ command: Command, expecting expected: ExpectedVersion = .any) throws -> [EventEnvelope] {
+        try store.run(command, expected, metadata, txn)
     }
 }
 

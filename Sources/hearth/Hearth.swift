@@ -5,7 +5,7 @@ struct Hearth: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hearth",
         abstract: "Hearth: an event-sourced account ledger that speaks the Firebase Auth protocol.",
-        subcommands: [Projections.self, Audit.self, Bench.self, Demo.self])
+        subcommands: [Serve.self, Projections.self, Audit.self, Bench.self, Demo.self])
 }
 
 /// Where the LMDB environment lives: `--data`, else `$HEARTH_DATA_DIR`, else `./.hearth/data`.

@@ -1,0 +1,67 @@
+import Foundation
+import HearthAuth
+import HearthDomain
+import HearthHTTP
+import HearthLedger
+import HearthStore
+import Hummingbird
+import Logging
+import ServiceLifecycle
+
+/// The composition root of `hearth serve`: the store (ledger writer), signing key, password
+/// pool, auth service and HTTP server in one ServiceGroup. On SIGTERM/SIGINT the server stops
+/// accepting and drains in-flight requests first; then the store closes, after the writer's
+/// last batch committed.
+public enum HearthServer {
+    public static func buildApplication(
+        _ configuration: ServerConfiguration, clock: (any WallClock)? = nil, logger: Logger = Logger(label: "hearth")
+    ) throws -> some ApplicationProtocol {
+        let lock = try DataDirectoryLock(directory: configuration.dataDirectory, holder: "hearth serve")
+        let service = try makeAuthService(configuration, clock: clock)
+        let router = HearthRouter.build(service: service, access: configuration.access)
+        let app = Application(
+            router: router,
+            configuration: .init(
+                address: .hostname(configuration.host, port: configuration.port), serverName: "hearth"),
+            services: [StoreService(store: service.store, lock: lock, logger: logger)],
+            logger: logger)
+        return app
+    }
+
+    /// The auth service over a store in the configured data directory.
+    public static func makeAuthService(_ configuration: ServerConfiguration, clock: (any WallClock)? = nil) throws
+        -> AuthService
+    {
+        var options = AccountStore.Options()
+        if let clock { options.clock = clock }
+        let store = try AccountStore(directory: configuration.dataDirectory, options: options)
+        let key = try SigningKey.loadOrCreate(in: configuration.dataDirectory, algorithm: configuration.signingAlgorithm)
+        let parameters = PasswordHasher.Parameters(
+            logN: configuration.scryptLogN, blockSize: configuration.scryptBlockSize,
+            parallelization: configuration.scryptParallelization)
+        var settings = AuthSettings()
+        settings.fakeIdentityProvider = configuration.profile == .development
+        return AuthService(
+            store: store, tokens: TokenIssuer(key: key),
+            passwords: PasswordHasher(
+                parameters: parameters, pool: WorkPool(threads: configuration.hashThreads, name: "hearth-scrypt")),
+            outbox: Outbox(), settings: settings)
+    }
+}
+
+/// Keeps the store (and the data-directory lock) open while the server runs; closes it at
+/// shutdown, after the HTTP server has drained (services stop in reverse order).
+struct StoreService: Service {
+    let store: AccountStore
+    let lock: DataDirectoryLock
+    let logger: Logger
+
+    func run() async throws {
+        let head = try store.ledgerHead()
+        logger.info("ledger open", metadata: ["head": "\(head.sequence)"])
+        try? await gracefulShutdown()
+        store.close()
+        logger.info("ledger closed")
+        withExtendedLifetime(lock) {}
+    }
+}

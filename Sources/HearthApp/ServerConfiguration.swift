@@ -1,0 +1,153 @@
+import Foundation
+import HearthAuth
+import HearthDomain
+import HearthHTTP
+
+/// `hearth serve`'s settings: defaults (the development profile), then a JSON file, then
+/// `HEARTH_*` environment variables, then command-line flags.
+public struct ServerConfiguration: Sendable, Equatable {
+    public var host = "127.0.0.1"
+    public var port = 9099
+    public var dataDirectory = ".hearth/data"
+    public var profile = APIAccess.Profile.development
+    public var project = "demo-hearth"
+    /// Production: API key -> project id.
+    public var apiKeys: [String: String] = [:]
+    /// Bearer tokens accepted as admin (production needs at least one for the admin API).
+    public var adminTokens: [String] = []
+    public var signingAlgorithm = SigningKey.Algorithm.rs256
+    public var scryptLogN = 14
+    public var scryptBlockSize = 8
+    public var scryptParallelization = 1
+    /// Threads that hash passwords; at most this many hashes run at once.
+    public var hashThreads = max(1, ProcessInfo.processInfo.activeProcessorCount)
+
+    public init() {}
+
+    /// Keys of the JSON file and their environment variables.
+    enum Key: String, CaseIterable {
+        case host, port, dataDirectory, profile, project, apiKeys, adminTokens, adminTokenFile, signingAlgorithm
+        case scryptLogN, scryptBlockSize, scryptParallelization, hashThreads
+
+        var environmentName: String {
+            "HEARTH_" + rawValue.reduce(into: "") { name, character in
+                if character.isUppercase { name += "_" }
+                name += character.uppercased()
+            }.replacingOccurrences(of: "DATA_DIRECTORY", with: "DATA_DIR")
+        }
+    }
+
+    /// Defaults, then `file` (if given), then `environment`.
+    public static func load(file: String?, environment: [String: String]) throws -> ServerConfiguration {
+        var configuration = ServerConfiguration()
+        if let file {
+            guard let data = FileManager.default.contents(atPath: file) else { throw ConfigurationError.unreadable(file) }
+            guard let object = JSONValue.parse([UInt8](data))?.objectValue else { throw ConfigurationError.notJSONObject(file) }
+            for (name, value) in object {
+                guard let key = Key(rawValue: name) else { throw ConfigurationError.unknownKey(name, in: file) }
+                try configuration.apply(key, value, source: file)
+            }
+        }
+        for key in Key.allCases {
+            guard let text = environment[key.environmentName], !text.isEmpty else { continue }
+            let value: JSONValue =
+                switch key {
+                case .apiKeys: JSONValue.parse(Array(text.utf8)) ?? .string(text)
+                case .adminTokens: .array(text.split(separator: ",").map { .string(String($0)) })
+                default: .string(text)
+                }
+            try configuration.apply(key, value, source: key.environmentName)
+        }
+        try configuration.validate()
+        return configuration
+    }
+
+    mutating func apply(_ key: Key, _ value: JSONValue, source: String) throws {
+        func text() throws -> String {
+            switch value {
+            case .string(let text): return text
+            case .int(let number): return String(number)
+            default: throw ConfigurationError.invalid(key.rawValue, source: source)
+            }
+        }
+        func number() throws -> Int {
+            guard let number = Int(try text()) else { throw ConfigurationError.invalid(key.rawValue, source: source) }
+            return number
+        }
+        switch key {
+        case .host: host = try text()
+        case .port: port = try number()
+        case .dataDirectory: dataDirectory = try text()
+        case .profile:
+            guard let parsed = APIAccess.Profile(rawValue: try text()) else {
+                throw ConfigurationError.invalid(key.rawValue, source: source)
+            }
+            profile = parsed
+        case .project: project = try text()
+        case .apiKeys:
+            guard let object = value.objectValue else { throw ConfigurationError.invalid(key.rawValue, source: source) }
+            apiKeys = try object.mapValues { project in
+                guard let id = project.stringValue else { throw ConfigurationError.invalid(key.rawValue, source: source) }
+                return id
+            }
+        case .adminTokens:
+            guard let items = value.arrayValue else { throw ConfigurationError.invalid(key.rawValue, source: source) }
+            adminTokens = items.compactMap(\.stringValue)
+        case .adminTokenFile:
+            // A systemd credential (LoadCredential=) or any file holding one token per line.
+            let path = try text()
+            guard let contents = try? String(contentsOfFile: path, encoding: .utf8) else {
+                throw ConfigurationError.unreadable(path)
+            }
+            adminTokens += contents.split(whereSeparator: \.isNewline).map(String.init).filter { !$0.isEmpty }
+        case .signingAlgorithm:
+            guard let parsed = SigningKey.Algorithm(rawValue: try text().uppercased()) else {
+                throw ConfigurationError.invalid(key.rawValue, source: source)
+            }
+            signingAlgorithm = parsed
+        case .scryptLogN: scryptLogN = try number()
+        case .scryptBlockSize: scryptBlockSize = try number()
+        case .scryptParallelization: scryptParallelization = try number()
+        case .hashThreads: hashThreads = try number()
+        }
+    }
+
+    public func validate() throws {
+        guard (1...65535).contains(port) else { throw ConfigurationError.invalid("port", source: "\(port)") }
+        guard ProjectID(project) != nil else { throw ConfigurationError.invalid("project", source: project) }
+        for (key, project) in apiKeys where key.isEmpty || ProjectID(project) == nil {
+            throw ConfigurationError.invalid("apiKeys", source: project)
+        }
+        guard (10...20).contains(scryptLogN), (1...32).contains(scryptBlockSize), (1...16).contains(scryptParallelization)
+        else { throw ConfigurationError.invalid("scrypt parameters", source: "logN \(scryptLogN)") }
+        guard (1...256).contains(hashThreads) else { throw ConfigurationError.invalid("hashThreads", source: "\(hashThreads)") }
+        if profile == .production && apiKeys.isEmpty {
+            throw ConfigurationError.productionNeedsAPIKeys
+        }
+    }
+
+    var access: APIAccess {
+        var keys: [String: ProjectID] = [:]
+        for (key, project) in apiKeys { keys[key] = ProjectID(project) }
+        return APIAccess(
+            profile: profile, defaultProject: ProjectID(project)!, apiKeys: keys, adminTokens: Set(adminTokens))
+    }
+}
+
+public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
+    case unreadable(String)
+    case notJSONObject(String)
+    case unknownKey(String, in: String)
+    case invalid(String, source: String)
+    case productionNeedsAPIKeys
+
+    public var description: String {
+        switch self {
+        case .unreadable(let path): "cannot read \(path)"
+        case .notJSONObject(let path): "\(path) is not a JSON object"
+        case .unknownKey(let key, let path): "unknown setting '\(key)' in \(path)"
+        case .invalid(let key, let source): "invalid \(key) (\(source))"
+        case .productionNeedsAPIKeys: "the production profile needs apiKeys (API key -> project id)"
+        }
+    }
+}

@@ -1,0 +1,159 @@
+import HearthDomain
+import HearthProjections
+import HearthStore
+
+/// `accounts:update`, `accounts:delete` and the admin reads.
+extension AuthService {
+    /// Whose account a request acts on: the bearer of an ID token, or (admin) a uid.
+    public enum Target: Sendable {
+        case idToken(String?)
+        case uid(UserID)
+    }
+
+    /// The fields of an `accounts:update`; `nil` leaves a field alone.
+    public struct Changes: Sendable {
+        public var email: String?
+        public var password: String?
+        public var displayName: String?
+        public var photoUrl: String?
+        public var phoneNumber: String?
+        /// DISPLAY_NAME, PHOTO_URL, PASSWORD (others are refused by the HTTP layer).
+        public var deleteAttributes: [String] = []
+        public var deleteProviders: [String] = []
+        public var disabled: Bool?
+        public var emailVerified: Bool?
+        /// Custom claims JSON text; "{}" or "" clears them.
+        public var customAttributes: String?
+        /// Unix seconds. An administrator's value is kept; a user's only means "now".
+        public var validSince: Int64?
+
+        public init() {}
+    }
+
+    public struct UpdateResult: Sendable {
+        public var account: Account
+        /// Present when the change revoked earlier sessions of a signed-in caller.
+        public var tokens: IssuedTokens?
+    }
+
+    func resolve(_ target: Target, _ caller: Caller) throws -> (Account, provider: String?) {
+        switch target {
+        case .idToken(let token):
+            let (account, verified) = try authenticate(token, caller)
+            return (account, verified.provider)
+        case .uid(let uid):
+            guard let account = try read({ try $0.account(uid, in: caller.project) }) else { throw FirebaseError.userNotFound }
+            return (account, nil)
+        }
+    }
+
+    public func update(_ target: Target, _ changes: Changes, _ caller: Caller) async throws -> UpdateResult {
+        let (current, tokenProvider) = try resolve(target, caller)
+        if case .idToken = target, changes.disabled != nil { throw FirebaseError(AuthError.operationNotAllowed) }
+        var update = AccountUpdate()
+        update.email = try changes.email.map { try Validation.email($0) }
+        let password = try changes.password.map { try Validation.password($0) }
+        update.emailVerified = changes.emailVerified
+        update.disabled = changes.disabled
+        update.customClaims = try changes.customAttributes.map { $0.isEmpty ? nil : try Validation.customClaims($0) }
+        var profile = ProfileUpdated(displayName: changes.displayName, photoUrl: changes.photoUrl)
+        if let phone = changes.phoneNumber { profile.phoneNumber = try Validation.phoneNumber(phone) }
+        for attribute in changes.deleteAttributes {
+            switch attribute {
+            case "DISPLAY_NAME": profile.deleted.append(.displayName)
+            case "PHOTO_URL": profile.deleted.append(.photoUrl)
+            case "PASSWORD": update.unlinkProviders.append("password")
+            default: throw FirebaseError.invalidArgument("deleteAttribute: unsupported value \(attribute)")
+            }
+        }
+        profile.deleted = profile.deleted.filter { field in
+            switch field {
+            case .displayName: changes.displayName == nil
+            case .photoUrl: changes.photoUrl == nil
+            case .phoneNumber: changes.phoneNumber == nil
+            }
+        }
+        update.profile = profile
+        update.unlinkProviders += changes.deleteProviders
+        let emailChanged = update.email.map { $0 != current.email } ?? false
+        // A new password or email, or an explicit revocation, ends earlier sessions.
+        let revokesNow = password != nil || emailChanged || changes.validSince != nil
+        if revokesNow { update.validSince = now / 1000 }
+        if caller.isAdmin, let validSince = changes.validSince { update.validSince = validSince }
+        if let password { update.password = try await passwords.hash(password) }
+
+        // Fresh tokens for a signed-in caller whose own sessions this ends.
+        let provider = password != nil ? "password" : tokenProvider
+        let refresh = (revokesNow && provider != nil && tokenProvider != nil) ? TokenIssuer.newRefreshToken(provider: provider!) : nil
+        let project = caller.project
+        let uid = current.uid
+        let finalUpdate = update
+        let account = try await write(caller, uid: uid) { tx in
+            try tx.execute(.update(project, uid, finalUpdate))
+            if let refresh, let provider {
+                try tx.execute(.signIn(project, uid, method: provider, refreshTokenHash: refresh.hash))
+            }
+            return try tx.account(uid, project)
+        }
+        guard let refresh, let provider else { return UpdateResult(account: account, tokens: nil) }
+        return UpdateResult(account: account, tokens: try signedIn(account, provider: provider, refresh: refresh, isNewUser: false, caller).tokens)
+    }
+
+    public func delete(_ target: Target, _ caller: Caller) async throws {
+        let (account, _) = try resolve(target, caller)
+        let project = caller.project
+        let actor: AccountDeleted.Actor = caller.isAdmin ? .admin : .user
+        try await write(caller, uid: account.uid) { tx in
+            try tx.execute(.deleteAccount(project, account.uid, by: actor))
+        }
+    }
+
+    /// Deletes each uid that exists; missing ones count as deleted (Admin `delete_users`).
+    public func deleteAccounts(_ uids: [UserID], _ caller: Caller) async throws {
+        let project = caller.project
+        try await write(caller) { tx in
+            for uid in uids where try tx.state.account(uid, in: project) != nil {
+                try tx.execute(.deleteAccount(project, uid, by: .admin))
+            }
+        }
+    }
+
+    /// Deletes every account of the project (the emulator's wipe), a page per transaction.
+    public func deleteAllAccounts(_ caller: Caller) async throws -> Int {
+        var deleted = 0
+        while true {
+            let page = try read { try $0.accounts(in: caller.project, limit: 500) }.map(\.uid)
+            if page.isEmpty { return deleted }
+            try await deleteAccounts(page, caller)
+            deleted += page.count
+        }
+    }
+
+    public func account(_ uid: UserID, _ caller: Caller) throws -> Account? {
+        try read { try $0.account(uid, in: caller.project) }
+    }
+
+    /// Admin lookup by any mix of identifiers; each account once, in request order.
+    public func lookup(
+        uids: [UserID], emails: [String], phoneNumbers: [String], federated: [(providerId: String, rawId: String)],
+        _ caller: Caller
+    ) throws -> [Account] {
+        let project = caller.project
+        return try read { reader in
+            var found: [UserID] = uids
+            for email in emails { if let uid = try reader.owner(ofEmail: normalizeEmail(email), in: project) { found.append(uid) } }
+            for phone in phoneNumbers { if let uid = try reader.owner(ofPhone: phone, in: project) { found.append(uid) } }
+            for identity in federated {
+                if let uid = try reader.owner(ofProvider: identity.providerId, federatedId: identity.rawId, in: project) {
+                    found.append(uid)
+                }
+            }
+            var seen = Set<UserID>()
+            return try found.filter { seen.insert($0).inserted }.compactMap { try reader.account($0, in: project) }
+        }
+    }
+
+    public func listAccounts(after uid: UserID?, limit: Int, _ caller: Caller) throws -> [Account] {
+        try read { try $0.accounts(in: caller.project, after: uid, limit: limit) }
+    }
+}

@@ -1,0 +1,79 @@
+import HearthDomain
+import HearthProjections
+import HearthStore
+
+/// `accounts:signInWithIdp` (verifyAssertion): sign in, link or reauthenticate with a provider.
+extension AuthService {
+    public enum FederatedOutcome: Sendable {
+        case signedIn(SignInResult)
+        /// One account per email: the provider's unverified email belongs to another account,
+        /// which must sign in first and link (seed 002 rule 6).
+        case needConfirmation(email: String, existingUid: UserID, providers: [String])
+    }
+
+    public func signInWithIdentity(_ identity: FederatedIdentity, idToken: String?, _ caller: Caller) async throws
+        -> FederatedOutcome
+    {
+        let link = ProviderLink(
+            providerId: identity.providerId, federatedId: identity.subject, email: identity.email,
+            displayName: identity.displayName, photoUrl: identity.photoUrl, screenName: identity.screenName)
+        let provider = identity.providerId
+        let project = caller.project
+        let refresh = TokenIssuer.newRefreshToken(provider: provider)
+        if let idToken {
+            let (current, _) = try authenticate(idToken, caller)
+            let uid = current.uid
+            let account = try await write(caller, uid: uid) { tx in
+                if let email = identity.email, try tx.state.config(of: project).oneAccountPerEmail,
+                    let owner = try tx.state.owner(ofEmail: email, in: project), owner != uid
+                {
+                    throw FirebaseError(AuthError.emailExists)
+                }
+                try tx.execute(.linkProvider(project, uid, link))
+                try tx.execute(.signIn(project, uid, method: provider, refreshTokenHash: refresh.hash))
+                return try tx.account(uid, project)
+            }
+            return .signedIn(try signedIn(account, provider: provider, refresh: refresh, isNewUser: false, caller))
+        }
+        let newUid = Self.newUserID()
+        let outcome: Result<(Account, Bool), NeedConfirmation> = try await write(caller) { tx in
+            if let owner = try tx.state.owner(ofProvider: provider, federatedId: identity.subject, in: project) {
+                try tx.execute(.signIn(project, owner, method: provider, refreshTokenHash: refresh.hash))
+                return .success((try tx.account(owner, project), false))
+            }
+            if let email = identity.email, try tx.state.config(of: project).oneAccountPerEmail,
+                let owner = try tx.state.owner(ofEmail: email, in: project)
+            {
+                let existing = try tx.account(owner, project)
+                guard identity.emailVerified else {
+                    return .failure(NeedConfirmation(email: email, uid: owner, providers: existing.providers.map(\.providerId)))
+                }
+                // The provider vouches for the email: it joins the account that has it.
+                try tx.execute(.linkProvider(project, owner, link))
+                if !existing.emailVerified {
+                    try tx.execute(.update(project, owner, AccountUpdate(emailVerified: true)))
+                }
+                try tx.execute(.signIn(project, owner, method: provider, refreshTokenHash: refresh.hash))
+                return .success((try tx.account(owner, project), false))
+            }
+            let created = AccountCreated(
+                method: .federated, createdAt: tx.now, email: identity.email, emailVerified: identity.emailVerified,
+                displayName: identity.displayName, photoUrl: identity.photoUrl, providers: [link])
+            try tx.execute(.createAccount(project, newUid, created))
+            try tx.execute(.signIn(project, newUid, method: provider, refreshTokenHash: refresh.hash))
+            return .success((try tx.account(newUid, project), true))
+        }
+        switch outcome {
+        case .success(let (account, isNew)):
+            return .signedIn(try signedIn(account, provider: provider, refresh: refresh, isNewUser: isNew, caller))
+        case .failure(let pending):
+            return .needConfirmation(email: pending.email, existingUid: pending.uid, providers: pending.providers)
+        }
+    }
+
+    struct NeedConfirmation: Error, Sendable {
+        var email: String
+        var uid: UserID
+        var providers: [String]
+    }
+}

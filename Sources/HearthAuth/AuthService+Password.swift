@@ -1,0 +1,37 @@
+import HearthDomain
+import HearthProjections
+import HearthStore
+
+/// `accounts:signInWithPassword` (verifyPassword).
+extension AuthService {
+    public func signInWithPassword(email: String?, password: String?, _ caller: Caller) async throws -> SignInResult {
+        let email = try Validation.email(email)
+        guard let password, !password.isEmpty else { throw FirebaseError.missingPassword }
+        let project = caller.project
+        let found = try read { reader in try reader.owner(ofEmail: email, in: project).flatMap { try reader.account($0, in: project) } }
+        guard let account = found else { throw FirebaseError.emailNotFound }
+        guard !account.disabled else { throw FirebaseError.userDisabled }
+        guard let stored = account.password, try await matches(password, stored) else { throw FirebaseError.invalidPassword }
+        // An imported or older hash is replaced by one with today's parameters (an event).
+        let rehashed = passwords.isOutdated(stored) ? try await passwords.hash(password) : nil
+        let uid = account.uid
+        let refresh = TokenIssuer.newRefreshToken(provider: "password")
+        let signedInAccount = try await write(caller, uid: uid) { tx in
+            // The password checked above must still be the account's.
+            guard try tx.account(uid, project).password == stored else { throw FirebaseError.invalidPassword }
+            if let rehashed { try tx.execute(.setPassword(project, uid, rehashed, email: nil, reason: .rehashed)) }
+            try tx.execute(.signIn(project, uid, method: "password", refreshTokenHash: refresh.hash))
+            return try tx.account(uid, project)
+        }
+        return try signedIn(signedInAccount, provider: "password", refresh: refresh, isNewUser: false, caller)
+    }
+
+    /// A hash this build cannot check counts as a wrong password, never as a server error.
+    private func matches(_ password: String, _ stored: PasswordHash) async throws -> Bool {
+        do {
+            return try await passwords.verify(password, against: stored)
+        } catch is PasswordHashError {
+            return false
+        }
+    }
+}

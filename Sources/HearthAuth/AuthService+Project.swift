@@ -1,0 +1,25 @@
+import HearthDomain
+import HearthProjections
+import HearthStore
+
+/// Project settings and the development outbox.
+extension AuthService {
+    public func config(_ caller: Caller) throws -> ProjectConfig {
+        try read { try $0.config(of: caller.project) }
+    }
+
+    public func changeConfig(_ change: ProjectConfigChange, _ caller: Caller) async throws {
+        try await write(caller) { tx in try tx.execute(.changeProjectConfig(caller.project, change)) }
+    }
+
+    /// Sent codes not yet used, oldest first (`GET /emulator/v1/projects/{p}/oobCodes`).
+    public func pendingOutboxEntries(_ caller: Caller) throws -> [Outbox.Entry] {
+        let entries = outbox.entries(of: caller.project)
+        return try read { reader in
+            try entries.filter { entry in
+                guard let code = try reader.oobCode(Self.codeHash(entry.oobCode), in: caller.project) else { return false }
+                return !code.consumed
+            }
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import HearthDomain
+import HearthProjections
+
+/// The Secure Token API's refresh, and `createAuthUri` (which sign-in methods an email has).
+extension AuthService {
+    public struct Refreshed: Sendable {
+        public var account: Account
+        public var tokens: IssuedTokens
+    }
+
+    /// Exchanges a refresh token for a new ID token. Read-only: the session stays the one the
+    /// ledger recorded, so the busiest request in production never waits for a commit.
+    public func refresh(_ text: String?, _ caller: Caller) throws -> Refreshed {
+        guard let text, !text.isEmpty else { throw FirebaseError.bad("MISSING_REFRESH_TOKEN") }
+        let token = RefreshToken(text: text)
+        guard let provider = token.provider else { throw FirebaseError.invalidRefreshToken }
+        let hash = token.hash
+        let project = caller.project
+        let found = try read { reader -> Account? in
+            guard let record = try reader.refreshToken(hash: hash), record.project == project else { return nil }
+            return try reader.account(record.uid, in: project)
+        }
+        guard let account = found else { throw FirebaseError.invalidRefreshToken }
+        guard !account.disabled else { throw FirebaseError.userDisabled }
+        // Revoked sessions (validSince, password change, email-link takeover) lose their tokens.
+        guard account.refreshTokens.contains(hash) else { throw FirebaseError.tokenExpired }
+        let idToken = try tokens.idToken(for: account, in: project, provider: provider, now: now)
+        return Refreshed(
+            account: account, tokens: IssuedTokens(idToken: idToken, refreshToken: text, expiresIn: tokens.lifetime))
+    }
+
+    public struct SignInMethods: Sendable, Equatable {
+        public var registered: Bool
+        /// Provider ids ("password" covers both password and email link).
+        public var allProviders: [String]
+        /// "password", "emailLink" and federated provider ids.
+        public var signInMethods: [String]
+    }
+
+    public func signInMethods(for email: String, _ caller: Caller) throws -> SignInMethods {
+        let project = caller.project
+        let found = try read { reader in
+            try reader.owner(ofEmail: normalizeEmail(email), in: project).flatMap { try reader.account($0, in: project) }
+        }
+        guard let account = found else { return SignInMethods(registered: false, allProviders: [], signInMethods: []) }
+        let federated = account.providers.map(\.providerId)
+        let usesPassword = account.password != nil || account.emailLinkSignIn
+        return SignInMethods(
+            registered: true, allProviders: (usesPassword ? ["password"] : []) + federated,
+            signInMethods: account.signInMethods)
+    }
+}

@@ -1,0 +1,95 @@
+import HearthDomain
+import HearthProjections
+import HearthStore
+
+/// `accounts:signUp`: anonymous, email+password, linking email+password, admin create.
+extension AuthService {
+    public func signUpAnonymously(_ caller: Caller) async throws -> SignInResult {
+        let uid = Self.newUserID()
+        let project = caller.project
+        let refresh = TokenIssuer.newRefreshToken(provider: "anonymous")
+        let account = try await write(caller, uid: uid) { tx in
+            try tx.execute(.createAccount(project, uid, AccountCreated(method: .anonymous, createdAt: tx.now)))
+            try tx.execute(.signIn(project, uid, method: "anonymous", refreshTokenHash: refresh.hash))
+            return try tx.account(uid, project)
+        }
+        return try signedIn(account, provider: "anonymous", refresh: refresh, isNewUser: true, caller)
+    }
+
+    public func signUpWithPassword(email: String?, password: String?, displayName: String?, _ caller: Caller) async throws
+        -> SignInResult
+    {
+        let email = try Validation.email(email)
+        let password = try Validation.password(password)
+        let project = caller.project
+        // Fail fast before spending a hash; the writer checks again.
+        if try read({ try $0.owner(ofEmail: email, in: project) }) != nil { throw FirebaseError(AuthError.emailExists) }
+        let hash = try await passwords.hash(password)
+        let uid = Self.newUserID()
+        let refresh = TokenIssuer.newRefreshToken(provider: "password")
+        let account = try await write(caller, uid: uid) { tx in
+            let created = AccountCreated(
+                method: .password, createdAt: tx.now, email: email, password: hash, displayName: displayName)
+            try tx.execute(.createAccount(project, uid, created))
+            try tx.execute(.signIn(project, uid, method: "password", refreshTokenHash: refresh.hash))
+            return try tx.account(uid, project)
+        }
+        return try signedIn(account, provider: "password", refresh: refresh, isNewUser: true, caller)
+    }
+
+    /// How the iOS SDK upgrades the signed-in (often anonymous) user: signUp with its idToken.
+    /// The email is unverified; earlier sessions end and fresh tokens come back.
+    public func linkPassword(idToken: String, email: String?, password: String?, displayName: String?, _ caller: Caller)
+        async throws -> SignInResult
+    {
+        let email = try Validation.email(email)
+        let password = try Validation.password(password)
+        let (current, _) = try authenticate(idToken, caller)
+        let project = caller.project
+        let uid = current.uid
+        if let owner = try read({ try $0.owner(ofEmail: email, in: project) }), owner != uid {
+            throw FirebaseError(AuthError.emailExists)
+        }
+        let hash = try await passwords.hash(password)
+        let refresh = TokenIssuer.newRefreshToken(provider: "password")
+        let account = try await write(caller, uid: uid) { tx in
+            try tx.execute(.setPassword(project, uid, hash, email: email, reason: .changed))
+            if let displayName {
+                try tx.execute(.update(project, uid, AccountUpdate(profile: ProfileUpdated(displayName: displayName))))
+            }
+            try tx.execute(.signIn(project, uid, method: "password", refreshTokenHash: refresh.hash))
+            return try tx.account(uid, project)
+        }
+        return try signedIn(account, provider: "password", refresh: refresh, isNewUser: false, caller)
+    }
+
+    /// What an administrator may set when creating a user (Admin SDK `create_user`).
+    public struct NewUser: Sendable {
+        public var uid: UserID?
+        public var email: String?
+        public var password: String?
+        public var displayName: String?
+        public var photoUrl: String?
+        public var phoneNumber: String?
+        public var emailVerified = false
+        public var disabled = false
+
+        public init() {}
+    }
+
+    public func createUser(_ user: NewUser, _ caller: Caller) async throws -> Account {
+        let email = try user.email.map { try Validation.email($0) }
+        let password = try user.password.map { try Validation.password($0) }
+        let phone = try user.phoneNumber.map(Validation.phoneNumber)
+        let hash = if let password { try await passwords.hash(password) } else { PasswordHash?.none }
+        let uid = user.uid ?? Self.newUserID()
+        let project = caller.project
+        return try await write(caller) { tx in
+            let created = AccountCreated(
+                method: .admin, createdAt: tx.now, email: email, emailVerified: user.emailVerified, password: hash,
+                displayName: user.displayName, photoUrl: user.photoUrl, phoneNumber: phone, disabled: user.disabled)
+            try tx.execute(.createAccount(project, uid, created))
+            return try tx.account(uid, project)
+        }
+    }
+}

@@ -1,0 +1,133 @@
+import HearthDomain
+import HearthProjections
+import HearthLedger
+import HearthStore
+import LMDB
+
+/// Who is calling, as the HTTP layer resolved it: the project every read and write is scoped
+/// to, and whether the caller is the project's administrator (`Bearer owner` / admin credential).
+public struct Caller: Sendable {
+    public var project: ProjectID
+    public var isAdmin: Bool
+    public var requestId: String?
+    public var clientIp: String?
+
+    public init(project: ProjectID, isAdmin: Bool, requestId: String? = nil, clientIp: String? = nil) {
+        self.project = project
+        self.isAdmin = isAdmin
+        self.requestId = requestId
+        self.clientIp = clientIp
+    }
+}
+
+/// Tokens handed out by a sign-in, a link or a refresh.
+public struct IssuedTokens: Sendable {
+    public var idToken: String
+    public var refreshToken: String
+    /// Seconds, as the wire's `expiresIn`.
+    public var expiresIn: Int64
+}
+
+public struct SignInResult: Sendable {
+    public var account: Account
+    public var tokens: IssuedTokens
+    public var provider: String
+    public var isNewUser: Bool
+}
+
+public struct AuthSettings: Sendable {
+    /// The emulator's fake IdP: unsigned JSON or JWT `id_token`s accepted as federated
+    /// credentials. Development profile only.
+    public var fakeIdentityProvider = true
+    /// How long an emailed action code stays valid (milliseconds).
+    public var oobCodeLifetime: Int64 = 6 * 60 * 60 * 1000
+
+    public init() {}
+}
+
+/// The Firebase Auth flows. Each turns a request into commands run in one store transaction
+/// (the writer decides and records), then mints tokens after the commit. Reads come from the
+/// projections. CPU-heavy work (password hashing) happens before the transaction, off the
+/// event loops.
+public final class AuthService: Sendable {
+    public let store: AccountStore
+    public let tokens: TokenIssuer
+    public let passwords: PasswordHasher
+    public let outbox: Outbox
+    public let settings: AuthSettings
+
+    public init(store: AccountStore, tokens: TokenIssuer, passwords: PasswordHasher, outbox: Outbox, settings: AuthSettings) {
+        self.store = store
+        self.tokens = tokens
+        self.passwords = passwords
+        self.outbox = outbox
+        self.settings = settings
+    }
+
+    var now: Int64 { store.clock.now() }
+
+    func metadata(_ caller: Caller, uid: UserID? = nil) -> Metadata {
+        Metadata(
+            actor: caller.isAdmin ? .admin : .endUser, actorId: caller.isAdmin ? "owner" : uid?.rawValue,
+            requestId: caller.requestId, clientIp: caller.clientIp)
+    }
+
+    /// Runs a transaction whose refusals reach the client as Firebase errors.
+    @discardableResult
+    func write<R: Sendable>(
+        _ caller: Caller, uid: UserID? = nil, _ body: @escaping @Sendable (StoreTransaction) throws -> R
+    ) async throws -> R {
+        do {
+            return try await store.transaction(metadata: metadata(caller, uid: uid), body)
+        } catch let error as AuthError {
+            throw FirebaseError(error)
+        }
+    }
+
+    func read<R>(_ body: (ProjectionReader<ReadTransaction>) throws -> R) throws -> R {
+        try store.read(body)
+    }
+
+    /// The account an ID token speaks for, if the token is ours, current and its account usable.
+    public func authenticate(_ idToken: String?, _ caller: Caller) throws -> (Account, TokenIssuer.VerifiedIDToken) {
+        guard let idToken, !idToken.isEmpty else { throw FirebaseError.missingIdToken }
+        let verified: TokenIssuer.VerifiedIDToken
+        do {
+            verified = try tokens.verifyIDToken(idToken, project: caller.project, now: now)
+        } catch {
+            throw error == .expired ? FirebaseError.tokenExpired : FirebaseError.invalidIdToken
+        }
+        guard let account = try read({ try $0.account(verified.uid, in: caller.project) }) else {
+            throw FirebaseError.userNotFound
+        }
+        // Revocation has whole-second granularity, as in Firebase.
+        guard verified.issuedAt >= account.validSince else { throw FirebaseError.tokenExpired }
+        guard !account.disabled else { throw FirebaseError.userDisabled }
+        return (account, verified)
+    }
+
+    /// Mints the ID token for a session whose refresh token the transaction just recorded.
+    func signedIn(_ account: Account, provider: String, refresh: RefreshToken, isNewUser: Bool, _ caller: Caller) throws
+        -> SignInResult
+    {
+        let idToken = try tokens.idToken(for: account, in: caller.project, provider: provider, now: now)
+        return SignInResult(
+            account: account, tokens: IssuedTokens(idToken: idToken, refreshToken: refresh.text, expiresIn: tokens.lifetime),
+            provider: provider, isNewUser: isNewUser)
+    }
+
+    /// A new uid: 28 characters of [A-Za-z0-9], like Firebase's.
+    public static func newUserID() -> UserID {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+        var generator = SystemRandomNumberGenerator()
+        return UserID(String((0..<28).map { _ in alphabet.randomElement(using: &generator)! }))!
+    }
+}
+
+extension StoreTransaction {
+    /// The account as the transaction's commands left it.
+    func account(_ uid: UserID, _ project: ProjectID) throws -> Account {
+        guard let account = try state.account(uid, in: project) else { throw FirebaseError.userNotFound }
+        return account
+    }
+}

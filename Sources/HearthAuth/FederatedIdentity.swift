@@ -1,0 +1,84 @@
+import Foundation
+
+/// A federated identity as an identity provider asserted it: who (provider + subject) and the
+/// profile it shares.
+public struct FederatedIdentity: Sendable, Equatable {
+    public var providerId: String
+    /// The user's id at the provider (`sub`): `rawId` / `federatedId` on the wire.
+    public var subject: String
+    public var email: String?
+    public var emailVerified: Bool
+    public var displayName: String?
+    public var photoUrl: String?
+    public var screenName: String?
+    /// The provider's profile as received (`rawUserInfo`).
+    public var rawUserInfo: JSONValue
+    public var idToken: String?
+    public var accessToken: String?
+}
+
+/// The Auth Emulator's fake identity provider (development profile only): the credential is a
+/// `providerId` and an `id_token` holding the claims as plain JSON or an unverified JWT.
+public enum FakeIdentityProvider {
+    /// Reads the credential from `postBody` merged over `requestUri`'s query (emulator 2.7).
+    public static func identity(requestUri: String?, postBody: String?) throws -> FederatedIdentity {
+        guard let requestUri, !requestUri.isEmpty else { throw FirebaseError.bad("MISSING_REQUEST_URI") }
+        guard let uri = URLComponents(string: requestUri), uri.scheme != nil, uri.host != nil else {
+            throw FirebaseError.bad("INVALID_REQUEST_URI")
+        }
+        var params: [String: String] = [:]
+        for item in uri.queryItems ?? [] { params[item.name] = item.value ?? "" }
+        for (name, value) in formFields(postBody ?? "") { params[name] = value }
+        if let fragment = uri.fragment {
+            for (name, value) in formFields(fragment) where params[name] == nil { params[name] = value }
+        }
+        guard let providerId = params["providerId"]?.lowercased(), !providerId.isEmpty else {
+            throw FirebaseError.bad("INVALID_CREDENTIAL_OR_PROVIDER_ID : Invalid IdP response/credential: \(requestUri)")
+        }
+        let idToken = params["id_token"]
+        let accessToken = params["access_token"]
+        guard let token = idToken ?? accessToken else {
+            throw FirebaseError.bad("INVALID_IDP_RESPONSE : ((Hearth's fake IdP needs an id_token with JSON claims.))")
+        }
+        guard let claims = self.claims(token) else {
+            throw FirebaseError.bad(
+                "INVALID_IDP_RESPONSE : Unable to parse id_token: \(token) ((Only strict JSON or JWTs are accepted as fake id_tokens.))"
+            )
+        }
+        guard let sub = claims["sub"] else {
+            throw FirebaseError.bad(
+                "INVALID_IDP_RESPONSE : Invalid Idp Response: id_token missing required fields. ((Missing \"sub\" field. This field is required and must be a unique identifier.))"
+            )
+        }
+        guard let subject = sub.stringValue, !subject.isEmpty, subject.utf8.count <= 512 else {
+            throw FirebaseError.bad("INVALID_IDP_RESPONSE : ((The \"sub\" field must be a string.))")
+        }
+        let verified: Bool =
+            switch claims["email_verified"] {
+            case .bool(let flag)?: flag
+            case .string(let text)?: text == "true"
+            default: false
+            }
+        return FederatedIdentity(
+            providerId: providerId, subject: subject, email: claims["email"]?.stringValue?.lowercased(),
+            emailVerified: verified, displayName: claims["name"]?.stringValue, photoUrl: claims["picture"]?.stringValue,
+            screenName: claims["screen_name"]?.stringValue, rawUserInfo: .object(claims), idToken: idToken,
+            accessToken: accessToken)
+    }
+
+    private static func claims(_ token: String) -> [String: JSONValue]? {
+        if token.hasPrefix("{") { return JSONValue.parse(Array(token.utf8))?.objectValue }
+        return JWT.decode(token)?.payload
+    }
+
+    /// `a=1&b=2` form fields, percent-decoded ('+' is a space).
+    public static func formFields(_ text: String) -> [(String, String)] {
+        text.split(separator: "&").map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decode(_ part: Substring) -> String {
+                String(part).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(part)
+            }
+            return (decode(parts[0]), parts.count > 1 ? decode(parts[1]) : "")
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import HearthDomain
+
+/// An error as the Firebase SDKs read it: an HTTP status and `error.message`, whose part before
+/// " : " is the code the SDKs map (EMAIL_EXISTS, WEAK_PASSWORD : Password should be ...).
+public struct FirebaseError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var httpStatus: Int
+    public var message: String
+    /// Google's canonical status name ("INVALID_ARGUMENT"); business errors have none.
+    public var status: String?
+    /// `errors[0].reason`.
+    public var reason: String
+
+    public init(httpStatus: Int = 400, message: String, status: String? = nil, reason: String = "invalid") {
+        self.httpStatus = httpStatus
+        self.message = message
+        self.status = status
+        self.reason = reason
+    }
+
+    public var description: String { "\(httpStatus) \(message)" }
+
+    /// The code part of the message.
+    public var code: String { String(message.split(separator: " : ", maxSplits: 1).first ?? "") }
+
+    public static func bad(_ message: String) -> FirebaseError { FirebaseError(message: message) }
+
+    public static func invalidArgument(_ detail: String, reason: String = "invalid") -> FirebaseError {
+        FirebaseError(message: "Invalid JSON payload received. \(detail)", status: "INVALID_ARGUMENT", reason: reason)
+    }
+
+    public static let invalidIdToken = bad("INVALID_ID_TOKEN")
+    public static let tokenExpired = bad("TOKEN_EXPIRED")
+    public static let userNotFound = bad("USER_NOT_FOUND")
+    public static let userDisabled = bad("USER_DISABLED")
+    public static let missingIdToken = bad("MISSING_ID_TOKEN")
+    public static let missingEmail = bad("MISSING_EMAIL")
+    public static let missingPassword = bad("MISSING_PASSWORD")
+    public static let missingLocalId = bad("MISSING_LOCAL_ID")
+    public static let invalidEmail = bad("INVALID_EMAIL")
+    public static let emailNotFound = bad("EMAIL_NOT_FOUND")
+    public static let invalidPassword = bad("INVALID_PASSWORD")
+    public static let weakPassword = bad("WEAK_PASSWORD : Password should be at least 6 characters")
+    public static let invalidRefreshToken = bad("INVALID_REFRESH_TOKEN")
+    public static let insufficientPermission = bad("INSUFFICIENT_PERMISSION")
+    public static let missingOobCode = bad("MISSING_OOB_CODE")
+    public static let invalidOobCode = bad("INVALID_OOB_CODE")
+
+    public static let notFound = FirebaseError(httpStatus: 404, message: "Not Found", status: "NOT_FOUND", reason: "notFound")
+    public static let missingAPIKey = FirebaseError(
+        httpStatus: 403, message: "The request is missing a valid API key.", status: "PERMISSION_DENIED", reason: "forbidden")
+    public static let invalidCredentials = FirebaseError(
+        httpStatus: 401,
+        message: "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.",
+        status: "UNAUTHENTICATED", reason: "authError")
+
+    /// A refused domain rule, in Firebase's words.
+    public init(_ error: AuthError) {
+        switch error {
+        case .needConfirmation:
+            self = .bad("EMAIL_EXISTS")
+        case .expiredOobCode:
+            self = .bad("EXPIRED_OOB_CODE")
+        case .notAnonymous, .notDue:
+            self = .bad("FAILED_PRECONDITION : \(error.firebaseCode)")
+        default:
+            self = .bad(error.firebaseCode)
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import Crypto
+import CryptoExtras
+import Foundation
+import HearthDomain
+
+/// scrypt password hashing from swift-crypto, on a bounded pool of threads.
+public struct PasswordHasher: Sendable {
+    /// scrypt work factors. N = 2^logN; the defaults are Firebase's (N=2^14, r=8, p=1).
+    public struct Parameters: Sendable, Equatable {
+        public var logN: Int
+        public var blockSize: Int
+        public var parallelization: Int
+        public var keyLength: Int
+
+        public init(logN: Int = 14, blockSize: Int = 8, parallelization: Int = 1, keyLength: Int = 32) {
+            self.logN = logN
+            self.blockSize = blockSize
+            self.parallelization = parallelization
+            self.keyLength = keyLength
+        }
+    }
+
+    public static let algorithm = "SCRYPT"
+    public static let minimumPasswordLength = 6
+
+    public let parameters: Parameters
+    private let pool: WorkPool
+
+    public init(parameters: Parameters = Parameters(), pool: WorkPool) {
+        self.parameters = parameters
+        self.pool = pool
+    }
+
+    public func hash(_ password: String) async throws -> PasswordHash {
+        let parameters = parameters
+        return try await pool.run { try Self.hash(password, salt: Self.randomSalt(), parameters) }
+    }
+
+    /// Whether `password` matches; throws only for a hash this build cannot check.
+    public func verify(_ password: String, against stored: PasswordHash) async throws -> Bool {
+        try await pool.run { try Self.verify(password, against: stored) }
+    }
+
+    /// Whether a stored hash should be replaced by one with the current parameters.
+    public func isOutdated(_ stored: PasswordHash) -> Bool {
+        stored.algorithm != Self.algorithm || stored.memoryCost != parameters.logN
+            || stored.blockSize != parameters.blockSize || stored.parallelization != parameters.parallelization
+            || stored.keyLength != parameters.keyLength
+    }
+
+    static func hash(_ password: String, salt: [UInt8], _ parameters: Parameters) throws -> PasswordHash {
+        let key = try KDF.Scrypt.deriveKey(
+            from: Array(password.utf8), salt: salt, outputByteCount: parameters.keyLength,
+            rounds: 1 << parameters.logN, blockSize: parameters.blockSize, parallelism: parameters.parallelization)
+        return PasswordHash(
+            algorithm: algorithm, hash: key.withUnsafeBytes { Array($0) }, salt: salt, memoryCost: parameters.logN,
+            blockSize: parameters.blockSize, parallelization: parameters.parallelization, keyLength: parameters.keyLength)
+    }
+
+    static func verify(_ password: String, against stored: PasswordHash) throws -> Bool {
+        switch stored.algorithm {
+        case algorithm, "STANDARD_SCRYPT":
+            guard let logN = stored.memoryCost, let blockSize = stored.blockSize,
+                let parallelization = stored.parallelization, (1...20).contains(logN)
+            else { throw PasswordHashError.unsupported(stored.algorithm) }
+            let parameters = Parameters(
+                logN: logN, blockSize: blockSize, parallelization: parallelization, keyLength: stored.hash.count)
+            let candidate = try hash(password, salt: stored.salt, parameters)
+            return constantTimeEquals(candidate.hash, stored.hash)
+        default:
+            throw PasswordHashError.unsupported(stored.algorithm)
+        }
+    }
+
+    static func randomSalt() -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+    }
+}
+
+func constantTimeEquals(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
+    guard lhs.count == rhs.count else { return false }
+    return zip(lhs, rhs).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+}
+
+public enum PasswordHashError: Error, Equatable {
+    case unsupported(String)
+}

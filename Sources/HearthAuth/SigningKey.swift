@@ -1,0 +1,121 @@
+import Crypto
+import CryptoExtras
+import Foundation
+
+/// The key that signs ID tokens. Generated on first start into the data directory (mode 0600)
+/// and published as a JWK; it never enters the ledger (DESIGN rule 6).
+public struct SigningKey: Sendable {
+    public enum Algorithm: String, Sendable, CaseIterable {
+        case rs256 = "RS256"
+        case es256 = "ES256"
+    }
+
+    private enum Backing: Sendable {
+        case rsa(_RSA.Signing.PrivateKey)
+        case ecdsa(P256.Signing.PrivateKey)
+    }
+
+    private let backing: Backing
+    public let algorithm: Algorithm
+    /// The JWT `kid`: derived from the public key, so it changes exactly when the key does.
+    public let keyID: String
+
+    private init(_ backing: Backing, algorithm: Algorithm) {
+        self.backing = backing
+        self.algorithm = algorithm
+        let publicDER: Data
+        switch backing {
+        case .rsa(let key): publicDER = key.publicKey.derRepresentation
+        case .ecdsa(let key): publicDER = key.publicKey.derRepresentation
+        }
+        keyID = SHA256.hash(data: publicDER).prefix(20).map { String(format: "%02x", $0) }.joined()
+    }
+
+    public static func generate(_ algorithm: Algorithm) throws -> SigningKey {
+        switch algorithm {
+        case .rs256: SigningKey(.rsa(try _RSA.Signing.PrivateKey(keySize: .bits2048)), algorithm: algorithm)
+        case .es256: SigningKey(.ecdsa(P256.Signing.PrivateKey()), algorithm: algorithm)
+        }
+    }
+
+    public init(pem: String, algorithm: Algorithm) throws {
+        switch algorithm {
+        case .rs256: self.init(.rsa(try _RSA.Signing.PrivateKey(pemRepresentation: pem)), algorithm: algorithm)
+        case .es256: self.init(.ecdsa(try P256.Signing.PrivateKey(pemRepresentation: pem)), algorithm: algorithm)
+        }
+    }
+
+    public var pem: String {
+        switch backing {
+        case .rsa(let key): key.pemRepresentation
+        case .ecdsa(let key): key.pemRepresentation
+        }
+    }
+
+    /// Loads `<directory>/signing-key-<alg>.pem`, creating it (0600) on first start.
+    public static func loadOrCreate(in directory: String, algorithm: Algorithm) throws -> SigningKey {
+        let path = directory + "/signing-key-\(algorithm.rawValue.lowercased()).pem"
+        if let pem = try? String(contentsOfFile: path, encoding: .utf8) {
+            return try SigningKey(pem: pem, algorithm: algorithm)
+        }
+        let key = try generate(algorithm)
+        let created = FileManager.default.createFile(
+            atPath: path, contents: Data(key.pem.utf8), attributes: [.posixPermissions: 0o600])
+        guard created else { throw SigningKeyError.cannotWrite(path) }
+        return key
+    }
+
+    public func sign(_ message: [UInt8]) throws -> [UInt8] {
+        let digest = SHA256.hash(data: message)
+        switch backing {
+        case .rsa(let key):
+            return [UInt8](try key.signature(for: digest, padding: .insecurePKCS1v1_5).rawRepresentation)
+        case .ecdsa(let key):
+            return [UInt8](try key.signature(for: digest).rawRepresentation)
+        }
+    }
+
+    public func isValidSignature(_ signature: [UInt8], for message: [UInt8]) -> Bool {
+        let digest = SHA256.hash(data: message)
+        switch backing {
+        case .rsa(let key):
+            return key.publicKey.isValidSignature(
+                _RSA.Signing.RSASignature(rawRepresentation: signature), for: digest, padding: .insecurePKCS1v1_5)
+        case .ecdsa(let key):
+            guard let parsed = try? P256.Signing.ECDSASignature(rawRepresentation: signature) else { return false }
+            return key.publicKey.isValidSignature(parsed, for: digest)
+        }
+    }
+
+    /// The public half as a JWK (RFC 7517), for `/.well-known/jwks.json`.
+    public var publicJWK: JSONValue {
+        var jwk: [String: JSONValue] = [
+            "kid": .string(keyID), "alg": .string(algorithm.rawValue), "use": "sig",
+        ]
+        switch backing {
+        case .rsa(let key):
+            if let primitives = try? key.publicKey.getKeyPrimitives() {
+                jwk["kty"] = "RSA"
+                jwk["n"] = .string(Base64URL.encode(primitives.modulus))
+                jwk["e"] = .string(Base64URL.encode(primitives.publicExponent))
+            }
+        case .ecdsa(let key):
+            let point = [UInt8](key.publicKey.x963Representation)  // 0x04 || x || y
+            jwk["kty"] = "EC"
+            jwk["crv"] = "P-256"
+            jwk["x"] = .string(Base64URL.encode(point[1...32]))
+            jwk["y"] = .string(Base64URL.encode(point[33...64]))
+        }
+        return .object(jwk)
+    }
+}
+
+public enum SigningKeyError: Error, CustomStringConvertible {
+    case cannotWrite(String)
+
+    public var description: String {
+        switch self {
+        case .cannotWrite(let path): "cannot write the signing key to \(path)"
+        }
+    }
+}

@@ -1,0 +1,126 @@
+import Crypto
+import HearthDomain
+
+/// Mints and checks Firebase ID tokens and refresh tokens.
+///
+/// ID tokens carry the claims the SDKs read (firebase-clients-wire.md A.12, emulator 3.1).
+/// Refresh tokens are random; the ledger stores only their SHA-256.
+public struct TokenIssuer: Sendable {
+    public let key: SigningKey
+    /// ID token lifetime in seconds (Firebase: one hour).
+    public let lifetime: Int64
+
+    public init(key: SigningKey, lifetime: Int64 = 3600) {
+        self.key = key
+        self.lifetime = lifetime
+    }
+
+    public static func issuer(of project: ProjectID) -> String {
+        "https://securetoken.google.com/\(project.rawValue)"
+    }
+
+    /// Claims no custom claim may set (Firebase's reserved names).
+    public static let reservedClaims: Set<String> = [
+        "acr", "amr", "at_hash", "aud", "auth_time", "azp", "cnf", "c_hash", "exp", "firebase", "iat", "iss", "jti",
+        "nbf", "nonce", "sub",
+    ]
+
+    /// An ID token for `account`, signed in with `provider`, issued at `now` (milliseconds).
+    public func idToken(
+        for account: Account, in project: ProjectID, provider: String, now: Int64, extraClaims: [String: JSONValue] = [:]
+    ) throws -> String {
+        let issuedAt = now / 1000
+        var claims: [String: JSONValue] = [:]
+        if let name = account.displayName { claims["name"] = .string(name) }
+        if let picture = account.photoUrl { claims["picture"] = .string(picture) }
+        if let text = account.customClaims, let custom = JSONValue.parse(Array(text.utf8))?.objectValue {
+            claims.merge(custom) { _, new in new }
+        }
+        claims.merge(extraClaims) { _, new in new }
+        var identities: [String: JSONValue] = [:]
+        if let email = account.email {
+            claims["email"] = .string(email)
+            claims["email_verified"] = .bool(account.emailVerified)
+            identities["email"] = [.string(email)]
+        }
+        if let phone = account.phoneNumber {
+            claims["phone_number"] = .string(phone)
+            identities["phone"] = [.string(phone)]
+        }
+        for link in account.providers { identities[link.providerId] = [.string(link.federatedId)] }
+        if provider == "anonymous" { claims["provider_id"] = "anonymous" }
+        claims["auth_time"] = .int((account.lastSignInAt ?? account.createdAt) / 1000)
+        claims["user_id"] = .string(account.uid.rawValue)
+        claims["firebase"] = ["identities": .object(identities), "sign_in_provider": .string(provider)]
+        claims["iat"] = .int(issuedAt)
+        claims["exp"] = .int(issuedAt + lifetime)
+        claims["aud"] = .string(project.rawValue)
+        claims["iss"] = .string(Self.issuer(of: project))
+        claims["sub"] = .string(account.uid.rawValue)
+        return try JWT.sign(payload: .object(claims), with: key)
+    }
+
+    /// What a valid ID token says about its bearer.
+    public struct VerifiedIDToken: Sendable, Equatable {
+        public var uid: UserID
+        /// Seconds; compared with the account's `validSince`.
+        public var issuedAt: Int64
+        public var provider: String
+        public var claims: [String: JSONValue]
+    }
+
+    /// Checks signature, issuer, audience and expiry. Account state (deleted, disabled,
+    /// revoked) is the caller's to check against the projections.
+    public func verifyIDToken(_ token: String, project: ProjectID, now: Int64) throws(TokenError) -> VerifiedIDToken {
+        guard let parts = JWT.decode(token), parts.header["kid"]?.stringValue == key.keyID,
+            parts.header["alg"]?.stringValue == key.algorithm.rawValue,
+            key.isValidSignature(parts.signature, for: parts.signingInput)
+        else { throw .invalid }
+        let claims = parts.payload
+        guard claims["iss"]?.stringValue == Self.issuer(of: project), claims["aud"]?.stringValue == project.rawValue,
+            let sub = claims["sub"]?.stringValue, let uid = UserID(sub),
+            case .int(let issuedAt)? = claims["iat"], case .int(let expires)? = claims["exp"]
+        else { throw .invalid }
+        guard expires > now / 1000 else { throw .expired }
+        let provider = claims["firebase"]?["sign_in_provider"]?.stringValue ?? "custom"
+        return VerifiedIDToken(uid: uid, issuedAt: issuedAt, provider: provider, claims: claims)
+    }
+
+    /// A new refresh token for a session signed in with `provider`. The provider rides in the
+    /// token so a refresh can re-issue the same `sign_in_provider`; the stored hash covers it,
+    /// so it cannot be altered.
+    public static func newRefreshToken(provider: String) -> RefreshToken {
+        var generator = SystemRandomNumberGenerator()
+        let secret = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        return RefreshToken(text: "1." + Base64URL.encode(Array(provider.utf8)) + "." + Base64URL.encode(secret))
+    }
+}
+
+/// A refresh token as handed to the client.
+public struct RefreshToken: Sendable, Equatable {
+    public let text: String
+
+    public init(text: String) { self.text = text }
+
+    /// Lowercase hex SHA-256: the only form the ledger and projections hold.
+    public var hash: String {
+        SHA256.hash(data: Array(text.utf8)).map { byte in
+            let hex = String(byte, radix: 16)
+            return byte < 16 ? "0" + hex : hex
+        }.joined()
+    }
+
+    /// The sign-in provider the session started with; `nil` when the token is not one of ours.
+    public var provider: String? {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0] == "1", let bytes = Base64URL.decode(parts[1]), !bytes.isEmpty,
+            let secret = Base64URL.decode(parts[2]), secret.count == 32
+        else { return nil }
+        return String(validating: bytes, as: UTF8.self)
+    }
+}
+
+public enum TokenError: Error, Equatable {
+    case invalid
+    case expired
+}

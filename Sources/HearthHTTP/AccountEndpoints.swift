@@ -1,0 +1,145 @@
+import HearthAuth
+import HearthDomain
+
+/// signUp, signInWithPassword, lookup, update, delete.
+extension IdentityToolkitAPI {
+    func signUp(_ call: Call) async throws -> JSONValue {
+        let fields = call.fields
+        let caller = call.caller
+        if caller.isAdmin && !fields.has("idToken") {
+            var user = AuthService.NewUser()
+            if let uid = try fields.string("localId") {
+                guard let parsed = UserID(uid) else { throw FirebaseError.bad("INVALID_LOCAL_ID") }
+                user.uid = parsed
+            }
+            user.email = try fields.string("email")
+            user.password = try fields.string("password")
+            user.displayName = try fields.string("displayName")
+            user.photoUrl = try fields.string("photoUrl")
+            user.phoneNumber = try fields.string("phoneNumber")
+            user.emailVerified = try fields.bool("emailVerified") ?? false
+            user.disabled = try fields.bool("disabled") ?? false
+            let account = try await service.createUser(user, caller)
+            var body: [String: JSONValue] = ["kind": "identitytoolkit#SignupNewUserResponse", "localId": .string(account.uid.rawValue)]
+            if let email = account.email { body["email"] = .string(email) }
+            if let name = account.displayName { body["displayName"] = .string(name) }
+            return .object(body)
+        }
+        guard !fields.has("localId") else { throw FirebaseError.bad("UNEXPECTED_PARAMETER : User ID") }
+        let email = try fields.string("email")
+        let password = try fields.string("password")
+        let displayName = try fields.string("displayName")
+        let result: SignInResult
+        if let idToken = try fields.string("idToken") {
+            result = try await service.linkPassword(
+                idToken: idToken, email: email, password: password, displayName: displayName, caller)
+        } else if !(email ?? "").isEmpty || !(password ?? "").isEmpty {
+            result = try await service.signUpWithPassword(email: email, password: password, displayName: displayName, caller)
+        } else {
+            result = try await service.signUpAnonymously(caller)
+        }
+        var body = UserRecord.tokens(result.tokens)
+        body["kind"] = "identitytoolkit#SignupNewUserResponse"
+        body["localId"] = .string(result.account.uid.rawValue)
+        if let email = result.account.email { body["email"] = .string(email) }
+        if let name = result.account.displayName { body["displayName"] = .string(name) }
+        return .object(body)
+    }
+
+    func signInWithPassword(_ call: Call) async throws -> JSONValue {
+        let result = try await service.signInWithPassword(
+            email: try call.fields.string("email"), password: try call.fields.string("password"), call.caller)
+        var body = UserRecord.tokens(result.tokens)
+        body["kind"] = "identitytoolkit#VerifyPasswordResponse"
+        body["registered"] = true
+        body["localId"] = .string(result.account.uid.rawValue)
+        if let email = result.account.email { body["email"] = .string(email) }
+        if let name = result.account.displayName { body["displayName"] = .string(name) }
+        return .object(body)
+    }
+
+    func lookup(_ call: Call) throws -> JSONValue {
+        let fields = call.fields
+        var users: [Account]
+        let identifiers = ["localId", "email", "phoneNumber", "federatedUserId"]
+        if call.caller.isAdmin && identifiers.contains(where: fields.has) {
+            let uids = try fields.strings("localId").map { uid in
+                guard let parsed = UserID(uid) else { throw FirebaseError.bad("INVALID_LOCAL_ID") }
+                return parsed
+            }
+            let federated = try fields.objects("federatedUserId").compactMap { entry -> (providerId: String, rawId: String)? in
+                guard let provider = try entry.string("providerId"), let rawId = try entry.string("rawId") else { return nil }
+                return (provider, rawId)
+            }
+            users = try service.lookup(
+                uids: uids, emails: try fields.strings("email"), phoneNumbers: try fields.strings("phoneNumber"),
+                federated: federated, call.caller)
+        } else {
+            users = [try service.authenticate(try fields.string("idToken"), call.caller).0]
+        }
+        var body: [String: JSONValue] = ["kind": "identitytoolkit#GetAccountInfoResponse"]
+        // "Not found" is 200 without users: the Admin SDK builds its own message from that.
+        if !users.isEmpty { body["users"] = .array(users.map(UserRecord.json)) }
+        return .object(body)
+    }
+
+    func update(_ call: Call) async throws -> JSONValue {
+        let fields = call.fields
+        let caller = call.caller
+        if fields.has("oobCode") {
+            // Only EMAIL_SIGNIN codes are issued so far; they are not applied through update.
+            throw FirebaseError.invalidOobCode
+        }
+        let target = try self.target(call)
+        guard caller.isAdmin || !fields.has("customAttributes") else { throw FirebaseError.insufficientPermission }
+        var changes = AuthService.Changes()
+        changes.email = try fields.string("email")
+        changes.password = try fields.string("password")
+        changes.displayName = try fields.string("displayName")
+        changes.photoUrl = try fields.string("photoUrl")
+        changes.deleteAttributes = try fields.strings("deleteAttribute")
+        changes.deleteProviders = try fields.strings("deleteProvider")
+        changes.validSince = try fields.int("validSince")
+        if case .idToken = target, fields.has("disableUser") { changes.disabled = try fields.bool("disableUser") }
+        if caller.isAdmin {
+            changes.disabled = try fields.bool("disableUser")
+            changes.emailVerified = try fields.bool("emailVerified")
+            changes.customAttributes = try fields.string("customAttributes")
+            changes.phoneNumber = try fields.string("phoneNumber")
+        }
+        let result = try await service.update(target, changes, caller)
+        let account = result.account
+        var body: [String: JSONValue] = [
+            "kind": "identitytoolkit#SetAccountInfoResponse", "localId": .string(account.uid.rawValue),
+            "providerUserInfo": .array(UserRecord.providerUserInfo(account)),
+        ]
+        if let email = account.email {
+            body["email"] = .string(email)
+            body["emailVerified"] = .bool(account.emailVerified)
+        }
+        if let name = account.displayName { body["displayName"] = .string(name) }
+        if let photo = account.photoUrl { body["photoUrl"] = .string(photo) }
+        if let record = UserRecord.json(account).objectValue?["passwordHash"] { body["passwordHash"] = record }
+        if let tokens = result.tokens { body.merge(UserRecord.tokens(tokens)) { _, new in new } }
+        return .object(body)
+    }
+
+    func delete(_ call: Call) async throws -> JSONValue {
+        let target = call.caller.isAdmin ? try self.target(call) : .idToken(try call.fields.string("idToken"))
+        try await service.delete(target, call.caller)
+        return ["kind": "identitytoolkit#DeleteAccountResponse"]
+    }
+
+    /// Admins name a uid; users present their ID token.
+    func target(_ call: Call) throws -> AuthService.Target {
+        if call.caller.isAdmin {
+            guard let uid = try call.fields.string("localId") else { throw FirebaseError.missingLocalId }
+            guard let parsed = UserID(uid) else { throw FirebaseError.userNotFound }
+            return .uid(parsed)
+        }
+        guard let idToken = try call.fields.string("idToken") else {
+            throw FirebaseError.bad("INVALID_REQ_TYPE : Unsupported request parameters.")
+        }
+        return .idToken(idToken)
+    }
+}

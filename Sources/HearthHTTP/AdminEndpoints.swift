@@ -1,0 +1,142 @@
+import Foundation
+import HearthAuth
+import HearthDomain
+
+/// The Admin SDK's bulk calls: batchGet (list_users), batchDelete, batchCreate (import_users).
+extension IdentityToolkitAPI {
+    func batchGet(_ call: Call) throws -> JSONValue {
+        try requireAdmin(call)
+        let requested = Int(call.query["maxResults"] ?? "") ?? 20
+        let limit = requested <= 0 ? 20 : min(requested, 1000)
+        let after = call.query["nextPageToken"].flatMap(UserID.init)
+        let users = try service.listAccounts(after: after, limit: limit, call.caller)
+        var body: [String: JSONValue] = [
+            "kind": "identitytoolkit#DownloadAccountResponse", "users": .array(users.map(UserRecord.json)),
+        ]
+        // A full page names its last uid; the next page starts after it.
+        if users.count == limit, let last = users.last { body["nextPageToken"] = .string(last.uid.rawValue) }
+        return .object(body)
+    }
+
+    func batchDelete(_ call: Call) async throws -> JSONValue {
+        try requireAdmin(call)
+        let ids = try call.fields.strings("localIds")
+        guard (1...1000).contains(ids.count) else { throw FirebaseError.bad("LOCAL_ID_LIST_EXCEEDS_LIMIT") }
+        let force = try call.fields.bool("force") ?? false
+        var errors: [JSONValue] = []
+        var deletable: [UserID] = []
+        for (index, id) in ids.enumerated() {
+            guard let uid = UserID(id) else { continue }
+            if !force, let account = try service.account(uid, call.caller), !account.disabled {
+                errors.append([
+                    "index": .int(Int64(index)), "localId": .string(id),
+                    "message": "NOT_DISABLED : Disable the account before batch deletion.",
+                ])
+                continue
+            }
+            deletable.append(uid)
+        }
+        try await service.deleteAccounts(deletable, call.caller)
+        return errors.isEmpty ? [:] : ["errors": .array(errors)]
+    }
+
+    func batchCreate(_ call: Call) async throws -> JSONValue {
+        try requireAdmin(call)
+        let entries = try call.fields.objects("users")
+        guard !entries.isEmpty else { throw FirebaseError.bad("MISSING_USER_ACCOUNT") }
+        guard entries.count <= 1000 else { throw FirebaseError.bad("MAXIMUM_USER_COUNT_EXCEEDED") }
+        let hashing = try ImportHashOptions(call.fields)
+        var errors: [JSONValue] = []
+        var users: [AuthService.ImportedUser] = []
+        var indexes: [Int] = []
+        for (index, entry) in entries.enumerated() {
+            do {
+                users.append(try importedUser(entry, hashing))
+                indexes.append(index)
+            } catch let error as FirebaseError {
+                errors.append(["index": .int(Int64(index)), "message": .string(error.message)])
+            }
+        }
+        for failure in try await service.importUsers(users, call.caller) {
+            errors.append(["index": .int(Int64(indexes[failure.index])), "message": .string(failure.message)])
+        }
+        return ["kind": "identitytoolkit#UploadAccountResponse", "error": .array(errors)]
+    }
+
+    private func importedUser(_ fields: RequestFields, _ hashing: ImportHashOptions) throws -> AuthService.ImportedUser {
+        guard let id = try fields.string("localId"), !id.isEmpty else { throw FirebaseError.bad("localId is missing") }
+        guard let uid = UserID(id) else { throw FirebaseError.bad("localId is invalid") }
+        var user = AuthService.ImportedUser(uid: uid)
+        if let email = try fields.string("email") {
+            guard let valid = try? Validation.email(email) else { throw FirebaseError.bad("email is invalid") }
+            user.email = valid
+        }
+        user.emailVerified = try fields.bool("emailVerified") ?? false
+        user.disabled = try fields.bool("disabled") ?? false
+        user.displayName = try fields.string("displayName")
+        user.photoUrl = try fields.string("photoUrl")
+        if let phone = try fields.string("phoneNumber") {
+            guard let valid = try? Validation.phoneNumber(phone) else { throw FirebaseError.bad("phone number format is invalid") }
+            user.phoneNumber = valid
+        }
+        if let claims = try fields.string("customAttributes") {
+            do {
+                user.customClaims = try Validation.customClaims(claims)
+            } catch {
+                throw FirebaseError.bad("Invalid custom claims provided.")
+            }
+        }
+        user.createdAt = try fields.int("createdAt")
+        user.lastSignInAt = try fields.int("lastLoginAt")
+        if let hash = try fields.string("passwordHash") {
+            user.password = try hashing.passwordHash(hash: hash, salt: try fields.string("salt"))
+        }
+        for provider in try fields.objects("providerUserInfo") {
+            guard let providerId = try provider.string("providerId"), let rawId = try provider.string("rawId"),
+                !providerId.isEmpty, !rawId.isEmpty
+            else { throw FirebaseError.bad("federatedId or (providerId & rawId) is required") }
+            // password and phone entries are derived from the account itself.
+            guard providerId != "password" && providerId != "phone" else { continue }
+            user.providers.append(
+                ProviderLink(
+                    providerId: providerId, federatedId: rawId, email: try provider.string("email").map(normalizeEmail),
+                    displayName: try provider.string("displayName"), photoUrl: try provider.string("photoUrl"),
+                    screenName: try provider.string("screenName")))
+        }
+        return user
+    }
+}
+
+/// The top-level hash options of a batchCreate: how the imported `passwordHash`es were made.
+struct ImportHashOptions {
+    var algorithm: String?
+    var rounds: Int?
+    var memoryCost: Int?
+    var blockSize: Int?
+    var parallelization: Int?
+    var keyLength: Int?
+
+    init(_ fields: RequestFields) throws {
+        algorithm = try fields.string("hashAlgorithm")?.uppercased()
+        rounds = try fields.int("rounds").map(Int.init)
+        memoryCost = try fields.int("memoryCost").map(Int.init)
+        if algorithm == "STANDARD_SCRYPT" {
+            memoryCost = try fields.int("cpuMemCost").map { Int(log2(Double($0))) }
+            blockSize = try fields.int("blockSize").map(Int.init)
+            parallelization = try fields.int("parallelization").map(Int.init)
+            keyLength = try fields.int("dkLen").map(Int.init)
+        }
+    }
+
+    func passwordHash(hash: String, salt: String?) throws -> PasswordHash {
+        guard let algorithm else { throw FirebaseError.bad("MISSING_HASH_ALGORITHM") }
+        guard let hashBytes = Base64URL.decode(hash) else { throw FirebaseError.bad("INVALID_PASSWORD_HASH") }
+        let saltBytes = try salt.map { text in
+            guard let bytes = Base64URL.decode(text) else { throw FirebaseError.bad("INVALID_SALT") }
+            return bytes
+        }
+        return PasswordHash(
+            algorithm: algorithm, hash: hashBytes, salt: saltBytes ?? [], rounds: rounds, memoryCost: memoryCost,
+            blockSize: blockSize, parallelization: parallelization, keyLength: keyLength)
+    }
+}

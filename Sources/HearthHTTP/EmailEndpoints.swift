@@ -1,0 +1,60 @@
+import HearthAuth
+import HearthDomain
+
+/// createAuthUri (sign-in methods of an email), sendOobCode and signInWithEmailLink.
+extension IdentityToolkitAPI {
+    func createAuthUri(_ call: Call) throws -> JSONValue {
+        guard let identifier = try call.fields.string("identifier"), !identifier.isEmpty else {
+            throw FirebaseError.bad("MISSING_IDENTIFIER")
+        }
+        guard let continueUri = try call.fields.string("continueUri"), !continueUri.isEmpty else {
+            throw FirebaseError.bad("MISSING_CONTINUE_URI")
+        }
+        guard (try? Validation.email(identifier)) != nil else { throw FirebaseError.bad("INVALID_IDENTIFIER") }
+        let methods = try service.signInMethods(for: identifier, call.caller)
+        return [
+            "kind": "identitytoolkit#CreateAuthUriResponse", "registered": .bool(methods.registered),
+            "allProviders": .array(methods.allProviders.map(JSONValue.string)),
+            "signinMethods": .array(methods.signInMethods.map(JSONValue.string)),
+            "sessionId": .string(try call.fields.string("sessionId") ?? AuthService.newUserID().rawValue),
+        ]
+    }
+
+    /// requestType by name, or by its proto enum index (the Android SDK sends 6).
+    static let requestTypeIndexes: [Int64: String] = [1: "PASSWORD_RESET", 2: "OLD_EMAIL_AGREE", 3: "NEW_EMAIL_ACCEPT", 4: "VERIFY_EMAIL", 5: "RECOVER_EMAIL", 6: "EMAIL_SIGNIN", 7: "VERIFY_AND_CHANGE_EMAIL"]
+
+    func sendOobCode(_ call: Call) async throws -> JSONValue {
+        let fields = call.fields
+        let requestType: String? =
+            if case .int(let index)? = fields.values["requestType"] { Self.requestTypeIndexes[index] } else { try fields.string("requestType") }
+        guard let requestType, requestType != "OOB_REQ_TYPE_UNSPECIFIED" else { throw FirebaseError.bad("MISSING_REQ_TYPE") }
+        let returnLink = try fields.bool("returnOobLink") ?? false
+        guard !returnLink || call.caller.isAdmin else { throw FirebaseError.insufficientPermission }
+        guard requestType == "EMAIL_SIGNIN" else {
+            throw FirebaseError.bad("OPERATION_NOT_ALLOWED : \(requestType) codes are not supported by this Hearth version")
+        }
+        let request = AuthService.ActionLinkRequest(
+            email: try fields.string("email") ?? "", continueUrl: try fields.string("continueUrl"), baseURL: call.baseURL,
+            apiKey: call.apiKey ?? "")
+        let entry = try await service.sendSignInLink(request, call.caller)
+        var body: [String: JSONValue] = ["kind": "identitytoolkit#GetOobConfirmationCodeResponse", "email": .string(entry.email)]
+        if returnLink {
+            body["oobCode"] = .string(entry.oobCode)
+            body["oobLink"] = .string(entry.oobLink)
+        }
+        return .object(body)
+    }
+
+    func signInWithEmailLink(_ call: Call) async throws -> JSONValue {
+        let fields = call.fields
+        let result = try await service.signInWithEmailLink(
+            email: try fields.string("email"), oobCode: try fields.string("oobCode"), idToken: try fields.string("idToken"),
+            call.caller)
+        var body = UserRecord.tokens(result.tokens)
+        body["kind"] = "identitytoolkit#EmailLinkSigninResponse"
+        body["localId"] = .string(result.account.uid.rawValue)
+        body["email"] = result.account.email.map(JSONValue.string) ?? .null
+        body["isNewUser"] = .bool(result.isNewUser)
+        return .object(body)
+    }
+}

@@ -1,0 +1,56 @@
+import HearthAuth
+import HearthDomain
+
+/// signInWithIdp (verifyAssertion).
+extension IdentityToolkitAPI {
+    func signInWithIdp(_ call: Call) async throws -> JSONValue {
+        let fields = call.fields
+        guard service.settings.fakeIdentityProvider else {
+            throw FirebaseError.bad("INVALID_IDP_RESPONSE : ((No identity provider is configured for this credential.))")
+        }
+        let identity = try FakeIdentityProvider.identity(
+            requestUri: try fields.string("requestUri"), postBody: try fields.string("postBody"))
+        var body: [String: JSONValue] = [
+            "kind": "identitytoolkit#VerifyAssertionResponse", "context": "", "providerId": .string(identity.providerId),
+            "federatedId": .string(
+                identity.providerId == "google.com" ? "https://accounts.google.com/\(identity.subject)" : identity.subject),
+            "rawUserInfo": .string(identity.rawUserInfo.text),
+            "oauthAccessToken": .string(identity.accessToken ?? "FirebaseAuthEmulatorFakeAccessToken_\(identity.providerId)"),
+        ]
+        if let idToken = identity.idToken { body["oauthIdToken"] = .string(idToken) }
+        if let email = identity.email { body["email"] = .string(email) }
+        if let name = identity.displayName {
+            body["displayName"] = .string(name)
+            body["fullName"] = .string(name)
+        }
+        if let photo = identity.photoUrl { body["photoUrl"] = .string(photo) }
+        if let screenName = identity.screenName { body["screenName"] = .string(screenName) }
+        let returnCredential = try fields.bool("returnIdpCredential") == true
+        let outcome: AuthService.FederatedOutcome
+        do {
+            outcome = try await service.signInWithIdentity(identity, idToken: try fields.string("idToken"), call.caller)
+        } catch let error as FirebaseError
+            where returnCredential && ["FEDERATED_USER_ID_ALREADY_LINKED", "EMAIL_EXISTS"].contains(error.code)
+        {
+            // With returnIdpCredential the SDKs expect conflicts as 200 + errorMessage, so they
+            // can hand the credential back to the app (credentialAlreadyInUse).
+            body["errorMessage"] = .string(error.code)
+            return .object(body)
+        }
+        switch outcome {
+        case .signedIn(let result):
+            body.merge(UserRecord.tokens(result.tokens)) { _, new in new }
+            body["localId"] = .string(result.account.uid.rawValue)
+            if result.isNewUser { body["isNewUser"] = true }
+            if let email = result.account.email, email == identity.email {
+                body["emailVerified"] = .bool(result.account.emailVerified)
+            }
+        case .needConfirmation(let email, let uid, let providers):
+            body["needConfirmation"] = true
+            body["email"] = .string(email)
+            body["localId"] = .string(uid.rawValue)
+            body["verifiedProvider"] = .array(providers.map(JSONValue.string))
+        }
+        return .object(body)
+    }
+}

@@ -1,0 +1,72 @@
+import HearthAuth
+import HearthDomain
+import Hummingbird
+
+/// Every route Hearth serves, at the paths the Firebase SDKs use (each Google host becomes a
+/// path prefix, as in the Auth Emulator).
+public enum HearthRouter {
+    public static func build<Context: RequestContext>(
+        service: AuthService, access: APIAccess, context: Context.Type = BasicRequestContext.self
+    ) -> Router<Context> {
+        let router = Router(context: Context.self)
+        router.add(middleware: FirebaseErrorMiddleware<Context>())
+        let toolkit = IdentityToolkitAPI(service: service, access: access)
+        let secureToken = SecureTokenAPI(service: service, access: access)
+
+        router.get("/") { _, _ in
+            JSONResponse.ok(["authEmulator": ["ready": true, "server": "hearth"]])
+        }
+        router.get("/.well-known/jwks.json") { _, _ in
+            JSONResponse.ok(["keys": [service.tokens.key.publicJWK]])
+        }
+        // /identitytoolkit.googleapis.com/v1/accounts:<method> and /v1/projects/{p}/...
+        router.post("/identitytoolkit.googleapis.com/v1/**") { request, context in
+            let (method, project) = try Self.identityToolkitOperation(context.parameters.getCatchAll())
+            return try await toolkit.handle(method: method, pathProject: project, request, context)
+        }
+        router.get("/identitytoolkit.googleapis.com/v1/projects/{project}/accounts:batchGet") { request, context in
+            try await toolkit.handle(
+                method: "batchGet", pathProject: context.parameters.get("project")?[...], request, context)
+        }
+        router.post("/www.googleapis.com/identitytoolkit/v3/relyingparty/{name}") { request, context in
+            guard let method = context.parameters.get("name").flatMap({ IdentityToolkitAPI.legacyAliases[$0] }) else {
+                throw FirebaseError.notFound
+            }
+            return try await toolkit.handle(method: method, pathProject: nil, request, context)
+        }
+        router.post("/securetoken.googleapis.com/v1/token") { request, context in
+            try await secureToken.token(request, context)
+        }
+        if access.profile == .development {
+            let emulator = EmulatorAPI(service: service)
+            router.delete("/emulator/v1/projects/{project}/accounts") { request, context in
+                try await emulator.deleteAccounts(request, context)
+            }
+            router.get("/emulator/v1/projects/{project}/oobCodes") { request, context in
+                try emulator.oobCodes(request, context)
+            }
+            router.get("/emulator/v1/projects/{project}/config") { request, context in
+                try await emulator.config(request, context)
+            }
+            router.patch("/emulator/v1/projects/{project}/config") { request, context in
+                try await emulator.config(request, context)
+            }
+        }
+        return router
+    }
+
+    /// `accounts:signUp` -> ("signUp", nil); `projects/p/accounts:lookup` -> ("lookup", "p");
+    /// `projects/p/accounts` -> ("signUp", "p") (Admin create_user).
+    static func identityToolkitOperation(_ components: [Substring]) throws -> (String, Substring?) {
+        switch components.count {
+        case 1 where components[0].hasPrefix("accounts:"):
+            return (String(components[0].dropFirst("accounts:".count)), nil)
+        case 3 where components[0] == "projects":
+            if components[2] == "accounts" { return ("signUp", components[1]) }
+            if components[2].hasPrefix("accounts:") { return (String(components[2].dropFirst("accounts:".count)), components[1]) }
+        default:
+            break
+        }
+        throw FirebaseError.notFound
+    }
+}

@@ -1,0 +1,60 @@
+import HearthAuth
+import HearthDomain
+import Hummingbird
+
+/// The Identity Toolkit API: one handler per `accounts:<method>`, reached from the v1 paths,
+/// the admin `/v1/projects/{p}/...` paths and the legacy v3 `relyingparty` aliases (iOS).
+struct IdentityToolkitAPI: Sendable {
+    let service: AuthService
+    let access: APIAccess
+
+    /// A call: the caller, its body and what the request itself says (for links).
+    struct Call: Sendable {
+        var caller: Caller
+        var fields: RequestFields
+        var apiKey: String?
+        var baseURL: String
+        var query: [String: String]
+    }
+
+    /// v3 `relyingparty/<name>` -> v1 `accounts:<method>` (emulator 1.4).
+    static let legacyAliases: [String: String] = [
+        "signupNewUser": "signUp", "verifyPassword": "signInWithPassword", "getAccountInfo": "lookup",
+        "setAccountInfo": "update", "deleteAccount": "delete", "createAuthUri": "createAuthUri",
+        "getOobConfirmationCode": "sendOobCode", "emailLinkSignin": "signInWithEmailLink",
+        "verifyAssertion": "signInWithIdp", "verifyCustomToken": "signInWithCustomToken", "resetPassword": "resetPassword",
+    ]
+
+    func handle(method: String, pathProject: Substring?, _ request: Request, _ context: some RequestContext) async throws
+        -> Response
+    {
+        let resolved = try access.resolve(request, pathProject: pathProject, requestId: context.id)
+        let fields = request.method == .get ? RequestFields([:]) : try await RequestFields.read(request)
+        var query: [String: String] = [:]
+        for (name, value) in request.uri.queryParameters { query[String(name)] = String(value) }
+        let host = request.head.authority ?? "127.0.0.1:9099"
+        let call = Call(
+            caller: resolved.caller, fields: fields, apiKey: resolved.apiKey, baseURL: "http://" + host, query: query)
+        let body: JSONValue =
+            switch method {
+            case "signUp": try await signUp(call)
+            case "signInWithPassword": try await signInWithPassword(call)
+            case "lookup": try lookup(call)
+            case "update": try await update(call)
+            case "delete": try await delete(call)
+            case "createAuthUri": try createAuthUri(call)
+            case "sendOobCode": try await sendOobCode(call)
+            case "signInWithEmailLink": try await signInWithEmailLink(call)
+            case "signInWithIdp": try await signInWithIdp(call)
+            case "batchGet": try batchGet(call)
+            case "batchDelete": try await batchDelete(call)
+            case "batchCreate": try await batchCreate(call)
+            default: throw FirebaseError.notFound
+            }
+        return JSONResponse.ok(body)
+    }
+
+    func requireAdmin(_ call: Call) throws {
+        guard call.caller.isAdmin else { throw FirebaseError.insufficientPermission }
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import HearthAuth
+import HearthDomain
+
+/// An account as the wire's user record (emulator 2.9; firebase-clients-wire.md A.3, B.2):
+/// only set fields appear; times in milliseconds as strings, `validSince` in seconds.
+enum UserRecord {
+    static func json(_ account: Account) -> JSONValue {
+        var record: [String: JSONValue] = [
+            "localId": .string(account.uid.rawValue),
+            "createdAt": .string(String(account.createdAt)),
+            "validSince": .string(String(account.validSince)),
+            "disabled": .bool(account.disabled),
+            "providerUserInfo": .array(providerUserInfo(account)),
+        ]
+        if let email = account.email {
+            record["email"] = .string(email)
+            record["emailVerified"] = .bool(account.emailVerified)
+        }
+        if let name = account.displayName { record["displayName"] = .string(name) }
+        if let photo = account.photoUrl { record["photoUrl"] = .string(photo) }
+        if let phone = account.phoneNumber { record["phoneNumber"] = .string(phone) }
+        if let password = account.password {
+            // Admin exports carry the hash and salt (B.2); iOS only needs it non-empty.
+            record["passwordHash"] = .string(Data(password.hash).base64EncodedString())
+            record["salt"] = .string(Data(password.salt).base64EncodedString())
+        }
+        if let updated = account.passwordUpdatedAt { record["passwordUpdatedAt"] = .int(updated) }
+        if let lastSignIn = account.lastSignInAt, lastSignIn > 0 { record["lastLoginAt"] = .string(String(lastSignIn)) }
+        if let claims = account.customClaims { record["customAttributes"] = .string(claims) }
+        if account.emailLinkSignIn { record["emailLinkSignin"] = true }
+        return .object(record)
+    }
+
+    /// `password` (email with a password or email link), `phone`, then federated providers;
+    /// each with `providerId`, `rawId` and `federatedId` (iOS needs the last, Admin the second).
+    static func providerUserInfo(_ account: Account) -> [JSONValue] {
+        var entries: [JSONValue] = []
+        if let email = account.email, account.password != nil || account.emailLinkSignIn {
+            var entry: [String: JSONValue] = [
+                "providerId": "password", "email": .string(email), "rawId": .string(email), "federatedId": .string(email),
+            ]
+            if let name = account.displayName { entry["displayName"] = .string(name) }
+            if let photo = account.photoUrl { entry["photoUrl"] = .string(photo) }
+            entries.append(.object(entry))
+        }
+        if let phone = account.phoneNumber {
+            entries.append(["providerId": "phone", "phoneNumber": .string(phone), "rawId": .string(phone), "federatedId": .string(phone)])
+        }
+        for link in account.providers {
+            var entry: [String: JSONValue] = [
+                "providerId": .string(link.providerId), "rawId": .string(link.federatedId),
+                "federatedId": .string(link.federatedId),
+            ]
+            if let email = link.email { entry["email"] = .string(email) }
+            if let name = link.displayName { entry["displayName"] = .string(name) }
+            if let photo = link.photoUrl { entry["photoUrl"] = .string(photo) }
+            if let screenName = link.screenName { entry["screenName"] = .string(screenName) }
+            entries.append(.object(entry))
+        }
+        return entries
+    }
+
+    /// The fields every sign-in answer shares: tokens, `expiresIn` as a string (iOS needs it).
+    static func tokens(_ tokens: IssuedTokens) -> [String: JSONValue] {
+        [
+            "idToken": .string(tokens.idToken), "refreshToken": .string(tokens.refreshToken),
+            "expiresIn": .string(String(tokens.expiresIn)),
+        ]
+    }
+}

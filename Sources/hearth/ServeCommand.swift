@@ -1,0 +1,46 @@
+import ArgumentParser
+import Foundation
+import HearthApp
+import Hummingbird
+import Logging
+
+/// `hearth serve`: the Firebase-compatible daemon.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve the Firebase Auth API (default: development profile on 127.0.0.1:9099).")
+
+    @Option(help: "A JSON configuration file (default: $HEARTH_CONFIG).")
+    var config: String?
+
+    @Option(help: "Address to listen on (default 127.0.0.1).")
+    var host: String?
+
+    @Option(help: "Port to listen on (default 9099, the Auth Emulator's).")
+    var port: Int?
+
+    @Option(name: .customLong("data"), help: "The data directory (default: $HEARTH_DATA_DIR or ./.hearth/data).")
+    var dataDirectory: String?
+
+    @Option(help: "Default project id (default demo-hearth).")
+    var project: String?
+
+    func run() async throws {
+        var configuration = try ServerConfiguration.load(
+            file: config ?? environmentValue("HEARTH_CONFIG"), environment: ProcessInfo.processInfo.environment)
+        if let host { configuration.host = host }
+        if let port { configuration.port = port }
+        if let dataDirectory { configuration.dataDirectory = dataDirectory }
+        if let project { configuration.project = project }
+        try configuration.validate()
+        var logger = Logger(label: "hearth")
+        logger.logLevel = environmentValue("HEARTH_LOG_LEVEL").flatMap(Logger.Level.init(rawValue:)) ?? .info
+        let app = try HearthServer.buildApplication(configuration, logger: logger)
+        logger.info(
+            "hearth serve",
+            metadata: [
+                "profile": "\(configuration.profile)", "project": "\(configuration.project)",
+                "address": "\(configuration.host):\(configuration.port)", "data": "\(configuration.dataDirectory)",
+            ])
+        try await app.runService()
+    }
+}
