@@ -111,8 +111,9 @@ let package = Package(
         .testTarget(
             name: "HearthHTTPTests",
             dependencies: [
-                "HearthApp", "HearthHTTP", "HearthTesting",
+                "HearthApp", "HearthHTTP", "HearthTesting", "LMDB",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: strictTests),
     ]

@@ -24,6 +24,7 @@ public enum HearthServer {
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port), serverName: "hearth"),
             services: [StoreService(store: service.store, lock: lock, logger: logger)],
+            onServerRunning: { _ in SystemdNotifier.notify("READY=1") },
             logger: logger)
         return app
     }
@@ -60,6 +61,7 @@ struct StoreService: Service {
         let head = try store.ledgerHead()
         logger.info("ledger open", metadata: ["head": "\(head.sequence)"])
         try? await gracefulShutdown()
+        SystemdNotifier.notify("STOPPING=1")
         store.close()
         logger.info("ledger closed")
         withExtendedLifetime(lock) {}

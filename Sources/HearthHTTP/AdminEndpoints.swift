@@ -60,7 +60,8 @@ extension IdentityToolkitAPI {
         for failure in try await service.importUsers(users, call.caller) {
             errors.append(["index": .int(Int64(indexes[failure.index])), "message": .string(failure.message)])
         }
-        return ["kind": "identitytoolkit#UploadAccountResponse", "error": .array(errors)]
+        let ordered = errors.sorted { ($0["index"].flatMap { if case .int(let i) = $0 { i } else { nil } } ?? 0) < ($1["index"].flatMap { if case .int(let i) = $0 { i } else { nil } } ?? 0) }
+        return ["kind": "identitytoolkit#UploadAccountResponse", "error": .array(ordered)]
     }
 
     private func importedUser(_ fields: RequestFields, _ hashing: ImportHashOptions) throws -> AuthService.ImportedUser {

@@ -2,6 +2,7 @@ import HearthAuth
 import HearthDomain
 import Hummingbird
 import Logging
+import NIOCore
 
 /// Turns every error into the Firebase envelope: refused rules and bad input are 4xx with
 /// the code the SDKs map; only a fault of Hearth itself is a 5xx (and is logged).
@@ -17,6 +18,8 @@ struct FirebaseErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return JSONResponse.error(FirebaseError(error))
         } catch let error as HTTPError {
             return JSONResponse.error(Self.firebaseError(error))
+        } catch is NIOTooManyBytesError {
+            return JSONResponse.error(Self.firebaseError(HTTPError(.contentTooLarge)))
         } catch {
             context.logger.error("request failed", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
             return JSONResponse.error(

@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+"""The API benchmark of spec/PERFORMANCE.md: starts the real daemon on a temporary data
+directory, measures each ceiling and each workload in the same run, and prints the ratios.
+
+    Benchmarks/api.py [--binary .build/release/hearth] [--duration 10] [--connections 64]
+
+Ceilings: the HTTP floor (wrk against Hearth's constant `GET /` route, a Hummingbird handler
+that does nothing), RS256 / ES256 signatures per second on one core (`openssl speed`), and
+scrypt N=2^14 r=8 p=1 hashes per second on all cores (Python's hashlib). Workloads: anonymous
+sign-up, token refresh, accounts:lookup and password sign-in at 64 connections (wrk), the
+last one while a second wrk measures the p99 of lookups beside it.
+"""
+
+import argparse
+import hashlib
+import json
+import multiprocessing
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+KEY = "bench-key"
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def post(url, body, form=False):
+    data = (body if form else json.dumps(body)).encode()
+    headers = {"Content-Type": "application/x-www-form-urlencoded" if form else "application/json"}
+    with urllib.request.urlopen(urllib.request.Request(url, data=data, headers=headers), timeout=30) as resp:
+        return json.loads(resp.read())
+
+
+class Daemon:
+    def __init__(self, binary, algorithm):
+        self.root = tempfile.mkdtemp(prefix="hearth-bench-")
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        env = dict(os.environ, HEARTH_SIGNING_ALGORITHM=algorithm, HEARTH_LOG_LEVEL="error")
+        self.process = subprocess.Popen(
+            [binary, "serve", "--data", os.path.join(self.root, "data"), "--port", str(self.port)],
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        for _ in range(300):
+            try:
+                urllib.request.urlopen(self.url + "/", timeout=1).read()
+                return
+            except OSError:
+                time.sleep(0.1)
+        raise SystemExit("hearth serve did not start")
+
+    def api(self, method):
+        return f"{self.url}/identitytoolkit.googleapis.com/v1/accounts:{method}?key={KEY}"
+
+    def stop(self):
+        self.process.send_signal(signal.SIGTERM)
+        self.process.wait(timeout=60)
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def wrk(url, duration, connections, body=None, content_type="application/json", threads=2):
+    """Runs wrk; returns (requests/s, p99 ms, non-2xx count)."""
+    args = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{duration}s", "--latency", url]
+    script = None
+    if body is not None:
+        script = tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False)
+        script.write(
+            'wrk.method = "POST"\n'
+            f"wrk.body = {json.dumps(body)}\n"
+            f'wrk.headers["Content-Type"] = "{content_type}"\n'
+        )
+        script.close()
+        args[1:1] = ["-s", script.name]
+    out = subprocess.run(args, capture_output=True, text=True, check=True).stdout
+    if script:
+        os.unlink(script.name)
+    rate = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+    p99 = parse_ms(re.search(r"99%\s+([\d.]+\w+)", out).group(1))
+    bad = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", out)
+    return rate, p99, int(bad.group(1)) if bad else 0
+
+
+def parse_ms(text):
+    value, unit = re.match(r"([\d.]+)(\w+)", text).groups()
+    return float(value) * {"us": 0.001, "ms": 1, "s": 1000, "m": 60000}[unit]
+
+
+def openssl_signs(algorithm):
+    name = {"RS256": "rsa2048", "ES256": "ecdsap256"}[algorithm]
+    out = subprocess.run(["openssl", "speed", "-seconds", "3", name], capture_output=True, text=True, check=True).stdout
+    line = [l for l in out.splitlines() if re.match(r"\s*(rsa\s+2048|256 bits ecdsa)", l)][-1]
+    numbers = re.findall(r"[\d.]+", line)
+    # rsa: "rsa 2048 bits 0.000571s 0.000017s 1751.9 58612.4"; ecdsa: "256 bits ecdsa (nistp256) ... sign/s verify/s"
+    return float(numbers[-2])
+
+
+def scrypt_loop(seconds):
+    count, end = 0, time.time() + seconds
+    while time.time() < end:
+        hashlib.scrypt(b"correct-horse-42", salt=os.urandom(16), n=1 << 14, r=8, p=1, dklen=32)
+        count += 1
+    return count
+
+
+def scrypt_ceiling(cores, seconds=5):
+    with multiprocessing.Pool(cores) as pool:
+        return sum(pool.map(scrypt_loop, [seconds] * cores)) / seconds
+
+
+def row(name, rate, p99, ceiling_name, ceiling, ratio_note=""):
+    ratio = f"{100 * rate / ceiling:6.1f}% of {ceiling_name}" if ceiling else ""
+    print(f"{name:<44}{rate:>12,.0f} req/s  p99 {p99:>7.2f} ms   {ratio}{ratio_note}")
+
+
+def run_workloads(binary, algorithm, duration, connections, floor, signs, scrypt, full):
+    daemon = Daemon(binary, algorithm)
+    try:
+        up = post(daemon.api("signUp"), {"email": "bench@example.com", "password": "correct-horse-42"})
+        refresh_body = f"grant_type=refresh_token&refresh_token={up['refreshToken']}"
+        token_url = f"{daemon.url}/securetoken.googleapis.com/v1/token?key={KEY}"
+        rate, p99, bad = wrk(daemon.api("signUp"), duration, connections, body="{}")
+        row(f"anonymous sign-up ({algorithm}, durable)", rate, p99, f"{algorithm} sign", signs)
+        rate, p99, bad2 = wrk(token_url, duration, connections, body=refresh_body,
+                              content_type="application/x-www-form-urlencoded")
+        row(f"token refresh ({algorithm})", rate, p99, f"{algorithm} sign", signs)
+        if full:
+            lookup = json.dumps({"idToken": up["idToken"]})
+            rate, p99, bad3 = wrk(daemon.api("lookup"), duration, connections, body=lookup)
+            row("accounts:lookup with an ID token", rate, p99, "HTTP floor", floor)
+            signin = json.dumps({"email": "bench@example.com", "password": "correct-horse-42"})
+            beside = subprocess.Popen(
+                [sys.executable, __file__, "--beside", daemon.api("lookup"), lookup, str(duration)],
+                stdout=subprocess.PIPE, text=True)
+            rate, p99, bad4 = wrk(daemon.api("signInWithPassword"), duration, connections, body=signin)
+            other = json.loads(beside.communicate()[0])
+            row("password sign-in (scrypt N=2^14)", rate, p99, "scrypt", scrypt)
+            print(f"{'  lookups beside it (wrk -c4)':<44}{other['rate']:>12,.0f} req/s  p99 {other['p99']:>7.2f} ms   (target < 20 ms)")
+            bad += bad3 + bad4
+        if bad or bad2:
+            print(f"  warning: {bad + bad2} non-2xx answers")
+    finally:
+        daemon.stop()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--binary", default=".build/release/hearth")
+    parser.add_argument("--duration", type=int, default=10)
+    parser.add_argument("--connections", type=int, default=64)
+    parser.add_argument("--beside", nargs=3)
+    args = parser.parse_args()
+    if args.beside:
+        url, body, duration = args.beside
+        time.sleep(1)
+        rate, p99, _ = wrk(url, int(duration) - 2, 4, body=body, threads=1)
+        print(json.dumps({"rate": rate, "p99": p99}))
+        return
+
+    cores = os.cpu_count()
+    print(f"machine: {cores} cores, {os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.0f} GiB; "
+          f"{args.connections} connections, {args.duration} s per workload\n")
+    daemon = Daemon(args.binary, "RS256")
+    floor, floor_p99, _ = wrk(daemon.url + "/", args.duration, args.connections, threads=1)
+    daemon.stop()
+    rs256, es256 = openssl_signs("RS256"), openssl_signs("ES256")
+    scrypt = scrypt_ceiling(cores)
+    print("ceilings")
+    print(f"  HTTP floor (GET /, wrk -t1 -c{args.connections}):  {floor:>10,.0f} req/s  p99 {floor_p99:.2f} ms")
+    print(f"  RS256 sign, one core (openssl):        {rs256:>10,.0f} /s")
+    print(f"  ES256 sign, one core (openssl):        {es256:>10,.0f} /s")
+    print(f"  scrypt N=2^14 r=8 p=1, {cores} cores:        {scrypt:>10,.1f} /s\n")
+    run_workloads(args.binary, "RS256", args.duration, args.connections, floor, rs256, scrypt, full=True)
+    run_workloads(args.binary, "ES256", args.duration, args.connections, floor, es256, scrypt, full=False)
+
+
+if __name__ == "__main__":
+    main()

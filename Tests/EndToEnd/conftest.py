@@ -1,0 +1,76 @@
+"""Starts the real `hearth serve` binary for the end-to-end tests.
+
+HEARTH_BINARY names the binary (scripts/e2e passes the one it built).
+"""
+
+import os
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+
+import pytest
+import requests
+
+BINARY = os.environ.get("HEARTH_BINARY", ".build/debug/hearth")
+PROJECT = "demo-hearth"
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Daemon:
+    """One `hearth serve` process over a data directory that outlives restarts."""
+
+    def __init__(self, data_dir, port):
+        self.data_dir = data_dir
+        self.port = port
+        self.url = f"http://127.0.0.1:{port}"
+        self.process = None
+        self.log = open(os.path.join(data_dir, "..", f"serve-{port}.log"), "ab")
+
+    def start(self):
+        env = dict(os.environ, HEARTH_SCRYPT_LOG_N="12", HEARTH_LOG_LEVEL="warning")
+        self.process = subprocess.Popen(
+            [BINARY, "serve", "--data", self.data_dir, "--port", str(self.port)],
+            stdout=self.log, stderr=self.log, env=env,
+        )
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            assert self.process.poll() is None, "hearth serve exited during start-up"
+            try:
+                if requests.get(self.url + "/", timeout=1).ok:
+                    return
+            except requests.ConnectionError:
+                time.sleep(0.05)
+        raise AssertionError("hearth serve did not become ready in 30 s")
+
+    def stop(self):
+        """SIGTERM: drain, flush the writer, exit 0."""
+        self.process.send_signal(signal.SIGTERM)
+        assert self.process.wait(timeout=30) == 0
+
+    def kill(self):
+        self.process.kill()
+        self.process.wait(timeout=30)
+
+    def restart(self):
+        self.stop()
+        self.start()
+
+
+@pytest.fixture
+def daemon():
+    with tempfile.TemporaryDirectory(prefix="hearth-e2e-") as root:
+        data_dir = os.path.join(root, "data")
+        os.makedirs(data_dir)
+        instance = Daemon(data_dir, free_port())
+        os.environ["FIREBASE_AUTH_EMULATOR_HOST"] = f"127.0.0.1:{instance.port}"
+        instance.start()
+        yield instance
+        if instance.process.poll() is None:
+            instance.stop()

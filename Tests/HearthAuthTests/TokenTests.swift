@@ -1,0 +1,146 @@
+import Crypto
+import CryptoExtras
+import Foundation
+import HearthAuth
+import HearthDomain
+import Testing
+
+@Suite("ID tokens and refresh tokens")
+struct TokenTests {
+    static let project = ProjectID("demo-hearth")!
+    static let now: Int64 = 1_767_225_600_000
+
+    static func account() -> Account {
+        var account = Account(uid: UserID("user-1")!, createdAt: now - 10_000)
+        account.email = "ada@example.com"
+        account.customClaims = #"{"role":"admin","tier":2}"#
+        account.providers = [ProviderLink(providerId: "github.com", federatedId: "gh-1")]
+        return account
+    }
+
+    @Test("minted tokens verify, carry the Firebase claims, and fail when expired, tampered or for another project", arguments: SigningKey.Algorithm.allCases)
+    func roundTrip(algorithm: SigningKey.Algorithm) throws {
+        let issuer = TokenIssuer(key: try SigningKey.generate(algorithm))
+        let token = try issuer.idToken(for: Self.account(), in: Self.project, provider: "password", now: Self.now)
+        let verified = try issuer.verifyIDToken(token, project: Self.project, now: Self.now + 1000)
+        #expect(verified.uid.rawValue == "user-1")
+        #expect(verified.provider == "password")
+        #expect(verified.claims["role"] == "admin")
+        #expect(verified.claims["tier"] == 2)
+        #expect(verified.claims["firebase"]?["identities"]?["github.com"] == ["gh-1"])
+        #expect(verified.claims["email"] == "ada@example.com")
+        #expect(verified.claims["exp"] == .int(Self.now / 1000 + 3600))
+
+        #expect(throws: TokenError.expired) { try issuer.verifyIDToken(token, project: Self.project, now: Self.now + 3_601_000) }
+        #expect(throws: TokenError.invalid) { try issuer.verifyIDToken(token, project: ProjectID("other")!, now: Self.now) }
+        var parts = token.split(separator: ".").map(String.init)
+        var payload = try #require(JWT.decode(token)?.payload)
+        payload["sub"] = "someone-else"
+        parts[1] = Base64URL.encode(JSONValue.object(payload).encoded())
+        #expect(throws: TokenError.invalid) { try issuer.verifyIDToken(parts.joined(separator: "."), project: Self.project, now: Self.now) }
+        let otherKey = TokenIssuer(key: try SigningKey.generate(algorithm))
+        #expect(throws: TokenError.invalid) { try otherKey.verifyIDToken(token, project: Self.project, now: Self.now) }
+    }
+
+    @Test("the published RS256 JWK verifies a token with nothing but n and e")
+    func jwk() throws {
+        let key = try SigningKey.generate(.rs256)
+        let token = try TokenIssuer(key: key).idToken(for: Self.account(), in: Self.project, provider: "password", now: Self.now)
+        let jwk = key.publicJWK
+        let n = try #require(jwk["n"]?.stringValue.flatMap(Base64URL.decode))
+        let e = try #require(jwk["e"]?.stringValue.flatMap(Base64URL.decode))
+        let publicKey = try _RSA.Signing.PublicKey(n: n, e: e)
+        let parts = try #require(JWT.decode(token))
+        #expect(parts.header["kid"]?.stringValue == key.keyID)
+        let valid = publicKey.isValidSignature(
+            _RSA.Signing.RSASignature(rawRepresentation: parts.signature), for: SHA256.hash(data: parts.signingInput),
+            padding: .insecurePKCS1v1_5)
+        #expect(valid)
+    }
+
+    @Test("signing keys are created once, 0600, and reloaded")
+    func keyFile() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-key-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let first = try SigningKey.loadOrCreate(in: directory, algorithm: .es256)
+        let again = try SigningKey.loadOrCreate(in: directory, algorithm: .es256)
+        #expect(first.keyID == again.keyID)
+        let attributes = try FileManager.default.attributesOfItem(atPath: directory + "/signing-key-es256.pem")
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+    }
+
+    @Test("refresh tokens carry their provider; anything else is not ours")
+    func refreshTokens() {
+        let token = TokenIssuer.newRefreshToken(provider: "github.com")
+        #expect(token.provider == "github.com")
+        #expect(token.hash.count == 64)
+        #expect(TokenIssuer.newRefreshToken(provider: "github.com").hash != token.hash)
+        for garbage in ["", "x", "1.Z2l0aHViLmNvbQ.short", "2.Z2l0aHViLmNvbQ.\(String(repeating: "A", count: 43))", "a.b.c.d"] {
+            #expect(RefreshToken(text: garbage).provider == nil)
+        }
+    }
+}
+
+@Suite("password hashing")
+struct PasswordHasherTests {
+    @Test("scrypt hashes verify, wrong passwords fail, old parameters are outdated")
+    func scrypt() async throws {
+        let pool = WorkPool(threads: 2, name: "test")
+        defer { pool.stop() }
+        let hasher = PasswordHasher(parameters: .init(logN: 10), pool: pool)
+        let hash = try await hasher.hash("correct-horse-42")
+        #expect(hash.algorithm == "SCRYPT")
+        #expect(hash.salt.count == 16)
+        #expect(try await hasher.verify("correct-horse-42", against: hash))
+        #expect(try await !hasher.verify("correct-horse-43", against: hash))
+        #expect(!hasher.isOutdated(hash))
+        #expect(PasswordHasher(parameters: .init(logN: 11), pool: pool).isOutdated(hash))
+        let other = try await hasher.hash("correct-horse-42")
+        #expect(other.hash != hash.hash)
+        let bcrypt = PasswordHash(algorithm: "BCRYPT", hash: [1], salt: [])
+        await #expect(throws: PasswordHashError.unsupported("BCRYPT")) { try await hasher.verify("x", against: bcrypt) }
+    }
+
+    @Test("input rules: emails, passwords, custom claims, phone numbers")
+    func validation() throws {
+        #expect(try Validation.email("Ada@Example.COM") == "ada@example.com")
+        for bad in ["", "ada", "a@b@c", "@b", "a@"] {
+            #expect(throws: FirebaseError.self) { try Validation.email(bad) }
+        }
+        #expect(throws: FirebaseError.weakPassword) { try Validation.password("12345") }
+        #expect(try Validation.customClaims("{}") == nil)
+        #expect(try Validation.customClaims(#"{"b":1,"a":"x"}"#) == #"{"a":"x","b":1}"#)
+        #expect(throws: FirebaseError.bad("FORBIDDEN_CLAIM : exp")) { try Validation.customClaims(#"{"exp":1}"#) }
+        #expect(throws: FirebaseError.bad("CLAIMS_TOO_LARGE")) {
+            try Validation.customClaims("{\"a\":\"\(String(repeating: "x", count: 1000))\"}")
+        }
+        #expect(try Validation.phoneNumber("+15555550100") == "+15555550100")
+        #expect(throws: FirebaseError.self) { try Validation.phoneNumber("555") }
+    }
+}
+
+@Suite("the development fake IdP")
+struct FakeIdentityProviderTests {
+    @Test("reads JSON claims from postBody, JWT claims too; refuses what lacks sub or providerId")
+    func parse() throws {
+        let json = #"{"sub":"gh-1","email":"Octo@Example.com","email_verified":true,"name":"Octo"}"#
+        let encoded = try #require(json.addingPercentEncoding(withAllowedCharacters: .alphanumerics))
+        let identity = try FakeIdentityProvider.identity(
+            requestUri: "http://localhost", postBody: "providerId=github.com&id_token=\(encoded)")
+        #expect(identity.providerId == "github.com")
+        #expect(identity.subject == "gh-1")
+        #expect(identity.email == "octo@example.com")
+        #expect(identity.emailVerified)
+        #expect(identity.displayName == "Octo")
+
+        let jwt = "e30." + Base64URL.encode(Array(#"{"sub":"y-9"}"#.utf8)) + "."
+        let fromJWT = try FakeIdentityProvider.identity(requestUri: "http://localhost?providerId=yahoo.com&id_token=\(jwt)", postBody: nil)
+        #expect(fromJWT.subject == "y-9")
+        #expect(throws: FirebaseError.bad("MISSING_REQUEST_URI")) { try FakeIdentityProvider.identity(requestUri: nil, postBody: "") }
+        #expect(throws: FirebaseError.self) { try FakeIdentityProvider.identity(requestUri: "http://localhost", postBody: "id_token=%7B%7D") }
+        #expect(throws: FirebaseError.self) {
+            try FakeIdentityProvider.identity(requestUri: "http://localhost", postBody: "providerId=x&id_token=%7B%22sub%22%3A1%7D")
+        }
+    }
+}

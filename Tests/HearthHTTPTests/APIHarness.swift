@@ -1,0 +1,119 @@
+import Foundation
+import HearthApp
+import HTTPTypes
+import HearthAuth
+import HearthDomain
+import HearthLedger
+import HearthStore
+import HearthTesting
+import LMDB
+import HearthHTTP
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+
+/// A Hearth API over a fresh data directory, driven through Hummingbird's router tester, with
+/// a manual clock (revocation and expiry are tested by moving it, not by sleeping).
+final class APIHarness: Sendable {
+    static let project = ProjectID("demo-hearth")!
+    let directory = TemporaryDirectory("api")
+    let clock = ManualClock()
+    let service: AuthService
+
+    init() throws {
+        var configuration = ServerConfiguration()
+        configuration.dataDirectory = directory.path
+        configuration.scryptLogN = 10  // fast in debug builds; production uses 14
+        configuration.hashThreads = 2
+        service = try HearthServer.makeAuthService(configuration, clock: clock)
+    }
+
+    /// The event types of one account's stream, in order.
+    func eventTypes(of uid: String) throws -> [String] {
+        let store = service.store
+        return try store.environment.read { txn in
+            try store.ledger.events(of: .account(Self.project, UserID(uid)!), in: txn).map(\.type.name)
+        }
+    }
+
+    /// Runs `body` against the router, then dumps the events for schema validation.
+    static func run(_ body: @escaping @Sendable (APIHarness, APIClient) async throws -> Void) async throws {
+        let harness = try APIHarness()
+        let router = HearthRouter.build(service: harness.service, access: .development(project: project))
+        let app = Application(router: router)
+        do {
+            try await app.test(.router) { client in try await body(harness, APIClient(client: client)) }
+        } catch {
+            harness.service.store.close()
+            throw error
+        }
+        try EventDump.write(harness.service.store)
+        harness.service.store.close()
+    }
+}
+
+/// An answer: the status and the decoded JSON body.
+struct Reply: Sendable {
+    var status: Int
+    var json: JSONValue
+
+    subscript(key: String) -> JSONValue? { json[key] }
+
+    func string(_ key: String) -> String? { json[key]?.stringValue }
+
+    /// `error.message`'s code, as the SDKs split it.
+    var errorCode: String? {
+        json["error"]?["message"]?.stringValue.map { String($0.split(separator: " : ", maxSplits: 1).first ?? "") }
+    }
+}
+
+struct APIClient: Sendable {
+    let client: any TestClientProtocol
+
+    static let v3 = "/www.googleapis.com/identitytoolkit/v3/relyingparty/"
+    static let v1 = "/identitytoolkit.googleapis.com/v1/"
+    static let admin: HTTPFields = [.authorization: "Bearer owner", .contentType: "application/json"]
+    static let json: HTTPFields = [.contentType: "application/json"]
+
+    func send(_ method: HTTPRequest.Method, _ uri: String, body: ByteBuffer?, headers: HTTPFields) async throws -> Reply {
+        let response = try await client.executeRequest(uri: uri, method: method, headers: headers, body: body)
+        let json = JSONValue.parse(response.body.readableBytesView) ?? .null
+        return Reply(status: Int(response.status.code), json: json)
+    }
+
+    func post(_ uri: String, _ body: JSONValue, headers: HTTPFields = APIClient.json) async throws -> Reply {
+        try await send(.post, uri, body: ByteBuffer(bytes: body.encoded()), headers: headers)
+    }
+
+    /// iOS's legacy path, with an API key.
+    func v3(_ name: String, _ body: JSONValue = [:]) async throws -> Reply {
+        try await post(Self.v3 + name + "?key=test-key", body)
+    }
+
+    /// The web SDK's v1 path, with an API key.
+    func v1(_ method: String, _ body: JSONValue = [:]) async throws -> Reply {
+        try await post(Self.v1 + "accounts:" + method + "?key=test-key", body)
+    }
+
+    /// The Admin SDK's project-scoped path with `Bearer owner`.
+    func admin(_ path: String, _ body: JSONValue = [:]) async throws -> Reply {
+        try await post(Self.v1 + "projects/demo-hearth/" + path, body, headers: Self.admin)
+    }
+
+    func refresh(_ token: String) async throws -> Reply {
+        try await post("/securetoken.googleapis.com/v1/token?key=test-key", ["grantType": "refresh_token", "refreshToken": .string(token)])
+    }
+
+    func signUp(email: String, password: String = "correct-horse-42") async throws -> Reply {
+        try await v1("signUp", ["email": .string(email), "password": .string(password), "returnSecureToken": true])
+    }
+
+    func lookup(_ idToken: String) async throws -> Reply {
+        try await v3("getAccountInfo", ["idToken": .string(idToken)])
+    }
+}
+
+/// The payload of a JWT (no verification).
+func claims(_ token: String?) -> [String: JSONValue] {
+    token.flatMap { JWT.decode($0)?.payload } ?? [:]
+}

@@ -1,0 +1,88 @@
+import HTTPTypes
+import HearthAuth
+import HearthDomain
+import HearthLedger
+import HearthStore
+import HearthTesting
+import NIOCore
+import PropertyBased
+import Testing
+
+@Suite("bad input: a 4xx in the Firebase envelope, never a 5xx")
+struct BadInputTests {
+    static let endpoints = [
+        "signupNewUser", "verifyPassword", "getAccountInfo", "setAccountInfo", "deleteAccount", "createAuthUri",
+        "getOobConfirmationCode", "emailLinkSignin", "verifyAssertion",
+    ]
+
+    func expectEnvelope(_ reply: Reply, status: Int, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(reply.status == status, sourceLocation: sourceLocation)
+        #expect(reply["error"]?["code"] == .int(Int64(status)), sourceLocation: sourceLocation)
+        #expect(reply["error"]?["message"]?.stringValue?.isEmpty == false, sourceLocation: sourceLocation)
+    }
+
+    @Test("malformed bodies, wrong types, missing key, bad bearer, unknown routes, oversized bodies")
+    func envelopes() async throws {
+        try await APIHarness.run { _, api in
+            let uri = APIClient.v3 + "signupNewUser?key=k"
+            expectEnvelope(try await api.send(.post, uri, body: ByteBuffer(string: "{not json"), headers: APIClient.json), status: 400)
+            expectEnvelope(try await api.send(.post, uri, body: ByteBuffer(bytes: [0x7b, 0xff, 0xfe, 0x7d]), headers: APIClient.json), status: 400)
+            expectEnvelope(try await api.send(.post, uri, body: ByteBuffer(string: "[1,2]"), headers: APIClient.json), status: 400)
+            let wrongType = try await api.v3("signupNewUser", ["email": ["a", "b"], "password": "x"])
+            expectEnvelope(wrongType, status: 400)
+            #expect(wrongType["error"]?["status"] == "INVALID_ARGUMENT")
+            expectEnvelope(try await api.v3("verifyPassword", ["email": true]), status: 400)
+            let huge = ByteBuffer(repeating: UInt8(ascii: "a"), count: 2 << 20)
+            expectEnvelope(try await api.send(.post, uri, body: huge, headers: APIClient.json), status: 413)
+            // Unknown fields are ignored, as by Firebase.
+            #expect(try await api.v3("signupNewUser", ["unknownField": ["deep": [1, 2]]]).status == 200)
+            let noKey = try await api.post(APIClient.v3 + "signupNewUser", [:])
+            expectEnvelope(noKey, status: 403)
+            let badBearer = try await api.post(
+                APIClient.v1 + "accounts:lookup", [:], headers: [.authorization: "Bearer nope", .contentType: "application/json"])
+            expectEnvelope(badBearer, status: 401)
+            let pathProject = try await api.post(APIClient.v1 + "projects/demo-hearth/accounts:lookup?key=k", [:])
+            #expect(pathProject.errorCode == "INSUFFICIENT_PERMISSION")
+            expectEnvelope(try await api.v3("noSuchMethod"), status: 404)
+            expectEnvelope(try await api.send(.get, "/nowhere", body: nil, headers: [:]), status: 404)
+            expectEnvelope(try await api.v3("getAccountInfo", ["idToken": "a.b.c"]), status: 400)
+            expectEnvelope(try await api.v3("getAccountInfo", ["idToken": .string(String(repeating: "x", count: 100_000))]), status: 400)
+        }
+    }
+
+    @Test("random JSON bodies on every endpoint never get a 5xx")
+    func randomBodies() async throws {
+        let keys = [
+            "email", "password", "idToken", "localId", "oobCode", "requestType", "requestUri", "postBody", "displayName",
+            "deleteProvider", "deleteAttribute", "customAttributes", "validSince", "identifier", "continueUri", "refreshToken",
+            "grant_type", "returnIdpCredential", "returnOobLink", "emailVerified",
+        ]
+        try await APIHarness.run { _, api in
+            await propertyCheck(
+                count: 150, input: Gen.int(in: 0...Self.endpoints.count - 1),
+                Gen.int(in: 0...1_000_000).array(of: 0...8)
+            ) { endpoint, numbers in
+                var body: [String: JSONValue] = [:]
+                for number in numbers {
+                    body[keys[number % keys.count]] = Self.value(number / keys.count)
+                }
+                let reply = try? await api.v3(Self.endpoints[endpoint], .object(body))
+                #expect(reply.map { $0.status < 500 } == true, "\(Self.endpoints[endpoint]) \(JSONValue.object(body).text)")
+            }
+        }
+    }
+
+    static func value(_ seed: Int) -> JSONValue {
+        switch seed % 9 {
+        case 0: .null
+        case 1: .bool(seed % 2 == 0)
+        case 2: .int(Int64(seed) - 500_000)
+        case 3: .double(Double(seed) / 7)
+        case 4: .string("")
+        case 5: .string("x@y")
+        case 6: .string(String(repeating: "é", count: seed % 300))
+        case 7: .array([.int(Int64(seed)), .string("EMAIL_SIGNIN")])
+        default: .object(["sub": .string("s\(seed)")])
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import NIOCore
+import HTTPTypes
+import HearthAuth
+import HearthDomain
+import HearthLedger
+import HearthStore
+import HearthTesting
+import Testing
+
+@Suite("sessions: refresh, revocation, disable, delete")
+struct SessionTests {
+    @Test("refresh with iOS JSON and web form bodies keeps the sign-in provider")
+    func refresh() async throws {
+        try await APIHarness.run { _, api in
+            let created = try await api.signUp(email: "refresh@example.com")
+            let refreshToken = try #require(created.string("refreshToken"))
+            let viaJSON = try await api.refresh(refreshToken)
+            #expect(viaJSON.status == 200)
+            #expect(viaJSON.string("access_token") == viaJSON.string("id_token"))
+            #expect(viaJSON.string("expires_in") == "3600")
+            #expect(viaJSON.string("user_id") == created.string("localId"))
+            #expect(claims(viaJSON.string("id_token"))["firebase"]?["sign_in_provider"]?.stringValue == "password")
+
+            let form = "grant_type=refresh_token&refresh_token=" + refreshToken
+            let viaForm = try await api.send(
+                .post, "/securetoken.googleapis.com/v1/token?key=k", body: .init(string: form),
+                headers: [.contentType: "application/x-www-form-urlencoded"])
+            #expect(viaForm.status == 200)
+            #expect(viaForm.string("user_id") == created.string("localId"))
+
+            let garbage = try await api.refresh("this-is-not-a-refresh-token")
+            #expect(garbage.status == 400)
+            #expect(garbage.errorCode == "INVALID_REFRESH_TOKEN")
+            let noGrant = try await api.post("/securetoken.googleapis.com/v1/token?key=k", ["refreshToken": "x"])
+            #expect(noGrant.errorCode == "MISSING_GRANT_TYPE")
+        }
+    }
+
+    @Test("admin revocation (validSince) ends earlier ID and refresh tokens, to the second")
+    func revocation() async throws {
+        try await APIHarness.run { harness, api in
+            let created = try await api.signUp(email: "revoke@example.com")
+            let uid = try #require(created.string("localId"))
+            harness.clock.advance(milliseconds: 2000)
+            let revokedAt = harness.clock.now() / 1000
+            let revoked = try await api.admin("accounts:update", ["localId": .string(uid), "validSince": .int(revokedAt)])
+            #expect(revoked.status == 200)
+            #expect(try await api.lookup(try #require(created.string("idToken"))).errorCode == "TOKEN_EXPIRED")
+            #expect(try await api.refresh(try #require(created.string("refreshToken"))).status == 400)
+            let again = try await api.v3("verifyPassword", ["email": "revoke@example.com", "password": "correct-horse-42"])
+            #expect(try await api.lookup(try #require(again.string("idToken"))).status == 200)
+            #expect(try await api.refresh(try #require(again.string("refreshToken"))).status == 200)
+        }
+    }
+
+    @Test("a password change revokes other sessions and hands the caller fresh tokens")
+    func passwordChange() async throws {
+        try await APIHarness.run { harness, api in
+            let created = try await api.signUp(email: "change@example.com")
+            harness.clock.advance(milliseconds: 2000)
+            let changed = try await api.v3(
+                "setAccountInfo", ["idToken": created["idToken"] ?? .null, "password": "another-horse-43"])
+            #expect(changed.status == 200)
+            let fresh = try #require(changed.string("idToken"))
+            #expect(try await api.lookup(fresh).status == 200)
+            #expect(try await api.lookup(try #require(created.string("idToken"))).errorCode == "TOKEN_EXPIRED")
+            #expect(try await api.refresh(try #require(created.string("refreshToken"))).status == 400)
+            let old = try await api.v3("verifyPassword", ["email": "change@example.com", "password": "correct-horse-42"])
+            #expect(old.errorCode == "INVALID_PASSWORD")
+        }
+    }
+
+    @Test("a disabled user cannot sign in, refresh or use its ID token; enabling restores it")
+    func disabled() async throws {
+        try await APIHarness.run { _, api in
+            let created = try await api.signUp(email: "off@example.com")
+            let uid = try #require(created.string("localId"))
+            #expect(try await api.admin("accounts:update", ["localId": .string(uid), "disableUser": true]).status == 200)
+            #expect(try await api.v3("verifyPassword", ["email": "off@example.com", "password": "correct-horse-42"]).errorCode == "USER_DISABLED")
+            #expect(try await api.refresh(try #require(created.string("refreshToken"))).errorCode == "USER_DISABLED")
+            #expect(try await api.lookup(try #require(created.string("idToken"))).errorCode == "USER_DISABLED")
+            #expect(try await api.admin("accounts:update", ["localId": .string(uid), "disableUser": false]).status == 200)
+            #expect(try await api.lookup(try #require(created.string("idToken"))).status == 200)
+        }
+    }
+
+    @Test("deleteAccount: the uid, its tokens and its email are gone")
+    func delete() async throws {
+        try await APIHarness.run { _, api in
+            let created = try await api.signUp(email: "gone@example.com")
+            let deleted = try await api.v3("deleteAccount", ["idToken": created["idToken"] ?? .null])
+            #expect(deleted.string("kind") == "identitytoolkit#DeleteAccountResponse")
+            #expect(try await api.lookup(try #require(created.string("idToken"))).errorCode == "USER_NOT_FOUND")
+            #expect(try await api.refresh(try #require(created.string("refreshToken"))).status == 400)
+            #expect(try await api.signUp(email: "gone@example.com").status == 200)
+        }
+    }
+
+    @Test("profile updates, deleteAttribute and unlinking the password")
+    func profile() async throws {
+        try await APIHarness.run { _, api in
+            let created = try await api.signUp(email: "profile@example.com")
+            let idToken = created["idToken"] ?? .null
+            let named = try await api.v3("setAccountInfo", ["idToken": idToken, "displayName": "Ada", "photoUrl": "https://p/a.png"])
+            #expect(named.string("displayName") == "Ada")
+            #expect(named.string("idToken") == nil)
+            let cleared = try await api.v3("setAccountInfo", ["idToken": idToken, "deleteAttribute": ["DISPLAY_NAME"]])
+            #expect(cleared["displayName"] == nil)
+            #expect(cleared.string("photoUrl") == "https://p/a.png")
+            let unlinked = try await api.v3("setAccountInfo", ["idToken": idToken, "deleteProvider": ["password"]])
+            #expect(unlinked["providerUserInfo"] == [])
+            #expect(unlinked["passwordHash"] == nil)
+            let claimsByUser = try await api.v3("setAccountInfo", ["idToken": idToken, "customAttributes": "{}"])
+            #expect(claimsByUser.errorCode == "INSUFFICIENT_PERMISSION")
+            #expect(try await api.v3("setAccountInfo", ["displayName": "x"]).errorCode == "INVALID_REQ_TYPE")
+        }
+    }
+}
