@@ -107,7 +107,11 @@ let package = Package(
             swiftSettings: strictTests),
         .testTarget(name: "HearthAppTests", dependencies: ["HearthApp", "HearthTesting"], swiftSettings: strictTests),
         .testTarget(
-            name: "HearthAuthTests", dependencies: ["HearthAuth", "HearthTesting"], swiftSettings: strictTests),
+            name: "HearthAuthTests",
+            dependencies: [
+                "HearthAuth", "HearthTesting", .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            swiftSettings: strictTests),
         .testTarget(
             name: "HearthHTTPTests",
             dependencies: [

@@ -126,7 +126,7 @@ public struct ServerConfiguration: Sendable, Equatable {
         }
     }
 
-    var access: APIAccess {
+    public var access: APIAccess {
         var keys: [String: ProjectID] = [:]
         for (key, project) in apiKeys { keys[key] = ProjectID(project) }
         return APIAccess(

@@ -98,7 +98,7 @@ extension AuthService {
     }
 
     static func codeHash(_ code: String) -> String {
-        RefreshToken(text: code).hash
+        sha256Hex(code)
     }
 
     static func percentEncoded(_ text: String) -> String {

@@ -53,7 +53,12 @@ extension AuthService {
         let hash = try await passwords.hash(password)
         let refresh = TokenIssuer.newRefreshToken(provider: "password")
         let account = try await write(caller, uid: uid) { tx in
-            try tx.execute(.setPassword(project, uid, hash, email: email, reason: .changed))
+            if try tx.account(uid, project).password == nil {
+                try tx.execute(.setPassword(project, uid, hash, email: email, reason: .initial))
+            } else {
+                // Replacing a password ends the sessions the old one opened.
+                try tx.execute(.update(project, uid, AccountUpdate(email: email, password: hash, validSince: tx.now / 1000)))
+            }
             if let displayName {
                 try tx.execute(.update(project, uid, AccountUpdate(profile: ProfileUpdated(displayName: displayName))))
             }

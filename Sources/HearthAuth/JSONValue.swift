@@ -1,5 +1,3 @@
-import Foundation
-
 /// Any JSON value. Request bodies, token claims and custom claims are open-ended JSON, so
 /// they are decoded into this and read through typed accessors that say what was wrong.
 /// Integers stay integers (`"tier": 2` must come back as 2, not 2.0).
@@ -43,7 +41,7 @@ public enum JSONValue: Equatable, Sendable {
 
     /// Parses JSON text; `nil` when it is not valid JSON (or not UTF-8).
     public static func parse<Bytes: Collection>(_ bytes: Bytes) -> JSONValue? where Bytes.Element == UInt8 {
-        try? JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+        try? JSONParser.parse(Array(bytes))
     }
 
     private func write(to out: inout [UInt8]) {
@@ -91,27 +89,6 @@ public enum JSONValue: Equatable, Sendable {
             }
         }
         out.append(UInt8(ascii: "\""))
-    }
-}
-
-extension JSONValue: Decodable {
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(Int64.self) {
-            self = .int(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .double(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
-        } else if let value = try? container.decode([JSONValue].self) {
-            self = .array(value)
-        } else {
-            self = .object(try container.decode([String: JSONValue].self))
-        }
     }
 }
 

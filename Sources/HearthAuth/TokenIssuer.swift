@@ -103,12 +103,7 @@ public struct RefreshToken: Sendable, Equatable {
     public init(text: String) { self.text = text }
 
     /// Lowercase hex SHA-256: the only form the ledger and projections hold.
-    public var hash: String {
-        SHA256.hash(data: Array(text.utf8)).map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined()
-    }
+    public var hash: String { sha256Hex(text) }
 
     /// The sign-in provider the session started with; `nil` when the token is not one of ours.
     public var provider: String? {
@@ -123,4 +118,16 @@ public struct RefreshToken: Sendable, Equatable {
 public enum TokenError: Error, Equatable {
     case invalid
     case expired
+}
+
+/// Lowercase hex SHA-256 of a secret's text: how refresh tokens and action codes are recorded.
+func sha256Hex(_ text: String) -> String {
+    let hexDigits = Array("0123456789abcdef".utf8)
+    var hex: [UInt8] = []
+    hex.reserveCapacity(64)
+    for byte in SHA256.hash(data: Array(text.utf8)) {
+        hex.append(hexDigits[Int(byte >> 4)])
+        hex.append(hexDigits[Int(byte & 15)])
+    }
+    return String(decoding: hex, as: UTF8.self)
 }

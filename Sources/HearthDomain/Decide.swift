@@ -209,7 +209,11 @@ public enum Decide {
         }
         events += unlink(update.unlinkProviders, from: account)
         if let validSince = update.validSince {
-            events.append(.sessionsRevoked(SessionsRevoked(validSince: validSince, reason: .admin)))
+            let reason: SessionsRevoked.Reason =
+                if update.password != nil { .passwordChanged } else if update.email.map(normalizeEmail).map({ $0 != account.email }) == true {
+                    .emailChanged
+                } else { .admin }
+            events.append(.sessionsRevoked(SessionsRevoked(validSince: validSince, reason: reason)))
         }
         return events
     }

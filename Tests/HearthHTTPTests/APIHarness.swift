@@ -20,11 +20,16 @@ final class APIHarness: Sendable {
     let clock = ManualClock()
     let service: AuthService
 
-    init() throws {
+    let access: APIAccess
+
+    init(configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
         var configuration = ServerConfiguration()
         configuration.dataDirectory = directory.path
         configuration.scryptLogN = 10  // fast in debug builds; production uses 14
         configuration.hashThreads = 2
+        configure(&configuration)
+        try configuration.validate()
+        access = configuration.access
         service = try HearthServer.makeAuthService(configuration, clock: clock)
     }
 
@@ -37,9 +42,12 @@ final class APIHarness: Sendable {
     }
 
     /// Runs `body` against the router, then dumps the events for schema validation.
-    static func run(_ body: @escaping @Sendable (APIHarness, APIClient) async throws -> Void) async throws {
-        let harness = try APIHarness()
-        let router = HearthRouter.build(service: harness.service, access: .development(project: project))
+    static func run(
+        configure: (inout ServerConfiguration) -> Void = { _ in },
+        _ body: @escaping @Sendable (APIHarness, APIClient) async throws -> Void
+    ) async throws {
+        let harness = try APIHarness(configure: configure)
+        let router = HearthRouter.build(service: harness.service, access: harness.access)
         let app = Application(router: router)
         do {
             try await app.test(.router) { client in try await body(harness, APIClient(client: client)) }

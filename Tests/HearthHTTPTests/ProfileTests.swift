@@ -1,0 +1,70 @@
+import HTTPTypes
+import HearthApp
+import Foundation
+import HearthAuth
+import HearthHTTP
+import HearthTesting
+import Testing
+
+@Suite("profiles: production turns the development conveniences off")
+struct ProfileTests {
+    static func production(_ configuration: inout ServerConfiguration) {
+        configuration.profile = .production
+        configuration.apiKeys = ["key-a": "project-a", "key-b": "project-b"]
+        configuration.adminTokens = ["s3cret-admin"]
+    }
+
+    @Test("registered API keys select their project; unknown keys, Bearer owner and /emulator are refused")
+    func production() async throws {
+        try await APIHarness.run(configure: Self.production) { _, api in
+            let unknown = try await api.post(APIClient.v1 + "accounts:signUp?key=nope", [:])
+            #expect(unknown.status == 400)
+            #expect(unknown["error"]?["message"]?.stringValue?.hasPrefix("API key not valid") == true)
+            let inA = try await api.post(APIClient.v1 + "accounts:signUp?key=key-a", [:])
+            #expect(claims(inA.string("idToken"))["aud"] == "project-a")
+            // A token of project A means nothing to project B.
+            let crossed = try await api.post(APIClient.v1 + "accounts:lookup?key=key-b", ["idToken": inA["idToken"] ?? .null])
+            #expect(crossed.errorCode == "INVALID_ID_TOKEN")
+
+            let owner = try await api.post(
+                APIClient.v1 + "projects/project-a/accounts:lookup", ["localId": ["x"]],
+                headers: [.authorization: "Bearer owner", .contentType: "application/json"])
+            #expect(owner.status == 401)
+            let admin = try await api.post(
+                APIClient.v1 + "projects/project-a/accounts:lookup",
+                ["localId": [.string(inA.string("localId") ?? "")]],
+                headers: [.authorization: "Bearer s3cret-admin", .contentType: "application/json"])
+            #expect(admin["users"]?.arrayValue?.count == 1)
+
+            let wipe = try await api.send(.delete, "/emulator/v1/projects/project-a/accounts", body: nil, headers: [:])
+            #expect(wipe.status == 404)
+            let fake = try await api.post(
+                APIClient.v1 + "accounts:signInWithIdp?key=key-a",
+                ["requestUri": "http://localhost", "postBody": "providerId=github.com&id_token=%7B%22sub%22%3A%221%22%7D"])
+            #expect(fake.errorCode == "INVALID_IDP_RESPONSE")
+        }
+    }
+
+    @Test("the production profile will not start without API keys")
+    func needsKeys() {
+        var configuration = ServerConfiguration()
+        configuration.profile = .production
+        #expect(throws: ConfigurationError.productionNeedsAPIKeys) { try configuration.validate() }
+    }
+
+    @Test("configuration: file, then environment; unknown keys and bad values are errors")
+    func loading() throws {
+        let directory = TemporaryDirectory("config")
+        let file = directory.path + "/hearth.json"
+        try #"{"port": 9200, "project": "from-file", "signingAlgorithm": "es256"}"#.write(toFile: file, atomically: true, encoding: .utf8)
+        let loaded = try ServerConfiguration.load(file: file, environment: ["HEARTH_PROJECT": "from-env", "HEARTH_DATA_DIR": "/d"])
+        #expect(loaded.port == 9200)
+        #expect(loaded.project == "from-env")
+        #expect(loaded.dataDirectory == "/d")
+        #expect(loaded.signingAlgorithm == .es256)
+        try #"{"prot": 1}"#.write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(throws: ConfigurationError.unknownKey("prot", in: file)) { try ServerConfiguration.load(file: file, environment: [:]) }
+        #expect(throws: ConfigurationError.self) { try ServerConfiguration.load(file: nil, environment: ["HEARTH_PORT": "70000"]) }
+        #expect(throws: ConfigurationError.self) { try ServerConfiguration.load(file: nil, environment: ["HEARTH_PROFILE": "prod"]) }
+    }
+}
