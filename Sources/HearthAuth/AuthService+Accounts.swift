@@ -153,6 +153,10 @@ extension AuthService {
         }
     }
 
+    public func accountCount(_ caller: Caller) throws -> Int {
+        try read { try $0.accountCount(in: caller.project) }
+    }
+
     public func listAccounts(after uid: UserID?, limit: Int, _ caller: Caller) throws -> [Account] {
         try read { try $0.accounts(in: caller.project, after: uid, limit: limit) }
     }

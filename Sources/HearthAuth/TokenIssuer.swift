@@ -60,6 +60,18 @@ public struct TokenIssuer: Sendable {
         return try JWT.sign(payload: .object(claims), with: key)
     }
 
+    /// A session cookie (Admin `create_session_cookie`): the ID token's claims, re-issued for
+    /// `duration` seconds under the session issuer.
+    public func sessionCookie(from token: VerifiedIDToken, in project: ProjectID, duration: Int64, now: Int64) throws
+        -> String
+    {
+        var claims = token.claims
+        claims["iat"] = .int(now / 1000)
+        claims["exp"] = .int(now / 1000 + duration)
+        claims["iss"] = .string("https://session.firebase.google.com/\(project.rawValue)")
+        return try JWT.sign(payload: .object(claims), with: key)
+    }
+
     /// What a valid ID token says about its bearer.
     public struct VerifiedIDToken: Sendable, Equatable {
         public var uid: UserID

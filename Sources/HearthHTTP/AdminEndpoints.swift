@@ -18,6 +18,34 @@ extension IdentityToolkitAPI {
         return .object(body)
     }
 
+    /// `accounts:query`: the project's accounts in uid order (`limit`/`offset` page them).
+    func queryAccounts(_ call: Call) throws -> JSONValue {
+        try requireAdmin(call)
+        let fields = call.fields
+        for unsupported in ["expression"] where fields.has(unsupported) {
+            throw FirebaseError.invalidArgument("/\(unsupported) is not supported")
+        }
+        if let sortBy = try fields.string("sortBy"), sortBy != "USER_ID" && sortBy != "SORT_BY_FIELD_UNSPECIFIED" {
+            throw FirebaseError.invalidArgument("/sortBy only USER_ID is supported")
+        }
+        let count = try service.accountCount(call.caller)
+        var body: [String: JSONValue] = ["recordsCount": .string(String(count))]
+        guard try fields.bool("returnUserInfo") ?? true else { return .object(body) }
+        let limit = Int(clamping: try fields.int("limit") ?? 500)
+        let offset = Int(clamping: try fields.int("offset") ?? 0)
+        guard (1...1000).contains(limit), offset >= 0 else { throw FirebaseError.invalidArgument("/limit or /offset out of range") }
+        var users = try service.listAccounts(after: nil, limit: min(count, offset + limit), call.caller).dropFirst(offset)
+        if try fields.string("order") == "DESC" { users = ArraySlice(users.reversed()) }
+        body["userInfo"] = .array(users.map(UserRecord.json))
+        return .object(body)
+    }
+
+    func createSessionCookie(_ call: Call) throws -> JSONValue {
+        let cookie = try service.createSessionCookie(
+            idToken: try call.fields.string("idToken"), validDuration: try call.fields.int("validDuration"), call.caller)
+        return ["sessionCookie": .string(cookie)]
+    }
+
     func batchDelete(_ call: Call) async throws -> JSONValue {
         try requireAdmin(call)
         let ids = try call.fields.strings("localIds")

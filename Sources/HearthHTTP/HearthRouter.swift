@@ -19,15 +19,16 @@ public enum HearthRouter {
         router.get("/.well-known/jwks.json") { _, _ in
             JSONResponse.ok(["keys": [service.tokens.key.publicJWK]])
         }
-        // /identitytoolkit.googleapis.com/v1/accounts:<method> and /v1/projects/{p}/...
-        router.post("/identitytoolkit.googleapis.com/v1/**") { request, context in
+        // /identitytoolkit.googleapis.com/v1/accounts:<method> and /v1/projects/{p}/...; one
+        // catch-all per method, parsed here, because ':' sits inside path components.
+        let identityToolkit: @Sendable (Request, Context) async throws -> Response = { request, context in
             let (method, project) = try Self.identityToolkitOperation(context.parameters.getCatchAll())
+            // Only batchGet is a GET (Admin list_users); every other operation is a POST.
+            guard (method == "batchGet") == (request.method == .get) else { throw FirebaseError.notFound }
             return try await toolkit.handle(method: method, pathProject: project, request, context)
         }
-        router.get("/identitytoolkit.googleapis.com/v1/projects/{project}/accounts:batchGet") { request, context in
-            try await toolkit.handle(
-                method: "batchGet", pathProject: context.parameters.get("project")?[...], request, context)
-        }
+        router.post("/identitytoolkit.googleapis.com/v1/**", use: identityToolkit)
+        router.get("/identitytoolkit.googleapis.com/v1/**", use: identityToolkit)
         router.post("/www.googleapis.com/identitytoolkit/v3/relyingparty/{name}") { request, context in
             guard let method = context.parameters.get("name").flatMap({ IdentityToolkitAPI.legacyAliases[$0] }) else {
                 throw FirebaseError.notFound
@@ -61,6 +62,12 @@ public enum HearthRouter {
         switch components.count {
         case 1 where components[0].hasPrefix("accounts:"):
             return (String(components[0].dropFirst("accounts:".count)), nil)
+        case 2 where components[0] == "projects":
+            // projects/{p}:createSessionCookie, projects/{p}:queryAccounts
+            let parts = components[1].split(separator: ":", maxSplits: 1)
+            if parts.count == 2, ["createSessionCookie", "queryAccounts"].contains(parts[1]) {
+                return (parts[1] == "queryAccounts" ? "query" : String(parts[1]), parts[0])
+            }
         case 3 where components[0] == "projects":
             if components[2] == "accounts" { return ("signUp", components[1]) }
             if components[2].hasPrefix("accounts:") { return (String(components[2].dropFirst("accounts:".count)), components[1]) }

@@ -49,6 +49,8 @@ struct IdentityToolkitAPI: Sendable {
             case "batchGet": try batchGet(call)
             case "batchDelete": try await batchDelete(call)
             case "batchCreate": try await batchCreate(call)
+            case "query": try queryAccounts(call)
+            case "createSessionCookie": try createSessionCookie(call)
             default: throw FirebaseError.notFound
             }
         return JSONResponse.ok(body)

@@ -77,6 +77,16 @@ public struct ProjectionReader<T: Transaction>: DecisionState {
 
     public func accountCount() throws -> Int { try txn.count(projections.accounts) }
 
+    /// Accounts of one project (a prefix scan of the account table).
+    public func accountCount(in project: ProjectID) throws -> Int {
+        var count = 0
+        try txn.forEach(projections.accounts, prefix: Keys.project(project)) { _, _ in
+            count += 1
+            return .continue
+        }
+        return count
+    }
+
     /// Up to `limit` accounts of `project` in uid order, starting after `uid` (paging).
     public func accounts(in project: ProjectID, after uid: UserID? = nil, limit: Int) throws -> [Account] {
         let prefix = Keys.project(project)

@@ -110,4 +110,29 @@ struct AdminTests {
             #expect(page["users"] == [])
         }
     }
+
+    @Test("accounts:query counts and pages; createSessionCookie re-issues a verified ID token")
+    func queryAndSessionCookie() async throws {
+        try await APIHarness.run { _, api in
+            for uid in ["q1", "q2", "q3"] { _ = try await api.admin("accounts", ["localId": .string(uid)]) }
+            let counted = try await api.admin("accounts:query", ["returnUserInfo": false])
+            #expect(counted.json == ["recordsCount": "3"])
+            let page = try await api.post(
+                APIClient.v1 + "projects/demo-hearth:queryAccounts", ["limit": "2", "offset": "1"], headers: APIClient.admin)
+            #expect(page["userInfo"]?.arrayValue?.compactMap { $0["localId"]?.stringValue } == ["q2", "q3"])
+            #expect(try await api.admin("accounts:query", ["expression": []]).status == 400)
+
+            let user = try await api.signUp(email: "cookie@example.com")
+            let cookie = try await api.post(
+                APIClient.v1 + "projects/demo-hearth:createSessionCookie",
+                ["idToken": user["idToken"] ?? .null, "validDuration": "3600"], headers: APIClient.admin)
+            let cookieClaims = claims(cookie.string("sessionCookie"))
+            #expect(cookieClaims["iss"] == "https://session.firebase.google.com/demo-hearth")
+            #expect(cookieClaims["sub"]?.stringValue == user.string("localId"))
+            let tooShort = try await api.post(
+                APIClient.v1 + "projects/demo-hearth:createSessionCookie",
+                ["idToken": user["idToken"] ?? .null, "validDuration": 10], headers: APIClient.admin)
+            #expect(tooShort.errorCode == "INVALID_DURATION")
+        }
+    }
 }
