@@ -38,7 +38,11 @@ public enum Base64URL {
 
     /// Accepts padded or unpadded input; `nil` for anything that is not base64(url).
     public static func decode(_ text: some StringProtocol) -> [UInt8]? {
-        var input = Array(text.utf8)
+        decode(Array(text.utf8))
+    }
+
+    public static func decode<Bytes: Collection>(_ bytes: Bytes) -> [UInt8]? where Bytes.Element == UInt8 {
+        var input = Array(bytes)
         while input.last == UInt8(ascii: "=") { input.removeLast() }
         guard input.count % 4 != 1 else { return nil }
         var output: [UInt8] = []

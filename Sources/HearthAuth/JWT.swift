@@ -17,13 +17,16 @@ public enum JWT {
     /// Splits and decodes a token without checking its signature; `nil` when it is not a JWT
     /// (three segments, base64url JSON objects for header and payload).
     public static func decode(_ token: String) -> Parts? {
-        let segments = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard segments.count == 3,
-            let headerBytes = Base64URL.decode(segments[0]), let header = JSONValue.parse(headerBytes)?.objectValue,
-            let payloadBytes = Base64URL.decode(segments[1]), let payload = JSONValue.parse(payloadBytes)?.objectValue,
-            let signature = Base64URL.decode(segments[2])
+        let bytes = Array(token.utf8)
+        guard let first = bytes.firstIndex(of: UInt8(ascii: ".")),
+            let second = bytes[(first + 1)...].firstIndex(of: UInt8(ascii: ".")),
+            !bytes[(second + 1)...].contains(UInt8(ascii: "."))
         else { return nil }
-        let signingInput = Array(token.utf8.prefix(segments[0].utf8.count + 1 + segments[1].utf8.count))
-        return Parts(header: header, payload: payload, signingInput: signingInput, signature: signature)
+        guard let headerBytes = Base64URL.decode(bytes[..<first]), let header = JSONValue.parse(headerBytes)?.objectValue,
+            let payloadBytes = Base64URL.decode(bytes[(first + 1)..<second]),
+            let payload = JSONValue.parse(payloadBytes)?.objectValue,
+            let signature = Base64URL.decode(bytes[(second + 1)...])
+        else { return nil }
+        return Parts(header: header, payload: payload, signingInput: Array(bytes[..<second]), signature: signature)
     }
 }

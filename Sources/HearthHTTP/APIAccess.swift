@@ -1,5 +1,6 @@
 import Foundation
 import HearthAuth
+import HTTPTypes
 import HearthDomain
 import Hummingbird
 
@@ -32,6 +33,8 @@ public struct APIAccess: Sendable {
         APIAccess(profile: .development, defaultProject: project)
     }
 
+    static let apiKeyHeader = HTTPField.Name("x-goog-api-key")!
+
     public struct Resolved: Sendable {
         public var caller: Caller
         public var apiKey: String?
@@ -39,7 +42,7 @@ public struct APIAccess: Sendable {
 
     /// Resolves the caller of `request`; `pathProject` is the `{p}` of `/v1/projects/{p}/...`.
     func resolve(_ request: Request, pathProject: Substring?, requestId: String? = nil) throws -> Resolved {
-        let apiKey = request.uri.queryParameters.get("key") ?? request.headers[.init("x-goog-api-key")!]
+        let apiKey = QueryString(request)["key"] ?? request.headers[Self.apiKeyHeader]
         let isAdmin = try isAdminBearer(request)
         var project: ProjectID
         if let pathProject {

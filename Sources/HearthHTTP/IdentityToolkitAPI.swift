@@ -30,8 +30,7 @@ struct IdentityToolkitAPI: Sendable {
     {
         let resolved = try access.resolve(request, pathProject: pathProject, requestId: context.id)
         let fields = request.method == .get ? RequestFields([:]) : try await RequestFields.read(request)
-        var query: [String: String] = [:]
-        for (name, value) in request.uri.queryParameters { query[String(name)] = String(value) }
+        let query = QueryString(request).values
         let host = request.head.authority ?? "127.0.0.1:9099"
         let call = Call(
             caller: resolved.caller, fields: fields, apiKey: resolved.apiKey, baseURL: "http://" + host, query: query)
