@@ -27,10 +27,10 @@ public enum FakeIdentityProvider {
             throw FirebaseError.bad("INVALID_REQUEST_URI")
         }
         var params: [String: String] = [:]
-        for item in uri.queryItems ?? [] { params[item.name] = item.value ?? "" }
-        for (name, value) in formFields(postBody ?? "") { params[name] = value }
+        for (name, value) in FormEncoding.fields(uri.percentEncodedQuery ?? "") { params[name] = value }
+        for (name, value) in FormEncoding.fields(postBody ?? "") { params[name] = value }
         if let fragment = uri.fragment {
-            for (name, value) in formFields(fragment) where params[name] == nil { params[name] = value }
+            for (name, value) in FormEncoding.fields(fragment) where params[name] == nil { params[name] = value }
         }
         guard let providerId = params["providerId"]?.lowercased(), !providerId.isEmpty else {
             throw FirebaseError.bad("INVALID_CREDENTIAL_OR_PROVIDER_ID : Invalid IdP response/credential: \(requestUri)")
@@ -69,16 +69,5 @@ public enum FakeIdentityProvider {
     private static func claims(_ token: String) -> [String: JSONValue]? {
         if token.hasPrefix("{") { return JSONValue.parse(Array(token.utf8))?.objectValue }
         return JWT.decode(token)?.payload
-    }
-
-    /// `a=1&b=2` form fields, percent-decoded ('+' is a space).
-    public static func formFields(_ text: String) -> [(String, String)] {
-        text.split(separator: "&").map { pair in
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            func decode(_ part: Substring) -> String {
-                String(part).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(part)
-            }
-            return (decode(parts[0]), parts.count > 1 ? decode(parts[1]) : "")
-        }
     }
 }

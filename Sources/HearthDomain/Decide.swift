@@ -177,7 +177,8 @@ public enum Decide {
     ) throws -> [EventPayload] {
         var events: [EventPayload] = []
         let uid = account.uid
-        if let email = update.email.map(normalizeEmail), email != account.email {
+        let newEmail = update.email.map(normalizeEmail).flatMap { $0 == account.email ? nil : $0 }
+        if let email = newEmail {
             events += try changeEmail(to: email, verified: update.emailVerified ?? false, uid, project, state)
         } else if let verified = update.emailVerified, verified != account.emailVerified, let email = account.email {
             events.append(
@@ -210,9 +211,7 @@ public enum Decide {
         events += unlink(update.unlinkProviders, from: account)
         if let validSince = update.validSince {
             let reason: SessionsRevoked.Reason =
-                if update.password != nil { .passwordChanged } else if update.email.map(normalizeEmail).map({ $0 != account.email }) == true {
-                    .emailChanged
-                } else { .admin }
+                update.password != nil ? .passwordChanged : newEmail != nil ? .emailChanged : .admin
             events.append(.sessionsRevoked(SessionsRevoked(validSince: validSince, reason: reason)))
         }
         return events

@@ -41,8 +41,10 @@ public struct APIAccess: Sendable {
     }
 
     /// Resolves the caller of `request`; `pathProject` is the `{p}` of `/v1/projects/{p}/...`.
-    func resolve(_ request: Request, pathProject: Substring?, requestId: String? = nil) throws -> Resolved {
-        let apiKey = QueryString(request)["key"] ?? request.headers[Self.apiKeyHeader]
+    func resolve(_ request: Request, query: QueryString, pathProject: Substring?, requestId: String? = nil) throws
+        -> Resolved
+    {
+        let apiKey = query["key"] ?? request.headers[Self.apiKeyHeader]
         let isAdmin = try isAdminBearer(request)
         var project: ProjectID
         if let pathProject {

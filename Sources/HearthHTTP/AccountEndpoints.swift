@@ -119,7 +119,7 @@ extension IdentityToolkitAPI {
         }
         if let name = account.displayName { body["displayName"] = .string(name) }
         if let photo = account.photoUrl { body["photoUrl"] = .string(photo) }
-        if let record = UserRecord.json(account).objectValue?["passwordHash"] { body["passwordHash"] = record }
+        if let password = account.password { body["passwordHash"] = UserRecord.passwordHash(password) }
         if let tokens = result.tokens { body.merge(UserRecord.tokens(tokens)) { _, new in new } }
         return .object(body)
     }

@@ -74,7 +74,7 @@ extension IdentityToolkitAPI {
         guard !entries.isEmpty else { throw FirebaseError.bad("MISSING_USER_ACCOUNT") }
         guard entries.count <= 1000 else { throw FirebaseError.bad("MAXIMUM_USER_COUNT_EXCEEDED") }
         let hashing = try ImportHashOptions(call.fields)
-        var errors: [JSONValue] = []
+        var failures: [(index: Int, message: String)] = []
         var users: [AuthService.ImportedUser] = []
         var indexes: [Int] = []
         for (index, entry) in entries.enumerated() {
@@ -82,14 +82,16 @@ extension IdentityToolkitAPI {
                 users.append(try importedUser(entry, hashing))
                 indexes.append(index)
             } catch let error as FirebaseError {
-                errors.append(["index": .int(Int64(index)), "message": .string(error.message)])
+                failures.append((index, error.message))
             }
         }
         for failure in try await service.importUsers(users, call.caller) {
-            errors.append(["index": .int(Int64(indexes[failure.index])), "message": .string(failure.message)])
+            failures.append((indexes[failure.index], failure.message))
         }
-        let ordered = errors.sorted { ($0["index"].flatMap { if case .int(let i) = $0 { i } else { nil } } ?? 0) < ($1["index"].flatMap { if case .int(let i) = $0 { i } else { nil } } ?? 0) }
-        return ["kind": "identitytoolkit#UploadAccountResponse", "error": .array(ordered)]
+        let errors = failures.sorted { $0.index < $1.index }.map { failure -> JSONValue in
+            ["index": .int(Int64(failure.index)), "message": .string(failure.message)]
+        }
+        return ["kind": "identitytoolkit#UploadAccountResponse", "error": .array(errors)]
     }
 
     private func importedUser(_ fields: RequestFields, _ hashing: ImportHashOptions) throws -> AuthService.ImportedUser {

@@ -28,12 +28,12 @@ struct IdentityToolkitAPI: Sendable {
     func handle(method: String, pathProject: Substring?, _ request: Request, _ context: some RequestContext) async throws
         -> Response
     {
-        let resolved = try access.resolve(request, pathProject: pathProject, requestId: context.id)
+        let query = QueryString(request)
+        let resolved = try access.resolve(request, query: query, pathProject: pathProject, requestId: context.id)
         let fields = request.method == .get ? RequestFields([:]) : try await RequestFields.read(request)
-        let query = QueryString(request).values
         let host = request.head.authority ?? "127.0.0.1:9099"
         let call = Call(
-            caller: resolved.caller, fields: fields, apiKey: resolved.apiKey, baseURL: "http://" + host, query: query)
+            caller: resolved.caller, fields: fields, apiKey: resolved.apiKey, baseURL: "http://" + host, query: query.values)
         let body: JSONValue =
             switch method {
             case "signUp": try await signUp(call)

@@ -22,7 +22,7 @@ struct RequestFields: Sendable {
                 throw FirebaseError.invalidArgument("The body is not UTF-8.")
             }
             var fields: [String: JSONValue] = [:]
-            for (name, value) in FakeIdentityProvider.formFields(text) { fields[name] = .string(value) }
+            for (name, value) in FormEncoding.fields(text) { fields[name] = .string(value) }
             return RequestFields(fields)
         }
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0a || $0 == 0x0d || $0 == 0x09 }) { return RequestFields([:]) }

@@ -22,7 +22,7 @@ enum UserRecord {
         if let phone = account.phoneNumber { record["phoneNumber"] = .string(phone) }
         if let password = account.password {
             // Admin exports carry the hash and salt (B.2); iOS only needs it non-empty.
-            record["passwordHash"] = .string(Data(password.hash).base64EncodedString())
+            record["passwordHash"] = passwordHash(password)
             record["salt"] = .string(Data(password.salt).base64EncodedString())
         }
         if let updated = account.passwordUpdatedAt { record["passwordUpdatedAt"] = .int(updated) }
@@ -30,6 +30,10 @@ enum UserRecord {
         if let claims = account.customClaims { record["customAttributes"] = .string(claims) }
         if account.emailLinkSignIn { record["emailLinkSignin"] = true }
         return .object(record)
+    }
+
+    static func passwordHash(_ password: PasswordHash) -> JSONValue {
+        .string(Data(password.hash).base64EncodedString())
     }
 
     /// `password` (email with a password or email link), `phone`, then federated providers;

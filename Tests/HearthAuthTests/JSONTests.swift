@@ -59,4 +59,12 @@ struct JSONTests {
             #expect(Base64URL.decode(Base64URL.encode(bytes)) == bytes)
         }
     }
+
+    @Test("form encoding: '+' is a space, escapes decode, malformed fields are skipped")
+    func formEncoding() {
+        let fields = FormEncoding.fields("a=1&b=x+y%2Bz&c=%E2%9C%93&bad=%zz&half=%4&flag&d=%7B%22s%22%3A1%7D")
+        #expect(fields.map(\.name) == ["a", "b", "c", "flag", "d"])
+        #expect(fields.map(\.value) == ["1", "x y+z", "✓", "", #"{"s":1}"#])
+        #expect(FormEncoding.decode(Array("%FF".utf8)) == nil)
+    }
 }

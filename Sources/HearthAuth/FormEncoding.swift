@@ -1,0 +1,46 @@
+/// `application/x-www-form-urlencoded` text (`a=1&b=x%20y`), as in query strings, form bodies
+/// and the fake IdP's `postBody`. Byte-level: query strings are on every request's path.
+public enum FormEncoding {
+    /// The fields in order; a field with a malformed escape or invalid UTF-8 is skipped.
+    public static func fields(_ text: some StringProtocol) -> [(name: String, value: String)] {
+        text.utf8.split(separator: UInt8(ascii: "&")).compactMap { pair in
+            let parts = pair.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
+            guard let name = decode(parts[0]) else { return nil }
+            guard parts.count > 1 else { return (name, "") }
+            return decode(parts[1]).map { (name, $0) }
+        }
+    }
+
+    /// Percent-decoding with '+' as a space; `nil` for malformed escapes or invalid UTF-8.
+    public static func decode<Bytes: Collection>(_ bytes: Bytes) -> String? where Bytes.Element == UInt8 {
+        guard bytes.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else {
+            return String(validating: bytes, as: UTF8.self)
+        }
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        var iterator = bytes.makeIterator()
+        while let byte = iterator.next() {
+            switch byte {
+            case UInt8(ascii: "%"):
+                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
+                    return nil
+                }
+                output.append(high << 4 | low)
+            case UInt8(ascii: "+"):
+                output.append(UInt8(ascii: " "))
+            default:
+                output.append(byte)
+            }
+        }
+        return String(validating: output, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case 0x30...0x39: byte - 0x30
+        case 0x41...0x46: byte - 0x41 + 10
+        case 0x61...0x66: byte - 0x61 + 10
+        default: nil
+        }
+    }
+}
