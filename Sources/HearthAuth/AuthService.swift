@@ -64,7 +64,7 @@ public final class AuthService: Sendable {
         self.settings = settings
     }
 
-    var now: Int64 { store.clock.now() }
+    public var now: Int64 { store.clock.now() }
 
     func metadata(_ caller: Caller, uid: UserID? = nil) -> Metadata {
         Metadata(

@@ -75,11 +75,12 @@ extension IdentityToolkitAPI {
         guard entries.count <= 1000 else { throw FirebaseError.bad("MAXIMUM_USER_COUNT_EXCEEDED") }
         let hashing = try ImportHashOptions(call.fields)
         var failures: [(index: Int, message: String)] = []
-        var users: [AuthService.ImportedUser] = []
+        var users: [(UserID, AccountCreated)] = []
+        let now = service.now
         var indexes: [Int] = []
         for (index, entry) in entries.enumerated() {
             do {
-                users.append(try importedUser(entry, hashing))
+                users.append(try importedUser(entry, hashing, now: now))
                 indexes.append(index)
             } catch let error as FirebaseError {
                 failures.append((index, error.message))
@@ -94,10 +95,13 @@ extension IdentityToolkitAPI {
         return ["kind": "identitytoolkit#UploadAccountResponse", "error": .array(errors)]
     }
 
-    private func importedUser(_ fields: RequestFields, _ hashing: ImportHashOptions) throws -> AuthService.ImportedUser {
+    /// One `users[]` entry as the account it creates; `createdAt` defaults to the import time.
+    private func importedUser(_ fields: RequestFields, _ hashing: ImportHashOptions, now: Int64) throws
+        -> (UserID, AccountCreated)
+    {
         guard let id = try fields.string("localId"), !id.isEmpty else { throw FirebaseError.bad("localId is missing") }
         guard let uid = UserID(id) else { throw FirebaseError.bad("localId is invalid") }
-        var user = AuthService.ImportedUser(uid: uid)
+        var user = AccountCreated(method: .import, createdAt: try fields.int("createdAt") ?? now)
         if let email = try fields.string("email") {
             guard let valid = try? Validation.email(email) else { throw FirebaseError.bad("email is invalid") }
             user.email = valid
@@ -117,7 +121,6 @@ extension IdentityToolkitAPI {
                 throw FirebaseError.bad("Invalid custom claims provided.")
             }
         }
-        user.createdAt = try fields.int("createdAt")
         user.lastSignInAt = try fields.int("lastLoginAt")
         if let hash = try fields.string("passwordHash") {
             user.password = try hashing.passwordHash(hash: hash, salt: try fields.string("salt"))
@@ -134,7 +137,7 @@ extension IdentityToolkitAPI {
                     displayName: try provider.string("displayName"), photoUrl: try provider.string("photoUrl"),
                     screenName: try provider.string("screenName")))
         }
-        return user
+        return (uid, user)
     }
 }
 
