@@ -126,16 +126,19 @@ public struct ByteReader {
         return value
     }
 
-    public mutating func readString() throws -> String {
+    /// A length-prefixed run of bytes, viewed without copying.
+    public mutating func readByteString() throws -> UnsafeRawBufferPointer {
         let count = try readVarint()
         guard count <= UInt64(remaining) else { throw BinaryFormatError.truncated(at: offset) }
-        return String(decoding: try take(Int(count)), as: UTF8.self)
+        return try take(Int(count))
+    }
+
+    public mutating func readString() throws -> String {
+        String(decoding: try readByteString(), as: UTF8.self)
     }
 
     public mutating func readBytes() throws -> [UInt8] {
-        let count = try readVarint()
-        guard count <= UInt64(remaining) else { throw BinaryFormatError.truncated(at: offset) }
-        return Array(try take(Int(count)))
+        Array(try readByteString())
     }
 
     /// A view of the next `count` bytes, without copying.

@@ -41,6 +41,26 @@ public struct EventEnvelope: Equatable, Sendable {
     public var event: Event { Event(stream, payload) }
 }
 
+/// What a projection folds from a record: where and when, and what happened.
+public struct RecordedEvent: Sendable {
+    public var sequence: UInt64
+    public var stream: StreamID
+    /// Unix milliseconds.
+    public var recordedAt: Int64
+    public var payload: EventPayload
+
+    public init(sequence: UInt64, stream: StreamID, recordedAt: Int64, payload: EventPayload) {
+        self.sequence = sequence
+        self.stream = stream
+        self.recordedAt = recordedAt
+        self.payload = payload
+    }
+
+    public init(_ envelope: EventEnvelope) {
+        self.init(sequence: envelope.sequence, stream: envelope.stream, recordedAt: envelope.recordedAt, payload: envelope.payload)
+    }
+}
+
 /// The stored record layout (format 1), big-endian where fixed-width:
 ///
 ///     u8 format | u64 sequence | i64 recordedAt | varint streamVersion | string stream
@@ -104,33 +124,55 @@ public enum RecordFormat {
     /// Decodes a whole record (hash not checked here; `LedgerVerifier` does that).
     public static func decode(_ record: UnsafeRawBufferPointer) throws -> EventEnvelope {
         var reader = ByteReader(record)
-        let format = try reader.readByte()
-        guard format == version else { throw BinaryFormatError.invalid("record format \(format)", at: 0) }
-        let sequence = try reader.readBigEndianUInt64()
-        let recordedAt = Int64(bitPattern: try reader.readBigEndianUInt64())
-        let streamVersion = try reader.readVarint()
-        let stream = try readStream(&reader)
-        let decoder = try readType(&reader)
+        let head = try readHead(&reader)
         let metadata = Metadata(
             actor: try reader.readEnum(), actorId: try reader.readOptionalString(),
             requestId: try reader.readOptionalString(), clientIp: try reader.readOptionalString())
-        let payloadLength = try reader.readVarint()
-        guard payloadLength <= UInt64(reader.remaining) else { throw BinaryFormatError.truncated(at: reader.offset) }
-        let payload = try decoder.decode(try reader.readRaw(Int(payloadLength)))
+        let payload = try readPayload(&reader, head.decoder)
         let previousHash = ChainHash(buffer: try reader.readRaw(hashSize))
         let hash = ChainHash(buffer: try reader.readRaw(hashSize))
         guard reader.isAtEnd else { throw BinaryFormatError.trailingBytes(reader.remaining) }
         return EventEnvelope(
-            sequence: sequence, stream: stream, streamVersion: streamVersion, type: decoder.type, recordedAt: recordedAt,
-            metadata: metadata, payload: payload, previousHash: previousHash, hash: hash)
+            sequence: head.sequence, stream: head.stream, streamVersion: head.streamVersion, type: head.decoder.type,
+            recordedAt: head.recordedAt, metadata: metadata, payload: payload, previousHash: previousHash, hash: hash)
+    }
+
+    /// Decodes what a projection folds, skipping the metadata strings and the hashes: the
+    /// rebuild's hot path. The record's layout is still checked to its last byte.
+    public static func decodeRecordedEvent(_ record: UnsafeRawBufferPointer) throws -> RecordedEvent {
+        var reader = ByteReader(record)
+        let head = try readHead(&reader)
+        _ = try reader.readByteString()
+        for _ in 0..<3 { _ = try reader.readOptional { try $0.readByteString() } }
+        let payload = try readPayload(&reader, head.decoder)
+        guard reader.remaining == 2 * hashSize else { throw BinaryFormatError.truncated(at: reader.offset) }
+        return RecordedEvent(sequence: head.sequence, stream: head.stream, recordedAt: head.recordedAt, payload: payload)
+    }
+
+    private struct Head {
+        var sequence: UInt64
+        var recordedAt: Int64
+        var streamVersion: UInt64
+        var stream: StreamID
+        var decoder: PayloadCodec.Decoder
+    }
+
+    private static func readHead(_ reader: inout ByteReader) throws -> Head {
+        let format = try reader.readByte()
+        guard format == version else { throw BinaryFormatError.invalid("record format \(format)", at: 0) }
+        return Head(
+            sequence: try reader.readBigEndianUInt64(), recordedAt: Int64(bitPattern: try reader.readBigEndianUInt64()),
+            streamVersion: try reader.readVarint(), stream: try readStream(&reader), decoder: try readType(&reader))
+    }
+
+    private static func readPayload(_ reader: inout ByteReader, _ decoder: PayloadCodec.Decoder) throws -> EventPayload {
+        try decoder.decode(try reader.readByteString())
     }
 
     /// Parses "account/<project>/<uid>", "project/<project>" or "oob/<project>/<hash>" from the
     /// stored bytes, without the intermediate strings a split would make (rebuild's hot path).
     private static func readStream(_ reader: inout ByteReader) throws -> StreamID {
-        let count = try reader.readVarint()
-        guard count <= UInt64(reader.remaining) else { throw BinaryFormatError.truncated(at: reader.offset) }
-        let bytes = try reader.readRaw(Int(count))
+        let bytes = try reader.readByteString()
         let offset = reader.offset
         var invalid: BinaryFormatError { .invalid("stream '\(String(decoding: bytes, as: UTF8.self))'", at: offset) }
         guard let first = bytes.firstIndex(of: 0x2f) else { throw invalid }
@@ -150,9 +192,7 @@ public enum RecordFormat {
 
     /// Reads the type name and version and finds their decoder.
     private static func readType(_ reader: inout ByteReader) throws -> PayloadCodec.Decoder {
-        let count = try reader.readVarint()
-        guard count <= UInt64(reader.remaining) else { throw BinaryFormatError.truncated(at: reader.offset) }
-        let name = try reader.readRaw(Int(count))
+        let name = try reader.readByteString()
         guard let version = Int(exactly: try reader.readVarint()) else {
             throw BinaryFormatError.invalid("type version", at: reader.offset)
         }

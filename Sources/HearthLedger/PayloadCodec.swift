@@ -81,9 +81,17 @@ public enum PayloadCodec {
         Decoder(.projectConfigChanged) { .projectConfigChanged(try $0.read()) },
     ]
 
+    /// `decoders` by the length of their type name: a lookup compares one or two names.
+    private static let decodersByNameLength: [[Decoder]] = {
+        var buckets = [[Decoder]](repeating: [], count: (decoders.map(\.utf8Name.count).max() ?? 0) + 1)
+        for decoder in decoders { buckets[decoder.utf8Name.count].append(decoder) }
+        return buckets
+    }()
+
     /// The decoder for a stored type name (raw UTF-8) and version, matched without allocating.
     public static func decoder(name: some Collection<UInt8>, version: Int) -> Decoder? {
-        decoders.first { $0.type.version == version && $0.utf8Name.count == name.count && $0.utf8Name.elementsEqual(name) }
+        guard name.count < decodersByNameLength.count else { return nil }
+        return decodersByNameLength[name.count].first { $0.type.version == version && $0.utf8Name.elementsEqual(name) }
     }
 
     public static func decode(_ type: EventType, from bytes: UnsafeRawBufferPointer) throws -> EventPayload {

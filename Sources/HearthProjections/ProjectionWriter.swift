@@ -31,8 +31,12 @@ public final class ProjectionWriter {
         self.txn = txn
     }
 
-    /// Folds one event into every projection.
     public func apply(_ envelope: EventEnvelope) throws {
+        try apply(RecordedEvent(envelope))
+    }
+
+    /// Folds one event into every projection.
+    public func apply(_ envelope: RecordedEvent) throws {
         switch envelope.stream {
         case .account(let project, let uid):
             try applyAccountEvent(envelope, AccountKey(project: project, uid: uid))
@@ -84,7 +88,7 @@ public final class ProjectionWriter {
         return stored
     }
 
-    private func applyAccountEvent(_ envelope: EventEnvelope, _ key: AccountKey) throws {
+    private func applyAccountEvent(_ envelope: RecordedEvent, _ key: AccountKey) throws {
         let before = try account(key)
         let after = Evolve.account(before, envelope.payload, uid: key.uid, at: envelope.recordedAt)
         accounts[key] = CachedAccount(account: after, changed: true)

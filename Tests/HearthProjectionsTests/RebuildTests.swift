@@ -52,6 +52,22 @@ struct RebuildTests {
         #expect(try maintenance.digest() == live)
     }
 
+    /// Chunks decoded ahead of the fold, split mid-stream, reach the same bytes.
+    @Test func rebuildingInSmallChunksGivesTheSameDigest() throws {
+        let test = try TestStore(label: "rebuild-chunks")
+        defer { try? test.close() }
+        try Self.history(test)
+        var maintenance = test.store.maintenance
+        maintenance.chunkSize = 7
+        let live = try maintenance.digest()
+        var reports: [UInt64] = []
+        let applied = try maintenance.rebuild { applied, _ in reports.append(applied) }
+        let head = try test.store.ledgerHead().sequence
+        #expect(applied == head)
+        #expect(reports == Array(stride(from: 7, to: head, by: 7)) + [head])
+        #expect(try maintenance.digest() == live)
+    }
+
     @Test func projectionsEqualAnIndependentFoldOfTheLedger() throws {
         let test = try TestStore(label: "fold")
         defer { try? test.close() }
