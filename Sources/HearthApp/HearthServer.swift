@@ -42,6 +42,7 @@ public enum HearthServer {
             parallelization: configuration.scryptParallelization)
         var settings = AuthSettings()
         settings.fakeIdentityProvider = configuration.profile == .development
+        settings.customTokens = try configuration.customTokenVerifier()
         return AuthService(
             store: store, tokens: TokenIssuer(key: key),
             passwords: PasswordHasher(

@@ -16,6 +16,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Bearer tokens accepted as admin (production needs at least one for the admin API).
     public var adminTokens: [String] = []
     public var signingAlgorithm = SigningKey.Algorithm.rs256
+    /// PEM public keys that may sign custom tokens (the app backend's service account key).
+    /// Production accepts custom tokens only when this is set.
+    public var customTokenKeys: [String] = []
     public var scryptLogN = 14
     public var scryptBlockSize = 8
     public var scryptParallelization = 1
@@ -27,6 +30,7 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Keys of the JSON file and their environment variables.
     enum Key: String, CaseIterable {
         case host, port, dataDirectory, profile, project, apiKeys, adminTokens, adminTokenFile, signingAlgorithm
+        case customTokenKeys
         case scryptLogN, scryptBlockSize, scryptParallelization, hashThreads
 
         var environmentName: String {
@@ -53,7 +57,7 @@ public struct ServerConfiguration: Sendable, Equatable {
             let value: JSONValue =
                 switch key {
                 case .apiKeys: JSONValue.parse(Array(text.utf8)) ?? .string(text)
-                case .adminTokens: .array(text.split(separator: ",").map { .string(String($0)) })
+                case .adminTokens, .customTokenKeys: .array(text.split(separator: ",").map { .string(String($0)) })
                 default: .string(text)
                 }
             try configuration.apply(key, value, source: key.environmentName)
@@ -105,6 +109,9 @@ public struct ServerConfiguration: Sendable, Equatable {
                 throw ConfigurationError.invalid(key.rawValue, source: source)
             }
             signingAlgorithm = parsed
+        case .customTokenKeys:
+            guard let items = value.arrayValue else { throw ConfigurationError.invalid(key.rawValue, source: source) }
+            customTokenKeys = items.compactMap(\.stringValue)
         case .scryptLogN: scryptLogN = try number()
         case .scryptBlockSize: scryptBlockSize = try number()
         case .scryptParallelization: scryptParallelization = try number()
@@ -124,6 +131,19 @@ public struct ServerConfiguration: Sendable, Equatable {
         if profile == .production && apiKeys.isEmpty {
             throw ConfigurationError.productionNeedsAPIKeys
         }
+    }
+
+    /// The custom-token verifier: emulator rules in development without keys.
+    public func customTokenVerifier() throws -> CustomTokenVerifier {
+        let keys = try customTokenKeys.map { path in
+            guard let pem = try? String(contentsOfFile: path, encoding: .utf8) else { throw ConfigurationError.unreadable(path) }
+            do {
+                return try CustomTokenKey(pem: pem)
+            } catch {
+                throw ConfigurationError.invalid("customTokenKeys", source: path)
+            }
+        }
+        return CustomTokenVerifier(keys: keys, acceptsUnsigned: profile == .development)
     }
 
     public var access: APIAccess {

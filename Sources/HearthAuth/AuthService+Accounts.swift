@@ -84,7 +84,7 @@ extension AuthService {
 
         // Fresh tokens for a signed-in caller whose own sessions this ends.
         let provider = password != nil ? "password" : tokenProvider
-        let refresh = revokesNow && tokenProvider != nil ? provider.map(TokenIssuer.newRefreshToken) : nil
+        let refresh = revokesNow && tokenProvider != nil ? provider.map { TokenIssuer.newRefreshToken(provider: $0) } : nil
         let project = caller.project
         let uid = current.uid
         let finalUpdate = update

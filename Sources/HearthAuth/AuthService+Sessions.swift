@@ -13,7 +13,7 @@ extension AuthService {
     public func refresh(_ text: String?, _ caller: Caller) throws -> Refreshed {
         guard let text, !text.isEmpty else { throw FirebaseError.bad("MISSING_REFRESH_TOKEN") }
         let token = RefreshToken(text: text)
-        guard let provider = token.provider else { throw FirebaseError.invalidRefreshToken }
+        guard let session = token.session else { throw FirebaseError.invalidRefreshToken }
         let hash = token.hash
         let project = caller.project
         let found = try read { reader -> Account? in
@@ -24,7 +24,8 @@ extension AuthService {
         guard !account.disabled else { throw FirebaseError.userDisabled }
         // Revoked sessions (validSince, password change, email-link takeover) lose their tokens.
         guard account.refreshTokens.contains(hash) else { throw FirebaseError.tokenExpired }
-        let idToken = try tokens.idToken(for: account, in: project, provider: provider, now: now)
+        let idToken = try tokens.idToken(
+            for: account, in: project, provider: session.provider, now: now, extraClaims: session.claims)
         return Refreshed(
             account: account, tokens: IssuedTokens(idToken: idToken, refreshToken: text, expiresIn: tokens.lifetime))
     }

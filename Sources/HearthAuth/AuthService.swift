@@ -39,6 +39,8 @@ public struct AuthSettings: Sendable {
     /// The emulator's fake IdP: unsigned JSON or JWT `id_token`s accepted as federated
     /// credentials. Development profile only.
     public var fakeIdentityProvider = true
+    /// How `signInWithCustomToken` checks tokens (emulator rules unless keys are configured).
+    public var customTokens = CustomTokenVerifier(acceptsUnsigned: true)
     /// How long an emailed action code stays valid (milliseconds).
     public var oobCodeLifetime: Int64 = 6 * 60 * 60 * 1000
 
@@ -107,10 +109,11 @@ public final class AuthService: Sendable {
     }
 
     /// Mints the ID token for a session whose refresh token the transaction just recorded.
-    func signedIn(_ account: Account, provider: String, refresh: RefreshToken, isNewUser: Bool, _ caller: Caller) throws
-        -> SignInResult
-    {
-        let idToken = try tokens.idToken(for: account, in: caller.project, provider: provider, now: now)
+    func signedIn(
+        _ account: Account, provider: String, refresh: RefreshToken, isNewUser: Bool, _ caller: Caller,
+        claims: [String: JSONValue] = [:]
+    ) throws -> SignInResult {
+        let idToken = try tokens.idToken(for: account, in: caller.project, provider: provider, now: now, extraClaims: claims)
         return SignInResult(
             account: account, tokens: IssuedTokens(idToken: idToken, refreshToken: refresh.text, expiresIn: tokens.lifetime),
             provider: provider, isNewUser: isNewUser)

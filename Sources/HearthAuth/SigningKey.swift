@@ -52,6 +52,14 @@ public struct SigningKey: Sendable {
         }
     }
 
+    /// The public half, as SubjectPublicKeyInfo PEM.
+    public var publicKeyPEM: String {
+        switch backing {
+        case .rsa(let key): key.publicKey.pemRepresentation
+        case .ecdsa(let key): key.publicKey.pemRepresentation
+        }
+    }
+
     /// Loads `<directory>/signing-key-<alg>.pem`, creating it (0600) on first start.
     public static func loadOrCreate(in directory: String, algorithm: Algorithm) throws -> SigningKey {
         let path = directory + "/signing-key-\(algorithm.rawValue.lowercased()).pem"

@@ -101,10 +101,14 @@ public struct TokenIssuer: Sendable {
     /// A new refresh token for a session signed in with `provider`. The provider rides in the
     /// token so a refresh can re-issue the same `sign_in_provider`; the stored hash covers it,
     /// so it cannot be altered.
-    public static func newRefreshToken(provider: String) -> RefreshToken {
+    /// `1.<provider>.<secret>[.<claims>]`, base64url. Custom-token claims ride in the token so
+    /// refreshes re-issue them; the recorded hash covers every byte, so they cannot be altered.
+    public static func newRefreshToken(provider: String, claims: [String: JSONValue] = [:]) -> RefreshToken {
         var generator = SystemRandomNumberGenerator()
         let secret = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        return RefreshToken(text: "1." + Base64URL.encode(Array(provider.utf8)) + "." + Base64URL.encode(secret))
+        var text = "1." + Base64URL.encode(Array(provider.utf8)) + "." + Base64URL.encode(secret)
+        if !claims.isEmpty { text += "." + Base64URL.encode(JSONValue.object(claims).encoded()) }
+        return RefreshToken(text: text)
     }
 }
 
@@ -117,13 +121,22 @@ public struct RefreshToken: Sendable, Equatable {
     /// Lowercase hex SHA-256: the only form the ledger and projections hold.
     public var hash: String { sha256Hex(text) }
 
-    /// The sign-in provider the session started with; `nil` when the token is not one of ours.
-    public var provider: String? {
+    /// What the session started with: its sign-in provider and any custom-token claims.
+    public struct Session: Sendable, Equatable {
+        public var provider: String
+        public var claims: [String: JSONValue]
+    }
+
+    /// `nil` when the token is not one of ours.
+    public var session: Session? {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0] == "1", let bytes = Base64URL.decode(parts[1]), !bytes.isEmpty,
+        guard (3...4).contains(parts.count), parts[0] == "1", let bytes = Base64URL.decode(parts[1]), !bytes.isEmpty,
+            let provider = String(validating: bytes, as: UTF8.self),
             let secret = Base64URL.decode(parts[2]), secret.count == 32
         else { return nil }
-        return String(validating: bytes, as: UTF8.self)
+        guard parts.count == 4 else { return Session(provider: provider, claims: [:]) }
+        guard let json = Base64URL.decode(parts[3]), let claims = JSONValue.parse(json)?.objectValue else { return nil }
+        return Session(provider: provider, claims: claims)
     }
 }
 

@@ -78,6 +78,8 @@ public struct Account: Equatable, Sendable, Encodable {
     public var isAnonymous = false
     /// Has completed an email-link sign-in (`emailLink` sign-in method).
     public var emailLinkSignIn = false
+    /// Has signed in with a custom token (Firebase `customAuth`).
+    public var customAuth = false
     public var createdAt: Int64
     public var lastSignInAt: Int64?
     /// Tokens issued before this second are rejected.
@@ -105,7 +107,7 @@ public struct Account: Equatable, Sendable, Encodable {
 
     /// Whether the account can sign in by anything other than an anonymous session.
     public var hasSignInMethod: Bool {
-        password != nil || emailLinkSignIn || !providers.isEmpty || phoneNumber != nil
+        password != nil || emailLinkSignIn || customAuth || !providers.isEmpty || phoneNumber != nil
     }
 }
 

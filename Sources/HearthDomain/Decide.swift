@@ -86,7 +86,7 @@ public enum Decide {
             guard created.providers.allSatisfy({ config.allowsProvider($0.providerId) }) else {
                 throw AuthError.operationNotAllowed
             }
-        case .admin, .import:
+        case .admin, .import, .custom:
             break
         }
         for link in created.providers {

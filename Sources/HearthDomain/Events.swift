@@ -60,6 +60,8 @@ public enum EventPayload: Equatable, Sendable {
 
 public enum CreationMethod: String, Sendable, Encodable, CaseIterable {
     case anonymous, password, emailLink = "email_link", federated, admin, `import`
+    /// A custom token minted by the app's backend (`signInWithCustomToken`).
+    case custom
 }
 
 public struct AccountCreated: Equatable, Sendable, Encodable {

@@ -15,6 +15,7 @@ public enum Evolve {
         case .signInRecorded(let signIn):
             account.lastSignInAt = at
             if signIn.method == "emailLink" { account.emailLinkSignIn = true }
+            if signIn.method == "custom" { account.customAuth = true }
         case .providerLinked(let linked):
             account.providers.removeAll { $0.providerId == linked.provider.providerId }
             account.providers.append(linked.provider)
@@ -86,6 +87,7 @@ public enum Evolve {
         account.disabled = created.disabled
         account.isAnonymous = created.method == .anonymous
         account.emailLinkSignIn = created.method == .emailLink
+        account.customAuth = created.method == .custom
         account.lastSignInAt = created.lastSignInAt
         return account
     }

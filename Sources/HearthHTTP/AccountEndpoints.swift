@@ -58,6 +58,14 @@ extension IdentityToolkitAPI {
         return .object(body)
     }
 
+    func signInWithCustomToken(_ call: Call) async throws -> JSONValue {
+        let result = try await service.signInWithCustomToken(try call.fields.string("token"), call.caller)
+        var body = UserRecord.tokens(result.tokens)
+        body["kind"] = "identitytoolkit#VerifyCustomTokenResponse"
+        body["isNewUser"] = .bool(result.isNewUser)
+        return .object(body)
+    }
+
     func lookup(_ call: Call) throws -> JSONValue {
         let fields = call.fields
         var users: [Account]

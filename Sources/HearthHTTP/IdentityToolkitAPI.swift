@@ -38,6 +38,7 @@ struct IdentityToolkitAPI: Sendable {
             switch method {
             case "signUp": try await signUp(call)
             case "signInWithPassword": try await signInWithPassword(call)
+            case "signInWithCustomToken": try await signInWithCustomToken(call)
             case "lookup": try lookup(call)
             case "update": try await update(call)
             case "delete": try await delete(call)

@@ -29,6 +29,7 @@ enum UserRecord {
         if let lastSignIn = account.lastSignInAt, lastSignIn > 0 { record["lastLoginAt"] = .string(String(lastSignIn)) }
         if let claims = account.customClaims { record["customAttributes"] = .string(claims) }
         if account.emailLinkSignIn { record["emailLinkSignin"] = true }
+        if account.customAuth { record["customAuth"] = true }
         return .object(record)
     }
 

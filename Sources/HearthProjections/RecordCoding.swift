@@ -19,6 +19,7 @@ extension Account: BinaryCodable {
         writer.write(disabled)
         writer.write(isAnonymous)
         writer.write(emailLinkSignIn)
+        writer.write(customAuth)
         writer.write(createdAt)
         writer.write(lastSignInAt)
         writer.write(validSince)
@@ -40,6 +41,7 @@ extension Account: BinaryCodable {
         let disabled = try reader.readBool()
         let isAnonymous = try reader.readBool()
         let emailLinkSignIn = try reader.readBool()
+        let customAuth = try reader.readBool()
         let createdAt = try reader.readInt64()
         self.init(uid: uid, createdAt: createdAt)
         self.email = email
@@ -54,6 +56,7 @@ extension Account: BinaryCodable {
         self.disabled = disabled
         self.isAnonymous = isAnonymous
         self.emailLinkSignIn = emailLinkSignIn
+        self.customAuth = customAuth
         lastSignInAt = try reader.readOptionalInt64()
         validSince = try reader.readInt64()
         refreshTokens = try reader.readArray { try $0.readString() }

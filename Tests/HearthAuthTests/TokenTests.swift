@@ -73,11 +73,12 @@ struct TokenTests {
     @Test("refresh tokens carry their provider; anything else is not ours")
     func refreshTokens() {
         let token = TokenIssuer.newRefreshToken(provider: "github.com")
-        #expect(token.provider == "github.com")
+        #expect(token.session?.provider == "github.com")
+        #expect(token.session?.claims.isEmpty == true)
         #expect(token.hash.count == 64)
         #expect(TokenIssuer.newRefreshToken(provider: "github.com").hash != token.hash)
         for garbage in ["", "x", "1.Z2l0aHViLmNvbQ.short", "2.Z2l0aHViLmNvbQ.\(String(repeating: "A", count: 43))", "a.b.c.d"] {
-            #expect(RefreshToken(text: garbage).provider == nil)
+            #expect(RefreshToken(text: garbage).session == nil)
         }
     }
 }

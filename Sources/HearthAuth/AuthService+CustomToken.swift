@@ -1,0 +1,21 @@
+import HearthDomain
+import HearthProjections
+import HearthStore
+
+/// `signInWithCustomToken`: the app's backend vouches for a uid (firebase-auth-emulator-api.md 2.12).
+extension AuthService {
+    public func signInWithCustomToken(_ token: String?, _ caller: Caller) async throws -> SignInResult {
+        let custom = try settings.customTokens.verify(token, now: now)
+        let project = caller.project
+        let uid = custom.uid
+        let refresh = TokenIssuer.newRefreshToken(provider: "custom", claims: custom.claims)
+        let (account, isNewUser) = try await write(caller, uid: uid) { tx in
+            let existing = try tx.state.account(uid, in: project)
+            if let existing, existing.disabled { throw FirebaseError.userDisabled }
+            if existing == nil { try tx.execute(.createAccount(project, uid, AccountCreated(method: .custom, createdAt: tx.now))) }
+            try tx.execute(.signIn(project, uid, method: "custom", refreshTokenHash: refresh.hash))
+            return (try tx.account(uid, project), existing == nil)
+        }
+        return try signedIn(account, provider: "custom", refresh: refresh, isNewUser: isNewUser, caller, claims: custom.claims)
+    }
+}
