@@ -50,9 +50,7 @@ extension AuthService {
                 }
                 // The provider vouches for the email: it joins the account that has it.
                 try tx.execute(.linkProvider(project, owner, link))
-                if !existing.emailVerified {
-                    try tx.execute(.update(project, owner, AccountUpdate(emailVerified: true)))
-                }
+                if !existing.emailVerified { try tx.execute(.confirmEmailByProvider(project, owner, email: email)) }
                 try tx.execute(.signIn(project, owner, method: provider, refreshTokenHash: refresh.hash))
                 return .success((try tx.account(owner, project), false))
             }

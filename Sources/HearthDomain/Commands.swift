@@ -12,6 +12,9 @@ public enum Command: Equatable, Sendable {
     case setPassword(ProjectID, UserID, PasswordHash, email: String?, reason: PasswordSet.Reason)
     /// Email-link sign-in completed for `email` on this account (seed 000's rule applies).
     case completeEmailLinkSignIn(ProjectID, UserID, email: String, refreshTokenHash: String?)
+    /// A trusted identity provider vouched for the account's own email (signInWithIdp with a
+    /// verified email): the same rule as an email link, an unverified password goes.
+    case confirmEmailByProvider(ProjectID, UserID, email: String)
     case update(ProjectID, UserID, AccountUpdate)
     case revokeRefreshToken(ProjectID, UserID, tokenHash: String)
     case deleteAccount(ProjectID, UserID, by: AccountDeleted.Actor)
@@ -26,6 +29,7 @@ public enum Command: Equatable, Sendable {
         case .createAccount(let project, let uid, _), .signIn(let project, let uid, _, _),
             .linkProvider(let project, let uid, _), .unlinkProviders(let project, let uid, _),
             .setPassword(let project, let uid, _, _, _), .completeEmailLinkSignIn(let project, let uid, _, _),
+            .confirmEmailByProvider(let project, let uid, _),
             .update(let project, let uid, _), .revokeRefreshToken(let project, let uid, _),
             .deleteAccount(let project, let uid, _), .purgeAnonymous(let project, let uid):
             .account(project, uid)

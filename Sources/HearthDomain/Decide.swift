@@ -25,6 +25,10 @@ public enum Decide {
             let account = try activeAccount(uid, project, state)
             return try completeEmailLink(account, email: normalizeEmail(email), project, state, now: now)
                 + [.signInRecorded(SignInRecorded(method: "emailLink"))] + issue(tokenHash)
+        case .confirmEmailByProvider(let project, let uid, let email):
+            let account = try activeAccount(uid, project, state)
+            guard account.email == normalizeEmail(email) else { throw AuthError.invalidEmail }
+            return confirmEmail(account, proof: .identityProvider, now: now)
         case .update(let project, let uid, let update):
             return try self.update(try existingAccount(uid, project, state), update, project, state)
         case .revokeRefreshToken(let project, let uid, let tokenHash):
@@ -157,16 +161,30 @@ public enum Decide {
     private static func completeEmailLink(
         _ account: Account, email: String, _ project: ProjectID, _ state: some DecisionState, now: Int64
     ) throws -> [EventPayload] {
-        var events: [EventPayload] = []
         if account.email != email {
             guard account.email == nil else { throw AuthError.invalidEmail }
-            events += try changeEmail(to: email, verified: true, account.uid, project, state)
-            return events
+            return try changeEmail(to: email, verified: true, account.uid, project, state)
         }
-        guard !account.emailVerified else { return events }
+        return confirmEmail(account, proof: .emailLink, now: now)
+    }
+
+    private enum EmailProof {
+        case emailLink, identityProvider
+    }
+
+    /// Proven ownership of the account's unverified email verifies it; a password set before,
+    /// by whoever typed that email, is removed and every earlier session ends (seed 000).
+    private static func confirmEmail(_ account: Account, proof: EmailProof, now: Int64) -> [EventPayload] {
+        guard let email = account.email, !account.emailVerified else { return [] }
+        var events: [EventPayload] = []
         if account.password != nil {
-            events.append(.passwordRemoved(PasswordRemoved(reason: .emailLinkVerified)))
-            events.append(.sessionsRevoked(SessionsRevoked(validSince: now / 1000, reason: .emailLinkVerified)))
+            let (removed, revoked): (PasswordRemoved.Reason, SessionsRevoked.Reason) =
+                switch proof {
+                case .emailLink: (.emailLinkVerified, .emailLinkVerified)
+                case .identityProvider: (.providerVerified, .providerVerified)
+                }
+            events.append(.passwordRemoved(PasswordRemoved(reason: removed)))
+            events.append(.sessionsRevoked(SessionsRevoked(validSince: now / 1000, reason: revoked)))
         }
         events.append(.emailVerified(EmailVerified(email: email)))
         return events

@@ -141,6 +141,8 @@ public struct PasswordRemoved: Equatable, Sendable, Encodable {
         /// Email-link sign-in proved ownership of the email; an unverified password set by
         /// someone else before must not survive it (seed 000).
         case emailLinkVerified = "email_link_verified"
+        /// A trusted identity provider vouched for the email (signInWithIdp).
+        case providerVerified = "provider_verified"
         case unlinked
     }
 
@@ -193,6 +195,7 @@ public struct SessionsRevoked: Equatable, Sendable, Encodable {
         case admin
         case passwordChanged = "password_changed"
         case emailLinkVerified = "email_link_verified"
+        case providerVerified = "provider_verified"
         case emailChanged = "email_changed"
     }
 

@@ -66,6 +66,31 @@ struct FederatedTests {
         }
     }
 
+    @Test("a provider that vouches for an unverified email takes it over: the password goes, sessions end")
+    func verifiedTakeover() async throws {
+        try await APIHarness.run { harness, api in
+            let squatter = try await api.signUp(email: "owner@example.com")
+            let uid = try #require(squatter.string("localId"))
+            harness.clock.advance(milliseconds: 2000)
+            let owner = try await api.v3(
+                "verifyAssertion", Self.credential("google.com", ["sub": "g-9", "email": "owner@example.com", "email_verified": true]))
+            #expect(owner.string("localId") == uid)
+            #expect(try await api.refresh(try #require(squatter.string("refreshToken"))).status == 400)
+            #expect(try await api.lookup(try #require(squatter.string("idToken"))).errorCode == "TOKEN_EXPIRED")
+            let user = try await api.lookup(try #require(owner.string("idToken")))["users"]?.arrayValue?.first
+            #expect(user?["emailVerified"] == true)
+            #expect(user?["passwordHash"] == nil)
+            let password = try await api.v3("verifyPassword", ["email": "owner@example.com", "password": "correct-horse-42"])
+            #expect(password.errorCode == "INVALID_PASSWORD")
+            #expect(try harness.eventTypes(of: uid).contains("account.password_removed"))
+            // Already verified: a second provider with the same email changes nothing else.
+            let again = try await api.v3(
+                "verifyAssertion", Self.credential("github.com", ["sub": "gh-9", "email": "owner@example.com", "email_verified": true]))
+            #expect(try await api.refresh(try #require(owner.string("refreshToken"))).status == 200)
+            #expect(again.string("localId") == uid)
+        }
+    }
+
     @Test("a credential without sub or providerId is a clear 400")
     func badCredential() async throws {
         try await APIHarness.run { _, api in
