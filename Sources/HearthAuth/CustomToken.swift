@@ -64,7 +64,8 @@ public struct CustomTokenVerifier: Sendable {
     public func verify(_ token: String?, now: Int64) throws -> CustomToken {
         guard let token, !token.isEmpty else { throw FirebaseError.bad("MISSING_CUSTOM_TOKEN") }
         if token.hasPrefix("{") {
-            guard acceptsUnsigned, let payload = JSONValue.parse(Array(token.utf8))?.objectValue else {
+            guard acceptsUnsigned else { throw invalid("Invalid assertion format") }
+            guard let payload = JSONValue.parse(Array(token.utf8))?.objectValue else {
                 throw invalid("((Auth Emulator only accepts strict JSON or JWTs as fake custom tokens.))")
             }
             return try contents(of: payload)
