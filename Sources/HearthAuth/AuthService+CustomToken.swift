@@ -10,11 +10,11 @@ extension AuthService {
         let uid = custom.uid
         let refresh = TokenIssuer.newRefreshToken(provider: "custom", claims: custom.claims)
         let (account, isNewUser) = try await write(caller, uid: uid) { tx in
-            let existing = try tx.state.account(uid, in: project)
-            if let existing, existing.disabled { throw FirebaseError.userDisabled }
-            if existing == nil { try tx.execute(.createAccount(project, uid, AccountCreated(method: .custom, createdAt: tx.now))) }
+            // First use creates the account; signIn refuses a disabled one (USER_DISABLED).
+            let isNew = try tx.state.account(uid, in: project) == nil
+            if isNew { try tx.execute(.createAccount(project, uid, AccountCreated(method: .custom, createdAt: tx.now))) }
             try tx.execute(.signIn(project, uid, method: "custom", refreshTokenHash: refresh.hash))
-            return (try tx.account(uid, project), existing == nil)
+            return (try tx.account(uid, project), isNew)
         }
         return try signedIn(account, provider: "custom", refresh: refresh, isNewUser: isNewUser, caller, claims: custom.claims)
     }

@@ -111,9 +111,7 @@ public struct CustomTokenVerifier: Sendable {
         case .object(let object)?: claims = object
         default: throw FirebaseError.bad("INVALID_CLAIMS")
         }
-        if let reserved = claims.keys.sorted().first(where: TokenIssuer.reservedClaims.contains) {
-            throw FirebaseError.bad("FORBIDDEN_CLAIM : \(reserved)")
-        }
+        try Validation.rejectReservedClaims(claims)
         return CustomToken(uid: uid, claims: claims)
     }
 

@@ -98,11 +98,9 @@ public struct TokenIssuer: Sendable {
         return VerifiedIDToken(uid: uid, issuedAt: issuedAt, provider: provider, claims: claims)
     }
 
-    /// A new refresh token for a session signed in with `provider`. The provider rides in the
-    /// token so a refresh can re-issue the same `sign_in_provider`; the stored hash covers it,
-    /// so it cannot be altered.
-    /// `1.<provider>.<secret>[.<claims>]`, base64url. Custom-token claims ride in the token so
-    /// refreshes re-issue them; the recorded hash covers every byte, so they cannot be altered.
+    /// A new refresh token, `1.<provider>.<secret>[.<claims>]` in base64url. The sign-in
+    /// provider and any custom-token claims ride in the token so a refresh re-issues them; the
+    /// recorded hash covers every byte, so they cannot be altered.
     public static func newRefreshToken(provider: String, claims: [String: JSONValue] = [:]) -> RefreshToken {
         var generator = SystemRandomNumberGenerator()
         let secret = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }

@@ -24,10 +24,15 @@ public enum Validation {
     public static func customClaims(_ text: String) throws -> String? {
         guard text.count <= 1000 else { throw FirebaseError.bad("CLAIMS_TOO_LARGE") }
         guard let object = JSONValue.parse(Array(text.utf8))?.objectValue else { throw FirebaseError.bad("INVALID_CLAIMS") }
-        if let reserved = object.keys.sorted().first(where: TokenIssuer.reservedClaims.contains) {
+        try rejectReservedClaims(object)
+        return object.isEmpty ? nil : JSONValue.object(object).text
+    }
+
+    /// Developer claims (custom attributes, custom tokens) may not name a claim Firebase sets.
+    public static func rejectReservedClaims(_ claims: [String: JSONValue]) throws {
+        if let reserved = claims.keys.sorted().first(where: TokenIssuer.reservedClaims.contains) {
             throw FirebaseError.bad("FORBIDDEN_CLAIM : \(reserved)")
         }
-        return object.isEmpty ? nil : JSONValue.object(object).text
     }
 
     public static func phoneNumber(_ phone: String) throws -> String {

@@ -12,7 +12,7 @@ import Testing
 struct BadInputTests {
     static let endpoints = [
         "signupNewUser", "verifyPassword", "getAccountInfo", "setAccountInfo", "deleteAccount", "createAuthUri",
-        "getOobConfirmationCode", "emailLinkSignin", "verifyAssertion",
+        "getOobConfirmationCode", "emailLinkSignin", "verifyAssertion", "verifyCustomToken",
     ]
 
     func expectEnvelope(_ reply: Reply, status: Int, sourceLocation: SourceLocation = #_sourceLocation) {
@@ -47,6 +47,16 @@ struct BadInputTests {
             expectEnvelope(try await api.send(.get, "/nowhere", body: nil, headers: [:]), status: 404)
             expectEnvelope(try await api.v3("getAccountInfo", ["idToken": "a.b.c"]), status: 400)
             expectEnvelope(try await api.v3("getAccountInfo", ["idToken": .string(String(repeating: "x", count: 100_000))]), status: 400)
+            // Custom tokens: wrong types, huge values, payloads that are not what they claim.
+            let longUid = CustomTokenTests.unsigned(CustomTokenTests.payload(uid: .string(String(repeating: "u", count: 129))))
+            let controlUid = CustomTokenTests.unsigned(CustomTokenTests.payload(uid: "a\u{01}b"))
+            let arrayPayload = "eyJhbGciOiJub25lIn0." + Base64URL.encode(Array("[1,2]".utf8)) + "."
+            for token: JSONValue in [
+                .int(5), ["a"], .string(String(repeating: "a.", count: 200_000)), .string(longUid), .string(controlUid),
+                .string(arrayPayload), "{\"uid\": {\"nested\": true}}",
+            ] {
+                expectEnvelope(try await api.v3("verifyCustomToken", ["token": token]), status: 400)
+            }
         }
     }
 
@@ -55,7 +65,7 @@ struct BadInputTests {
         let keys = [
             "email", "password", "idToken", "localId", "oobCode", "requestType", "requestUri", "postBody", "displayName",
             "deleteProvider", "deleteAttribute", "customAttributes", "validSince", "identifier", "continueUri", "refreshToken",
-            "grant_type", "returnIdpCredential", "returnOobLink", "emailVerified",
+            "grant_type", "returnIdpCredential", "returnOobLink", "emailVerified", "token",
         ]
         try await APIHarness.run { _, api in
             await propertyCheck(
