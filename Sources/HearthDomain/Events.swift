@@ -11,9 +11,11 @@ public struct Event: Equatable, Sendable {
 }
 
 public enum EventPayload: Equatable, Sendable {
-    case accountCreated(AccountCreated)
+    // Boxed, like the other large or rare payloads: an event is then the size of a small one,
+    // which a rebuild moves a million times.
+    indirect case accountCreated(AccountCreated)
     case signInRecorded(SignInRecorded)
-    case providerLinked(ProviderLinked)
+    indirect case providerLinked(ProviderLinked)
     case providerUnlinked(ProviderUnlinked)
     case passwordSet(PasswordSet)
     case passwordRemoved(PasswordRemoved)
@@ -28,9 +30,9 @@ public enum EventPayload: Equatable, Sendable {
     case refreshTokenRevoked(RefreshTokenRevoked)
     case accountDeleted(AccountDeleted)
     case anonymousPurged(AnonymousPurged)
-    case oobCodeIssued(OOBCodeIssued)
+    indirect case oobCodeIssued(OOBCodeIssued)
     case oobCodeConsumed
-    case projectConfigChanged(ProjectConfigChange)
+    indirect case projectConfigChanged(ProjectConfigChange)
 
     public var type: EventType {
         switch self {

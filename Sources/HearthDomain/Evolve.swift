@@ -5,10 +5,23 @@ public enum Evolve {
 
     /// Applies one event of an account's stream; `nil` means no account (never created, or gone).
     public static func account(_ account: Account?, _ payload: EventPayload, uid: UserID, at: Int64) -> Account? {
+        var account = account
+        apply(payload, to: &account, uid: uid, at: at)
+        return account
+    }
+
+    /// `account(_:_:uid:at:)` in place: a fold over many events mutates one value instead of
+    /// copying the account (and its arrays) once per event.
+    public static func apply(_ payload: EventPayload, to state: inout Account?, uid: UserID, at: Int64) {
         if case .accountCreated(let created) = payload {
-            return accountCreated(created, uid: uid)
+            state = accountCreated(created, uid: uid)
+        } else if state != nil, !apply(payload, to: &state!, at: at) {
+            state = nil
         }
-        guard var account else { return nil }
+    }
+
+    /// Applies an event to an existing account; `false` means the event ended the account.
+    private static func apply(_ payload: EventPayload, to account: inout Account, at: Int64) -> Bool {
         switch payload {
         case .accountCreated:
             break
@@ -63,14 +76,14 @@ public enum Evolve {
         case .refreshTokenRevoked(let revoked):
             account.refreshTokens.removeAll { $0 == revoked.tokenHash }
         case .accountDeleted, .anonymousPurged:
-            return nil
+            return false
         case .oobCodeIssued, .oobCodeConsumed, .projectConfigChanged:
             break
         }
         // Upgrading is one-way: an account that ever gained a sign-in method is never
         // anonymous again, so cleanup can never delete it.
         if account.isAnonymous && account.hasSignInMethod { account.isAnonymous = false }
-        return account
+        return true
     }
 
     private static func accountCreated(_ created: AccountCreated, uid: UserID) -> Account {

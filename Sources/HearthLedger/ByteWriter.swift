@@ -10,6 +10,9 @@ public struct ByteWriter: Sendable {
         bytes.reserveCapacity(capacity)
     }
 
+    /// Empties the buffer but keeps its capacity, to encode many records with one allocation.
+    public mutating func removeAll() { bytes.removeAll(keepingCapacity: true) }
+
     public mutating func write(_ byte: UInt8) { bytes.append(byte) }
 
     public mutating func write(_ value: Bool) { bytes.append(value ? 1 : 0) }

@@ -50,7 +50,7 @@ public struct ProjectionMaintenance: Sendable {
             try environment.writer.perform { [projections, chunk, checkpoint] txn in
                 guard try projections.checkpoint(in: txn) == checkpoint else { throw ProjectionError.concurrentWrite }
                 let writer = projections.writer(txn)
-                for event in chunk { try writer.apply(event) }
+                for index in chunk.indices { try writer.apply(chunk[index]) }
                 try writer.flush()
             }
             checkpoint = chunk[chunk.count - 1].sequence

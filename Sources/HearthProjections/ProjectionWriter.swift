@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import HearthDomain
 import HearthLedger
 import LMDB
@@ -14,17 +19,34 @@ public final class ProjectionWriter {
         var uid: UserID
     }
 
-    /// An account as last read or folded; `changed` marks it for write-back.
+    /// An account as last read or folded, with its record key; every cached account is
+    /// written back at `flush()`.
     private struct CachedAccount {
+        var id: AccountKey
+        var key: [UInt8]
         var account: Account?
-        var changed: Bool
+    }
+
+    /// What the indexes derive from, captured before an event so its changes can be diffed.
+    /// Holding the arrays costs a retain; they are copied only if the event changes them.
+    private struct IndexedFields {
+        var email: String?
+        var phoneNumber: String?
+        var providers: [ProviderLink]
+        var refreshTokens: [String]
+        var isAnonymous: Bool
+
     }
 
     public let projections: Projections
     public let txn: WriteTransaction
-    private var accounts: [AccountKey: CachedAccount] = [:]
+    private var accountSlots: [AccountKey: Int] = [:]
+    private var accounts: [CachedAccount] = []
+    /// The slot used last: an account's events mostly come together (a sign-in is two).
+    private var lastSlot = 0
     private var configs: [ProjectID: ProjectConfig] = [:]
     private var lastSequence: UInt64?
+    private var encoder = ByteWriter(capacity: 512)
 
     init(projections: Projections, txn: WriteTransaction) {
         self.projections = projections
@@ -36,7 +58,7 @@ public final class ProjectionWriter {
     }
 
     /// Folds one event into every projection.
-    public func apply(_ envelope: RecordedEvent) throws {
+    public func apply(_ envelope: borrowing RecordedEvent) throws {
         switch envelope.stream {
         case .account(let project, let uid):
             try applyAccountEvent(envelope, AccountKey(project: project, uid: uid))
@@ -60,25 +82,57 @@ public final class ProjectionWriter {
         lastSequence = envelope.sequence
     }
 
-    /// Writes cached accounts and the checkpoint.
+    /// Writes cached accounts, in key order, and the checkpoint.
     public func flush() throws {
-        let changed = accounts.filter(\.value.changed).map { (Keys.account($0.key.project, $0.key.uid), $0.value.account) }
-        for (bytes, account) in changed.sorted(by: { $0.0.lexicographicallyPrecedes($1.0) }) {
-            if let account {
-                try txn.put(projects.accounts, bytes, account.binaryEncoded)
+        let order = accounts.indices.sorted { left, right in
+            accounts[left].key.withUnsafeBytes { l in
+                accounts[right].key.withUnsafeBytes { r in
+                    let common = memcmp(l.baseAddress!, r.baseAddress!, min(l.count, r.count))
+                    return common != 0 ? common < 0 : l.count < r.count
+                }
+            }
+        }
+        for index in order {
+            if let account = accounts[index].account {
+                encoder.removeAll()
+                account.encode(to: &encoder)
+                try txn.putBytes(projects.accounts, accounts[index].key, encoder.bytes)
             } else {
-                try txn.delete(projects.accounts, bytes)
+                try txn.delete(projects.accounts, accounts[index].key)
             }
         }
         accounts.removeAll(keepingCapacity: true)
+        accountSlots.removeAll(keepingCapacity: true)
         if let lastSequence { try projects.setCheckpoint(lastSequence, in: txn) }
     }
 
     private var projects: Projections { projections }
 
-    private func account(_ key: AccountKey) throws -> Account? {
-        if let cached = accounts[key] { return cached.account }
-        return try projections.reader(txn).account(key.uid, in: key.project)
+    /// The cache slot of an account, read from the projection on first use. A creation needs
+    /// no read: a stream is created only when it has no account (new, or deleted before).
+    private func slot(_ key: AccountKey, creating: Bool) throws -> Int {
+        if lastSlot < accounts.count && accounts[lastSlot].id == key { return lastSlot }
+        if let slot = accountSlots[key] {
+            lastSlot = slot
+            return slot
+        }
+        let stored = creating ? nil : try projections.reader(txn).account(key.uid, in: key.project)
+        accounts.append(CachedAccount(id: key, key: Keys.account(key.project, key.uid), account: stored))
+        lastSlot = accounts.count - 1
+        accountSlots[key] = lastSlot
+        return lastSlot
+    }
+
+    /// Read field by field, in place: copying the whole account would retain every field.
+    private func indexedFields(_ slot: Int) -> IndexedFields {
+        accounts.withUnsafeBufferPointer { buffer in
+            guard let account = buffer[slot].account else {
+                return IndexedFields(email: nil, phoneNumber: nil, providers: [], refreshTokens: [], isAnonymous: false)
+            }
+            return IndexedFields(
+                email: account.email, phoneNumber: account.phoneNumber, providers: account.providers,
+                refreshTokens: account.refreshTokens, isAnonymous: account.isAnonymous)
+        }
     }
 
     private func config(_ project: ProjectID) throws -> ProjectConfig {
@@ -88,18 +142,22 @@ public final class ProjectionWriter {
         return stored
     }
 
-    private func applyAccountEvent(_ envelope: RecordedEvent, _ key: AccountKey) throws {
-        let before = try account(key)
-        let after = Evolve.account(before, envelope.payload, uid: key.uid, at: envelope.recordedAt)
-        accounts[key] = CachedAccount(account: after, changed: true)
+    private func applyAccountEvent(_ event: borrowing RecordedEvent, _ key: AccountKey) throws {
+        let creating = if case .accountCreated = event.payload { true } else { false }
+        let slot = try slot(key, creating: creating)
+        let before = indexedFields(slot)
+        Evolve.apply(event.payload, to: &accounts[slot].account, uid: key.uid, at: event.recordedAt)
+        let after = indexedFields(slot)
         let project = key.project
-        try updateIndex(projects.emails, before?.email, after?.email, key.uid) { Keys.email(project, $0) }
-        try updateIndex(projects.phones, before?.phoneNumber, after?.phoneNumber, key.uid) { Keys.phone(project, $0) }
-        if before?.providers != after?.providers { try updateFederatedIds(key, before, after) }
-        if before?.refreshTokens != after?.refreshTokens {
-            try updateRefreshTokens(key, before, after, at: envelope.recordedAt)
+        try updateIndex(projects.emails, before.email, after.email, key.uid) { Keys.email(project, $0) }
+        try updateIndex(projects.phones, before.phoneNumber, after.phoneNumber, key.uid) { Keys.phone(project, $0) }
+        if before.providers != after.providers { try updateFederatedIds(key, before.providers, after.providers) }
+        if before.refreshTokens != after.refreshTokens {
+            try updateRefreshTokens(key, before.refreshTokens, after.refreshTokens, at: event.recordedAt)
         }
-        if (before?.isAnonymous ?? false) != (after?.isAnonymous ?? false) { try updateCleanup(key, after) }
+        if before.isAnonymous != after.isAnonymous {
+            try updateCleanup(key, anonymousSince: after.isAnonymous ? accounts[slot].account?.createdAt : nil)
+        }
     }
 
     private func updateIndex(
@@ -110,9 +168,9 @@ public final class ProjectionWriter {
         if let new { try txn.put(table, key(new), Array(uid.rawValue.utf8)) }
     }
 
-    private func updateFederatedIds(_ key: AccountKey, _ before: Account?, _ after: Account?) throws {
-        let old = Set((before?.providers ?? []).map { Keys.federated(key.project, $0.providerId, $0.federatedId) })
-        let new = Set((after?.providers ?? []).map { Keys.federated(key.project, $0.providerId, $0.federatedId) })
+    private func updateFederatedIds(_ key: AccountKey, _ before: [ProviderLink], _ after: [ProviderLink]) throws {
+        let old = Set(before.map { Keys.federated(key.project, $0.providerId, $0.federatedId) })
+        let new = Set(after.map { Keys.federated(key.project, $0.providerId, $0.federatedId) })
         for bytes in old.subtracting(new).sorted(by: { $0.lexicographicallyPrecedes($1) }) {
             try txn.delete(projects.federatedIds, bytes)
         }
@@ -121,10 +179,8 @@ public final class ProjectionWriter {
         }
     }
 
-    private func updateRefreshTokens(_ key: AccountKey, _ before: Account?, _ after: Account?, at: Int64) throws {
+    private func updateRefreshTokens(_ key: AccountKey, _ old: [String], _ new: [String], at: Int64) throws {
         // At most `Evolve.maxRefreshTokensPerAccount` each: linear scans beat building sets.
-        let old = before?.refreshTokens ?? []
-        let new = after?.refreshTokens ?? []
         for hash in old where !new.contains(hash) { try txn.delete(projects.refreshTokens, Array(hash.utf8)) }
         let added = new.filter { !old.contains($0) }
         guard !added.isEmpty else { return }
@@ -134,11 +190,11 @@ public final class ProjectionWriter {
 
     /// Keeps `anonymousAccounts` and the cleanup schedule in step with the account: created
     /// anonymous -> listed (and scheduled if cleanup is on); upgraded or gone -> unlisted.
-    private func updateCleanup(_ key: AccountKey, _ after: Account?) throws {
+    private func updateCleanup(_ key: AccountKey, anonymousSince createdAt: Int64?) throws {
         let bytes = Keys.account(key.project, key.uid)
-        if after?.isAnonymous == true, let after {
+        if let createdAt {
             if try config(key.project).anonymousCleanup {
-                let due = after.createdAt + anonymousCleanupDelayMilliseconds
+                let due = createdAt + anonymousCleanupDelayMilliseconds
                 try txn.put(projects.anonymousAccounts, bytes, dueBytes(due))
                 try txn.put(projects.cleanupSchedule, Keys.cleanup(key.project, dueAt: due, key.uid), [])
             } else {
