@@ -27,6 +27,8 @@ let package = Package(
     targets: [
         // liblmdb from the system (Debian: liblmdb-dev); only the LMDB module imports it.
         .systemLibrary(name: "CLMDB", pkgConfig: "lmdb", providers: [.apt(["liblmdb-dev"])]),
+        // libxcrypt from the system (Debian: libcrypt-dev), for imported bcrypt hashes.
+        .systemLibrary(name: "CCrypt", pkgConfig: "libxcrypt", providers: [.apt(["libcrypt-dev"])]),
         .target(name: "LMDB", dependencies: ["CLMDB"], swiftSettings: strict),
         .target(name: "HearthDomain", swiftSettings: strict),
         .target(
@@ -44,7 +46,7 @@ let package = Package(
         .target(
             name: "HearthAuth",
             dependencies: [
-                "LMDB", "HearthDomain", "HearthLedger", "HearthProjections", "HearthStore",
+                "LMDB", "HearthDomain", "HearthLedger", "HearthProjections", "HearthStore", "CCrypt",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ],

@@ -51,7 +51,11 @@ def main() -> int:
 
     for (name, version), count in sorted(counts.items()):
         print(f"  {name} v{version}: {count} events")
-    unexercised = sorted(set(validators) - set(counts))
+    # Older versions stay in schemas/ for old ledgers; tests need only produce the newest.
+    newest = {}
+    for name, version in validators:
+        newest[name] = max(version, newest.get(name, version))
+    unexercised = sorted(set(newest.items()) - set(counts))
     for name, version in unexercised:
         failures.append(f"no test produced a {name} v{version} event")
     total = sum(counts.values())

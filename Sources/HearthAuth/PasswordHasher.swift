@@ -57,6 +57,12 @@ public struct PasswordHasher: Sendable {
             blockSize: parameters.blockSize, parallelization: parameters.parallelization, keyLength: parameters.keyLength)
     }
 
+    /// Imported algorithms Hearth can verify; `batchCreate` refuses any other.
+    public static let verifiableAlgorithms: Set<String> = [
+        algorithm, "STANDARD_SCRYPT", "FIREBASE_SCRYPT", "BCRYPT", "PBKDF2_SHA256", "PBKDF_SHA1",
+        "HMAC_SHA512", "HMAC_SHA256", "HMAC_SHA1", "HMAC_MD5",
+    ]
+
     static func verify(_ password: String, against stored: PasswordHash) throws -> Bool {
         switch stored.algorithm {
         case algorithm, "STANDARD_SCRYPT":
@@ -67,6 +73,10 @@ public struct PasswordHasher: Sendable {
                 logN: logN, blockSize: blockSize, parallelization: parallelization, keyLength: stored.hash.count)
             let candidate = try hash(password, salt: stored.salt, parameters)
             return constantTimeEquals(candidate.hash, stored.hash)
+        case "FIREBASE_SCRYPT": return try ImportedPasswordHash.firebaseScrypt(password, stored)
+        case "BCRYPT": return try ImportedPasswordHash.bcrypt(password, stored)
+        case "PBKDF2_SHA256", "PBKDF_SHA1": return try ImportedPasswordHash.pbkdf2(password, stored)
+        case "HMAC_SHA512", "HMAC_SHA256", "HMAC_SHA1", "HMAC_MD5": return try ImportedPasswordHash.hmac(password, stored)
         default:
             throw PasswordHashError.unsupported(stored.algorithm)
         }

@@ -11,10 +11,17 @@ public struct PasswordHash: Equatable, Hashable, Sendable {
     public var blockSize: Int?
     public var parallelization: Int?
     public var keyLength: Int?
+    /// The secret of the system the hash came from: the HMAC key, or Firebase scrypt's signer key.
+    public var key: [UInt8]?
+    /// Firebase scrypt's salt separator, appended to the salt.
+    public var saltSeparator: [UInt8]?
+    /// Salted digests (HMAC): the password comes before the salt (Firebase's default is salt first).
+    public var passwordFirst: Bool
 
     public init(
         algorithm: String, hash: [UInt8], salt: [UInt8], rounds: Int? = nil, memoryCost: Int? = nil,
-        blockSize: Int? = nil, parallelization: Int? = nil, keyLength: Int? = nil
+        blockSize: Int? = nil, parallelization: Int? = nil, keyLength: Int? = nil, key: [UInt8]? = nil,
+        saltSeparator: [UInt8]? = nil, passwordFirst: Bool = false
     ) {
         self.algorithm = algorithm
         self.hash = hash
@@ -24,13 +31,16 @@ public struct PasswordHash: Equatable, Hashable, Sendable {
         self.blockSize = blockSize
         self.parallelization = parallelization
         self.keyLength = keyLength
+        self.key = key
+        self.saltSeparator = saltSeparator
+        self.passwordFirst = passwordFirst
     }
 }
 
-/// Audit output shows how a password is hashed, never the hash or the salt.
+/// Audit output shows how a password is hashed, never the hash, the salt or the key.
 extension PasswordHash: Encodable {
     enum CodingKeys: String, CodingKey {
-        case algorithm, rounds, memoryCost, blockSize, parallelization, keyLength
+        case algorithm, rounds, memoryCost, blockSize, parallelization, keyLength, passwordFirst
     }
 }
 

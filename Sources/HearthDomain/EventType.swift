@@ -17,11 +17,12 @@ public struct EventType: Hashable, Comparable, Sendable, CustomStringConvertible
 }
 
 extension EventType {
-    public static let accountCreated = EventType("account.created", version: 1)
+    /// v2: password hashes carry a key, a salt separator and an input order (imports).
+    public static let accountCreated = EventType("account.created", version: 2)
     public static let signInRecorded = EventType("account.signed_in", version: 1)
     public static let providerLinked = EventType("account.provider_linked", version: 1)
     public static let providerUnlinked = EventType("account.provider_unlinked", version: 1)
-    public static let passwordSet = EventType("account.password_set", version: 1)
+    public static let passwordSet = EventType("account.password_set", version: 2)
     public static let passwordRemoved = EventType("account.password_removed", version: 1)
     public static let emailVerified = EventType("account.email_verified", version: 1)
     public static let emailChanged = EventType("account.email_changed", version: 1)
@@ -38,7 +39,12 @@ extension EventType {
     public static let oobCodeConsumed = EventType("oob_code.consumed", version: 1)
     public static let projectConfigChanged = EventType("project.config_changed", version: 1)
 
-    /// Every current event type; `schemas/` has one schema per entry.
+    /// Earlier versions still in ledgers: read through an upcaster, never written.
+    public static let accountCreatedV1 = EventType("account.created", version: 1)
+    public static let passwordSetV1 = EventType("account.password_set", version: 1)
+    public static let historical: [EventType] = [.accountCreatedV1, .passwordSetV1]
+
+    /// Every current event type; `schemas/` has one schema per entry here and in `historical`.
     public static let all: [EventType] = [
         .accountCreated, .signInRecorded, .providerLinked, .providerUnlinked, .passwordSet, .passwordRemoved,
         .emailVerified, .emailChanged, .profileUpdated, .customClaimsSet, .accountDisabled, .accountEnabled,

@@ -142,23 +142,61 @@ extension IdentityToolkitAPI {
 }
 
 /// The top-level hash options of a batchCreate: how the imported `passwordHash`es were made.
+/// Checked once per request, so a bad option is one clear 400 rather than a failure per user.
 struct ImportHashOptions {
+    /// As stored: Firebase's modified scrypt, which the API calls "SCRYPT", is "FIREBASE_SCRYPT"
+    /// here, apart from Hearth's own standard scrypt.
     var algorithm: String?
     var rounds: Int?
     var memoryCost: Int?
     var blockSize: Int?
     var parallelization: Int?
     var keyLength: Int?
+    var key: [UInt8]?
+    var saltSeparator: [UInt8]?
+    var passwordFirst = false
 
     init(_ fields: RequestFields) throws {
-        algorithm = try fields.string("hashAlgorithm")?.uppercased()
+        guard let name = try fields.string("hashAlgorithm")?.uppercased() else { return }
         rounds = try fields.int("rounds").map(Int.init)
         memoryCost = try fields.int("memoryCost").map(Int.init)
-        if algorithm == "STANDARD_SCRYPT" {
+        key = try Self.bytes(fields, "signerKey", error: "INVALID_SIGNER_KEY")
+        switch try fields.string("passwordHashOrder") {
+        case nil, "SALT_AND_PASSWORD": passwordFirst = false
+        case "PASSWORD_AND_SALT": passwordFirst = true
+        default: throw FirebaseError.bad("INVALID_PASSWORD_HASH_ORDER")
+        }
+        switch name {
+        case "SCRYPT":
+            algorithm = "FIREBASE_SCRYPT"
+            guard key != nil else { throw FirebaseError.bad("MISSING_SIGNER_KEY") }
+            guard let rounds, (1...8).contains(rounds) else { throw FirebaseError.bad("INVALID_ROUNDS") }
+            guard let memoryCost, (1...14).contains(memoryCost) else { throw FirebaseError.bad("INVALID_MEMORY_COST") }
+            saltSeparator = try Self.bytes(fields, "saltSeparator", error: "INVALID_SALT_SEPARATOR")
+        case "STANDARD_SCRYPT":
+            algorithm = name
             memoryCost = try fields.int("cpuMemCost").map { Int(log2(Double($0))) }
             blockSize = try fields.int("blockSize").map(Int.init)
             parallelization = try fields.int("parallelization").map(Int.init)
             keyLength = try fields.int("dkLen").map(Int.init)
+        case "PBKDF2_SHA256", "PBKDF_SHA1":
+            algorithm = name
+            guard let rounds, (1...120_000).contains(rounds) else { throw FirebaseError.bad("INVALID_ROUNDS") }
+        case "HMAC_SHA512", "HMAC_SHA256", "HMAC_SHA1", "HMAC_MD5":
+            algorithm = name
+            guard key != nil else { throw FirebaseError.bad("MISSING_SIGNER_KEY") }
+        case "BCRYPT":
+            algorithm = name
+        default:
+            // Accepting a hash no sign-in could ever check would lock those users out silently.
+            throw FirebaseError.bad("INVALID_HASH_ALGORITHM : Hearth cannot verify \(name) password hashes")
+        }
+    }
+
+    private static func bytes(_ fields: RequestFields, _ name: String, error: String) throws -> [UInt8]? {
+        try fields.string(name).map { text in
+            guard let bytes = Base64URL.decode(text) else { throw FirebaseError.bad(error) }
+            return bytes
         }
     }
 
@@ -171,6 +209,7 @@ struct ImportHashOptions {
         }
         return PasswordHash(
             algorithm: algorithm, hash: hashBytes, salt: saltBytes ?? [], rounds: rounds, memoryCost: memoryCost,
-            blockSize: blockSize, parallelization: parallelization, keyLength: keyLength)
+            blockSize: blockSize, parallelization: parallelization, keyLength: keyLength, key: key,
+            saltSeparator: saltSeparator, passwordFirst: passwordFirst)
     }
 }

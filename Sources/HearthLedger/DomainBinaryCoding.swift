@@ -4,6 +4,12 @@ import HearthDomain
 // fields only through a new event version (with an upcaster), never by editing these in place.
 
 extension PasswordHash: BinaryCodable {
+    /// Layouts by event version: events before account.created v2 and account.password_set v2
+    /// stored no key, salt separator or input order.
+    public enum Layout: Sendable {
+        case v1, v2
+    }
+
     public func encode(to writer: inout ByteWriter) {
         writer.write(algorithm)
         writer.write(bytes: hash)
@@ -13,14 +19,25 @@ extension PasswordHash: BinaryCodable {
         writer.write(blockSize)
         writer.write(parallelization)
         writer.write(keyLength)
+        writer.write(key) { $0.write(bytes: $1) }
+        writer.write(saltSeparator) { $0.write(bytes: $1) }
+        writer.write(passwordFirst)
     }
 
     public init(from reader: inout ByteReader) throws {
+        try self.init(from: &reader, layout: .v2)
+    }
+
+    public init(from reader: inout ByteReader, layout: Layout) throws {
         self.init(
             algorithm: try reader.readString(), hash: try reader.readBytes(), salt: try reader.readBytes(),
             rounds: try reader.readOptionalInt(), memoryCost: try reader.readOptionalInt(),
             blockSize: try reader.readOptionalInt(), parallelization: try reader.readOptionalInt(),
             keyLength: try reader.readOptionalInt())
+        guard layout == .v2 else { return }
+        key = try reader.readOptional { try $0.readBytes() }
+        saltSeparator = try reader.readOptional { try $0.readBytes() }
+        passwordFirst = try reader.readBool()
     }
 }
 
@@ -68,9 +85,14 @@ extension AccountCreated: BinaryCodable {
     }
 
     public init(from reader: inout ByteReader) throws {
+        try self.init(from: &reader, passwordLayout: .v2)
+    }
+
+    public init(from reader: inout ByteReader, passwordLayout: PasswordHash.Layout) throws {
         self.init(
             method: try reader.readEnum(), createdAt: try reader.readInt64(), email: try reader.readOptionalString(),
-            emailVerified: try reader.readBool(), password: try reader.readOptional { try $0.read() },
+            emailVerified: try reader.readBool(),
+            password: try reader.readOptional { try PasswordHash(from: &$0, layout: passwordLayout) },
             displayName: try reader.readOptionalString(), photoUrl: try reader.readOptionalString(),
             phoneNumber: try reader.readOptionalString(), providers: try reader.readArray { try $0.read() },
             customClaims: try reader.readOptionalString(), disabled: try reader.readBool(),

@@ -60,10 +60,14 @@ public enum PayloadCodec {
     /// skips: a ledger written by a newer Hearth must not be silently misread.
     public static let decoders: [Decoder] = [
         Decoder(.accountCreated) { .accountCreated(try $0.read()) },
+        Decoder(.accountCreatedV1) { .accountCreated(try AccountCreated(from: &$0, passwordLayout: .v1)) },
         Decoder(.signInRecorded) { .signInRecorded(SignInRecorded(method: try $0.readString())) },
         Decoder(.providerLinked) { .providerLinked(ProviderLinked(provider: try $0.read())) },
         Decoder(.providerUnlinked) { .providerUnlinked(ProviderUnlinked(providerId: try $0.readString())) },
         Decoder(.passwordSet) { .passwordSet(PasswordSet(password: try $0.read(), reason: try $0.readEnum())) },
+        Decoder(.passwordSetV1) {
+            .passwordSet(PasswordSet(password: try PasswordHash(from: &$0, layout: .v1), reason: try $0.readEnum()))
+        },
         Decoder(.passwordRemoved) { .passwordRemoved(PasswordRemoved(reason: try $0.readEnum())) },
         Decoder(.emailVerified) { .emailVerified(EmailVerified(email: try $0.readString())) },
         Decoder(.emailChanged) { .emailChanged(EmailChanged(email: try $0.readOptionalString(), verified: try $0.readBool())) },

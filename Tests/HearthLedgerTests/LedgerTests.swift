@@ -26,6 +26,40 @@ struct LedgerTests {
         }
     }
 
+    /// Ledgers written before v2 hold password hashes without key, separator or input order.
+    @Test func version1PasswordHashesAreUpcastOnRead() throws {
+        let hash = PasswordHash(
+            algorithm: "SCRYPT", hash: [1, 2], salt: [3], memoryCost: 14, blockSize: 8, parallelization: 1, keyLength: 32)
+        func writeVersion1(_ writer: inout ByteWriter) {
+            writer.write(hash.algorithm)
+            writer.write(bytes: hash.hash)
+            writer.write(bytes: hash.salt)
+            for value in [hash.rounds, hash.memoryCost, hash.blockSize, hash.parallelization, hash.keyLength] {
+                writer.write(value)
+            }
+        }
+        var passwordSet = ByteWriter()
+        writeVersion1(&passwordSet)
+        passwordSet.write(PasswordSet.Reason.rehashed.rawValue)
+        let set = try passwordSet.bytes.withUnsafeBytes { try PayloadCodec.decode(.passwordSetV1, from: $0) }
+        #expect(set == .passwordSet(PasswordSet(password: hash, reason: .rehashed)))
+
+        var created = ByteWriter()
+        created.write(CreationMethod.password.rawValue)
+        created.write(Int64(7))
+        created.write("v1@x.io" as String?)
+        created.write(false)
+        created.write(UInt8(1))
+        writeVersion1(&created)
+        for _ in 0..<3 { created.write(nil as String?) }
+        created.write(varint: 0)
+        created.write(nil as String?)
+        created.write(false)
+        created.write(nil as Int64?)
+        let account = try created.bytes.withUnsafeBytes { try PayloadCodec.decode(.accountCreatedV1, from: $0) }
+        #expect(account == .accountCreated(AccountCreated(method: .password, createdAt: 7, email: "v1@x.io", password: hash)))
+    }
+
     @Test func unknownTypesAndTruncatedPayloadsAreErrorsNotGuesses() throws {
         #expect(throws: BinaryFormatError.unknownEventType("account.teleported", version: 1)) {
             try [UInt8]().withUnsafeBytes { try PayloadCodec.decode(EventType("account.teleported", version: 1), from: $0) }
@@ -135,7 +169,7 @@ struct SchemaCatalogTests {
     @Test func thereIsExactlyOneSchemaPerEventTypeAndVersion() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let files = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("schemas/events").path)
-        let expected = EventType.all.map { "\($0.name).v\($0.version).schema.json" }
+        let expected = (EventType.all + EventType.historical).map { "\($0.name).v\($0.version).schema.json" }
         #expect(Set(files) == Set(expected))
     }
 }

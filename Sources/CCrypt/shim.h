@@ -1,0 +1,2 @@
+// libxcrypt (Debian: libcrypt-dev): bcrypt verification of imported password hashes.
+#include <crypt.h>
