@@ -35,7 +35,6 @@ public final class ProjectionWriter {
         var providers: [ProviderLink]
         var refreshTokens: [String]
         var isAnonymous: Bool
-
     }
 
     public let projections: Projections
