@@ -57,12 +57,6 @@ public struct PasswordHasher: Sendable {
             blockSize: parameters.blockSize, parallelization: parameters.parallelization, keyLength: parameters.keyLength)
     }
 
-    /// Imported algorithms Hearth can verify; `batchCreate` refuses any other.
-    public static let verifiableAlgorithms: Set<String> = [
-        algorithm, "STANDARD_SCRYPT", "FIREBASE_SCRYPT", "BCRYPT", "PBKDF2_SHA256", "PBKDF_SHA1",
-        "HMAC_SHA512", "HMAC_SHA256", "HMAC_SHA1", "HMAC_MD5",
-    ]
-
     static func verify(_ password: String, against stored: PasswordHash) throws -> Bool {
         switch stored.algorithm {
         case algorithm, "STANDARD_SCRYPT":

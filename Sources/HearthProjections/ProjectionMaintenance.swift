@@ -50,7 +50,7 @@ public struct ProjectionMaintenance: Sendable {
             try environment.writer.perform { [projections, chunk, checkpoint] txn in
                 guard try projections.checkpoint(in: txn) == checkpoint else { throw ProjectionError.concurrentWrite }
                 let writer = projections.writer(txn)
-                for index in chunk.indices { try writer.apply(chunk[index]) }
+                for event in chunk { try writer.apply(event) }
                 try writer.flush()
             }
             checkpoint = chunk[chunk.count - 1].sequence

@@ -57,7 +57,7 @@ public final class ProjectionWriter {
     }
 
     /// Folds one event into every projection.
-    public func apply(_ envelope: borrowing RecordedEvent) throws {
+    public func apply(_ envelope: RecordedEvent) throws {
         switch envelope.stream {
         case .account(let project, let uid):
             try applyAccountEvent(envelope, AccountKey(project: project, uid: uid))
@@ -141,7 +141,7 @@ public final class ProjectionWriter {
         return stored
     }
 
-    private func applyAccountEvent(_ event: borrowing RecordedEvent, _ key: AccountKey) throws {
+    private func applyAccountEvent(_ event: RecordedEvent, _ key: AccountKey) throws {
         let creating = if case .accountCreated = event.payload { true } else { false }
         let slot = try slot(key, creating: creating)
         let before = indexedFields(slot)
