@@ -6,7 +6,7 @@ import LMDB
 /// append (so they are never behind it) and rebuildable from sequence 0 to the same bytes.
 public struct Projections: Sendable {
     /// Bump when a record layout or index changes: the daemon then rebuilds on start.
-    public static let formatVersion: UInt64 = 2
+    public static let formatVersion: UInt64 = 3
 
     public typealias Table = Database<[UInt8], [UInt8]>
 
