@@ -17,7 +17,7 @@ extension AuthService {
         public var displayName: String?
         public var photoUrl: String?
         public var phoneNumber: String?
-        /// DISPLAY_NAME, PHOTO_URL, PASSWORD (others are refused by the HTTP layer).
+        /// DISPLAY_NAME, PHOTO_URL, PASSWORD, EMAIL (others are refused).
         public var deleteAttributes: [String] = []
         public var deleteProviders: [String] = []
         public var disabled: Bool?
@@ -63,6 +63,8 @@ extension AuthService {
             case "DISPLAY_NAME": profile.deleted.append(.displayName)
             case "PHOTO_URL": profile.deleted.append(.photoUrl)
             case "PASSWORD": update.unlinkProviders.append("password")
+            case "EMAIL": update.removeEmail = true
+            case "USER_ATTRIBUTE_NAME_UNSPECIFIED": break
             default: throw FirebaseError.invalidArgument("deleteAttribute: unsupported value \(attribute)")
             }
         }

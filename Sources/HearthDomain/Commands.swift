@@ -15,6 +15,11 @@ public enum Command: Equatable, Sendable {
     /// A trusted identity provider vouched for the account's own email (signInWithIdp with a
     /// verified email): the same rule as an email link, an unverified password goes.
     case confirmEmailByProvider(ProjectID, UserID, email: String)
+    /// A password-reset code sent to `email` was used: the new password replaces the old one.
+    case resetPassword(ProjectID, UserID, PasswordHash, email: String)
+    /// A VERIFY_EMAIL code sent to `email` was used (or, with `newEmail`, a
+    /// VERIFY_AND_CHANGE_EMAIL code: the account moves to the address that received it).
+    case applyEmailCode(ProjectID, UserID, email: String, newEmail: String?)
     case update(ProjectID, UserID, AccountUpdate)
     case revokeRefreshToken(ProjectID, UserID, tokenHash: String)
     case deleteAccount(ProjectID, UserID, by: AccountDeleted.Actor)
@@ -29,7 +34,8 @@ public enum Command: Equatable, Sendable {
         case .createAccount(let project, let uid, _), .signIn(let project, let uid, _, _),
             .linkProvider(let project, let uid, _), .unlinkProviders(let project, let uid, _),
             .setPassword(let project, let uid, _, _, _), .completeEmailLinkSignIn(let project, let uid, _, _),
-            .confirmEmailByProvider(let project, let uid, _),
+            .confirmEmailByProvider(let project, let uid, _), .resetPassword(let project, let uid, _, _),
+            .applyEmailCode(let project, let uid, _, _),
             .update(let project, let uid, _), .revokeRefreshToken(let project, let uid, _),
             .deleteAccount(let project, let uid, _), .purgeAnonymous(let project, let uid):
             .account(project, uid)
@@ -44,6 +50,8 @@ public enum Command: Equatable, Sendable {
 /// An `accounts:update`: every field optional; several may change in one command.
 public struct AccountUpdate: Equatable, Sendable {
     public var email: String?
+    /// `deleteAttribute: EMAIL`: the account loses its email (a new `email` wins over this).
+    public var removeEmail = false
     public var emailVerified: Bool?
     public var password: PasswordHash?
     public var profile = ProfileUpdated()
@@ -55,11 +63,12 @@ public struct AccountUpdate: Equatable, Sendable {
     public var unlinkProviders: [String] = []
 
     public init(
-        email: String? = nil, emailVerified: Bool? = nil, password: PasswordHash? = nil,
+        email: String? = nil, removeEmail: Bool = false, emailVerified: Bool? = nil, password: PasswordHash? = nil,
         profile: ProfileUpdated = ProfileUpdated(), customClaims: String?? = nil, disabled: Bool? = nil,
         validSince: Int64? = nil, unlinkProviders: [String] = []
     ) {
         self.email = email
+        self.removeEmail = removeEmail
         self.emailVerified = emailVerified
         self.password = password
         self.profile = profile

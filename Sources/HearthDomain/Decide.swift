@@ -29,6 +29,22 @@ public enum Decide {
             let account = try activeAccount(uid, project, state)
             guard account.email == normalizeEmail(email) else { throw AuthError.invalidEmail }
             return confirmEmail(account, proof: .identityProvider, now: now)
+        case .resetPassword(let project, let uid, let hash, let email):
+            let account = try codeRecipient(uid, email: email, project, state)
+            // The code reached the inbox, so the email is proven; whoever knew the old password
+            // (and every session it opened) is shut out.
+            var events: [EventPayload] = [.passwordSet(PasswordSet(password: hash, reason: .reset))]
+            if !account.emailVerified { events.append(.emailVerified(EmailVerified(email: email))) }
+            events.append(.sessionsRevoked(SessionsRevoked(validSince: now / 1000, reason: .passwordChanged)))
+            return events
+        case .applyEmailCode(let project, let uid, let email, let newEmail):
+            let account = try codeRecipient(uid, email: email, project, state)
+            guard let newEmail = newEmail.map(normalizeEmail), newEmail != email else {
+                return account.emailVerified ? [] : [.emailVerified(EmailVerified(email: email))]
+            }
+            // A changed email ends earlier sessions, as any email change does.
+            return try changeEmail(to: newEmail, verified: true, uid, project, state)
+                + [.sessionsRevoked(SessionsRevoked(validSince: now / 1000, reason: .emailChanged))]
         case .update(let project, let uid, let update):
             return try self.update(try existingAccount(uid, project, state), update, project, state)
         case .revokeRefreshToken(let project, let uid, let tokenHash):
@@ -63,6 +79,17 @@ public enum Decide {
 
     private static func existingAccount(_ uid: UserID, _ project: ProjectID, _ state: some DecisionState) throws -> Account {
         guard let account = try state.account(uid, in: project) else { throw AuthError.userNotFound }
+        return account
+    }
+
+    /// The account an emailed code acts on; a code whose account is gone or has since moved to
+    /// another email no longer applies.
+    private static func codeRecipient(
+        _ uid: UserID, email: String, _ project: ProjectID, _ state: some DecisionState
+    ) throws -> Account {
+        guard let account = try state.account(uid, in: project), account.email == normalizeEmail(email) else {
+            throw AuthError.invalidOobCode
+        }
         return account
     }
 
@@ -198,6 +225,8 @@ public enum Decide {
         let newEmail = update.email.map(normalizeEmail).flatMap { $0 == account.email ? nil : $0 }
         if let email = newEmail {
             events += try changeEmail(to: email, verified: update.emailVerified ?? false, uid, project, state)
+        } else if update.removeEmail, account.email != nil {
+            events.append(.emailChanged(EmailChanged(email: nil, verified: false)))
         } else if let verified = update.emailVerified, verified != account.emailVerified, let email = account.email {
             events.append(
                 verified ? .emailVerified(EmailVerified(email: email)) : .emailChanged(EmailChanged(email: email, verified: false)))

@@ -48,6 +48,8 @@ public enum Evolve {
         case .emailChanged(let changed):
             account.email = changed.email
             account.emailVerified = changed.email != nil && changed.verified
+            // Without an email there is nothing to send a sign-in link to.
+            if changed.email == nil { account.emailLinkSignIn = false }
         case .profileUpdated(let update):
             if let value = update.displayName { account.displayName = value }
             if let value = update.photoUrl { account.photoUrl = value }

@@ -41,7 +41,7 @@ public struct APIAccess: Sendable {
     }
 
     /// Resolves the caller of `request`; `pathProject` is the `{p}` of `/v1/projects/{p}/...`.
-    func resolve(_ request: Request, query: QueryString, pathProject: Substring?, requestId: String? = nil) throws
+    func resolve(_ request: Request, _ context: some RequestContext, query: QueryString, pathProject: Substring?) throws
         -> Resolved
     {
         let apiKey = query["key"] ?? request.headers[Self.apiKeyHeader]
@@ -60,7 +60,13 @@ public struct APIAccess: Sendable {
             project = try self.project(forKey: apiKey)
         }
         if profile == .production, isAdmin, pathProject == nil, let apiKey, let keyed = apiKeys[apiKey] { project = keyed }
-        return Resolved(caller: Caller(project: project, isAdmin: isAdmin, requestId: requestId), apiKey: apiKey)
+        return Resolved(caller: context.caller(project: project, isAdmin: isAdmin), apiKey: apiKey)
+    }
+
+    /// The API key action links carry when the request had none (Admin SDK calls): one the
+    /// project registered, or the emulator's placeholder in development.
+    func linkKey(for project: ProjectID) -> String {
+        apiKeys.filter { $0.value == project }.keys.min() ?? "fake-api-key"
     }
 
     private func project(forKey apiKey: String) throws -> ProjectID {

@@ -94,9 +94,10 @@ extension IdentityToolkitAPI {
     func update(_ call: Call) async throws -> JSONValue {
         let fields = call.fields
         let caller = call.caller
-        if fields.has("oobCode") {
-            // Only EMAIL_SIGNIN codes are issued so far; they are not applied through update.
-            throw FirebaseError.invalidOobCode
+        if fields.has("oobCode") && !caller.isAdmin {
+            // applyActionCode: the code names the account; every other field is ignored.
+            let (account, info) = try await service.applyActionCode(try fields.string("oobCode"), caller)
+            return Self.updateResponse(account, tokens: nil, newEmail: info.newEmail)
         }
         let target = try self.target(call)
         guard caller.isAdmin || !fields.has("customAttributes") else { throw FirebaseError.insufficientPermission }
@@ -116,7 +117,10 @@ extension IdentityToolkitAPI {
             changes.phoneNumber = try fields.string("phoneNumber")
         }
         let result = try await service.update(target, changes, caller)
-        let account = result.account
+        return Self.updateResponse(result.account, tokens: result.tokens)
+    }
+
+    static func updateResponse(_ account: Account, tokens: IssuedTokens?, newEmail: String? = nil) -> JSONValue {
         var body: [String: JSONValue] = [
             "kind": "identitytoolkit#SetAccountInfoResponse", "localId": .string(account.uid.rawValue),
             "providerUserInfo": .array(UserRecord.providerUserInfo(account)),
@@ -125,10 +129,11 @@ extension IdentityToolkitAPI {
             body["email"] = .string(email)
             body["emailVerified"] = .bool(account.emailVerified)
         }
+        if let newEmail { body["newEmail"] = .string(newEmail) }
         if let name = account.displayName { body["displayName"] = .string(name) }
         if let photo = account.photoUrl { body["photoUrl"] = .string(photo) }
         if let password = account.password { body["passwordHash"] = UserRecord.passwordHash(password) }
-        if let tokens = result.tokens { body.merge(UserRecord.tokens(tokens)) { _, new in new } }
+        if let tokens { body.merge(UserRecord.tokens(tokens)) { _, new in new } }
         return .object(body)
     }
 

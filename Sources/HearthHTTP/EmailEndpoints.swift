@@ -1,7 +1,7 @@
 import HearthAuth
 import HearthDomain
 
-/// createAuthUri (sign-in methods of an email), sendOobCode and signInWithEmailLink.
+/// createAuthUri (sign-in methods of an email), sendOobCode, resetPassword and signInWithEmailLink.
 extension IdentityToolkitAPI {
     func createAuthUri(_ call: Call) throws -> JSONValue {
         guard let identifier = try call.fields.string("identifier"), !identifier.isEmpty else {
@@ -25,23 +25,37 @@ extension IdentityToolkitAPI {
 
     func sendOobCode(_ call: Call) async throws -> JSONValue {
         let fields = call.fields
-        let requestType: String? =
+        let requestName: String? =
             if case .int(let index)? = fields.values["requestType"] { Self.requestTypeIndexes[index] } else { try fields.string("requestType") }
-        guard let requestType, requestType != "OOB_REQ_TYPE_UNSPECIFIED" else { throw FirebaseError.bad("MISSING_REQ_TYPE") }
+        guard let requestName, requestName != "OOB_REQ_TYPE_UNSPECIFIED" else { throw FirebaseError.bad("MISSING_REQ_TYPE") }
         let returnLink = try fields.bool("returnOobLink") ?? false
         guard !returnLink || call.caller.isAdmin else { throw FirebaseError.insufficientPermission }
-        guard requestType == "EMAIL_SIGNIN" else {
-            throw FirebaseError.bad("OPERATION_NOT_ALLOWED : \(requestType) codes are not supported by this Hearth version")
+        guard let requestType = OOBCodeIssued.RequestType(rawValue: requestName) else {
+            throw FirebaseError.bad("OPERATION_NOT_ALLOWED : \(requestName) codes are not supported by this Hearth version")
         }
         let request = AuthService.ActionLinkRequest(
-            email: try fields.string("email") ?? "", continueUrl: try fields.string("continueUrl"), baseURL: call.baseURL,
-            apiKey: call.apiKey ?? "")
-        let entry = try await service.sendSignInLink(request, call.caller)
+            requestType: requestType, email: try fields.string("email"), newEmail: try fields.string("newEmail"),
+            idToken: try fields.string("idToken"), returnsLink: returnLink, continueUrl: try fields.string("continueUrl"),
+            baseURL: call.baseURL, apiKey: call.apiKey)
+        let entry = try await service.sendActionCode(request, call.caller)
         var body: [String: JSONValue] = ["kind": "identitytoolkit#GetOobConfirmationCodeResponse", "email": .string(entry.email)]
         if returnLink {
             body["oobCode"] = .string(entry.oobCode)
             body["oobLink"] = .string(entry.oobLink)
         }
+        return .object(body)
+    }
+
+    /// checkActionCode / verifyPasswordResetCode (no `newPassword`), confirmPasswordReset.
+    func resetPassword(_ call: Call) async throws -> JSONValue {
+        let info = try await service.resetPassword(
+            oobCode: try call.fields.string("oobCode"), newPassword: try call.fields.string("newPassword"), call.caller)
+        var body: [String: JSONValue] = [
+            "kind": "identitytoolkit#ResetPasswordResponse", "requestType": .string(info.requestType.rawValue),
+        ]
+        // A sign-in code's email is not revealed: whoever completes it must know the address.
+        if info.requestType != .emailSignIn { body["email"] = .string(info.email) }
+        if let newEmail = info.newEmail { body["newEmail"] = .string(newEmail) }
         return .object(body)
     }
 

@@ -11,7 +11,7 @@ struct EmulatorAPI: Sendable {
         guard let project = context.parameters.get("project").flatMap(ProjectID.init) else {
             throw FirebaseError.bad("INVALID_PROJECT_ID")
         }
-        return Caller(project: project, isAdmin: true, requestId: context.id)
+        return context.caller(project: project, isAdmin: true)
     }
 
     func deleteAccounts(_ request: Request, _ context: some RequestContext) async throws -> Response {

@@ -6,7 +6,7 @@ import Hummingbird
 /// path prefix, as in the Auth Emulator).
 public enum HearthRouter {
     public static func build<Context: RequestContext>(
-        service: AuthService, access: APIAccess, context: Context.Type = BasicRequestContext.self
+        service: AuthService, access: APIAccess, context: Context.Type = HearthRequestContext.self
     ) -> Router<Context> {
         let router = Router(context: Context.self)
         router.add(middleware: FirebaseErrorMiddleware<Context>())
@@ -51,6 +51,10 @@ public enum HearthRouter {
             }
             router.patch("/emulator/v1/projects/{project}/config") { request, context in
                 try await emulator.config(request, context)
+            }
+            let actionPage = EmulatorActionPage(service: service, project: access.defaultProject)
+            router.get("/emulator/action") { request, context in
+                try await actionPage.handle(request, context)
             }
         }
         return router

@@ -12,7 +12,8 @@ struct IdentityToolkitAPI: Sendable {
     struct Call: Sendable {
         var caller: Caller
         var fields: RequestFields
-        var apiKey: String?
+        /// The request's API key, or the one action links carry for the project.
+        var apiKey: String
         var baseURL: String
         var query: [String: String]
     }
@@ -29,11 +30,11 @@ struct IdentityToolkitAPI: Sendable {
         -> Response
     {
         let query = QueryString(request)
-        let resolved = try access.resolve(request, query: query, pathProject: pathProject, requestId: context.id)
+        let resolved = try access.resolve(request, context, query: query, pathProject: pathProject)
         let fields = request.method == .get ? RequestFields([:]) : try await RequestFields.read(request)
         let host = request.head.authority ?? "127.0.0.1:9099"
         let call = Call(
-            caller: resolved.caller, fields: fields, apiKey: resolved.apiKey, baseURL: "http://" + host, query: query.values)
+            caller: resolved.caller, fields: fields, apiKey: resolved.apiKey ?? access.linkKey(for: resolved.caller.project), baseURL: "http://" + host, query: query.values)
         let body: JSONValue =
             switch method {
             case "signUp": try await signUp(call)
@@ -45,6 +46,7 @@ struct IdentityToolkitAPI: Sendable {
             case "createAuthUri": try createAuthUri(call)
             case "sendOobCode": try await sendOobCode(call)
             case "signInWithEmailLink": try await signInWithEmailLink(call)
+            case "resetPassword": try await resetPassword(call)
             case "signInWithIdp": try await signInWithIdp(call)
             case "batchGet": try batchGet(call)
             case "batchDelete": try await batchDelete(call)

@@ -9,7 +9,7 @@ struct SecureTokenAPI: Sendable {
     let access: APIAccess
 
     func token(_ request: Request, _ context: some RequestContext) async throws -> Response {
-        let caller = try access.resolve(request, query: QueryString(request), pathProject: nil, requestId: context.id).caller
+        let caller = try access.resolve(request, context, query: QueryString(request), pathProject: nil).caller
         let fields = try await RequestFields.read(request)
         guard let grantType = try fields.string("grantType"), !grantType.isEmpty else {
             throw FirebaseError.bad("MISSING_GRANT_TYPE")

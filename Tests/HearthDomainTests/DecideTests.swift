@@ -183,4 +183,46 @@ struct DecideTests {
             try Decide.decide(.createAccount(project, uid("x"), created(.anonymous)), state: state, now: now)
         }
     }
+
+    @Test mutating func aPasswordResetVerifiesTheEmailAndEndsEverySession() throws {
+        try given(.createAccount(project, uid("r"), created(.password, email: "r@x.io", password: hash(1))))
+        #expect(try Decide.decide(.resetPassword(project, uid("r"), hash(2), email: "r@x.io"), state: state, now: now) == [
+            .passwordSet(PasswordSet(password: hash(2), reason: .reset)),
+            .emailVerified(EmailVerified(email: "r@x.io")),
+            .sessionsRevoked(SessionsRevoked(validSince: now / 1000, reason: .passwordChanged)),
+        ])
+        // A code sent to an address the account no longer has does nothing.
+        try given(.update(project, uid("r"), AccountUpdate(email: "moved@x.io")))
+        #expect(throws: AuthError.invalidOobCode) {
+            try Decide.decide(.resetPassword(project, uid("r"), hash(3), email: "r@x.io"), state: state, now: now)
+        }
+    }
+
+    @Test mutating func emailCodesVerifyOrMoveTheAccount() throws {
+        try given(
+            .createAccount(project, uid("v"), created(.password, email: "v@x.io", password: hash(1))),
+            .createAccount(project, uid("taken"), created(.password, email: "taken@x.io", password: hash(2))))
+        #expect(try Decide.decide(.applyEmailCode(project, uid("v"), email: "v@x.io", newEmail: nil), state: state, now: now) == [
+            .emailVerified(EmailVerified(email: "v@x.io"))
+        ])
+        #expect(try Decide.decide(.applyEmailCode(project, uid("v"), email: "v@x.io", newEmail: "New@x.io"), state: state, now: now) == [
+            .emailChanged(EmailChanged(email: "new@x.io", verified: true)),
+            .sessionsRevoked(SessionsRevoked(validSince: now / 1000, reason: .emailChanged)),
+        ])
+        #expect(throws: AuthError.emailExists) {
+            try Decide.decide(.applyEmailCode(project, uid("v"), email: "v@x.io", newEmail: "taken@x.io"), state: state, now: now)
+        }
+        #expect(throws: AuthError.invalidOobCode) {
+            try Decide.decide(.applyEmailCode(project, uid("ghost"), email: "v@x.io", newEmail: nil), state: state, now: now)
+        }
+    }
+
+    @Test mutating func removingTheEmailEndsEmailLinkSignIn() throws {
+        try given(
+            .createAccount(project, uid("e"), created(.emailLink, email: "e@x.io")),
+            .update(project, uid("e"), AccountUpdate(removeEmail: true)))
+        let account = try #require(state.account(uid("e"), in: project))
+        #expect(account.email == nil && !account.emailVerified && !account.emailLinkSignIn)
+        #expect(try Decide.decide(.update(project, uid("e"), AccountUpdate(removeEmail: true)), state: state, now: now) == [])
+    }
 }

@@ -1,0 +1,154 @@
+import Foundation
+import HearthDomain
+import HearthProjections
+import HearthStore
+
+/// Emailed action codes (`accounts:sendOobCode`): sign-in links, password resets, email
+/// verification and verify-before-change. The ledger keeps each code's hash; the plain code
+/// travels only in the delivered link.
+extension AuthService {
+    public struct ActionLinkRequest: Sendable {
+        public var requestType: OOBCodeIssued.RequestType
+        public var email: String?
+        /// VERIFY_AND_CHANGE_EMAIL: the address the account moves to once the code is applied.
+        public var newEmail: String?
+        /// The signed-in user a verification is for (client SDKs).
+        public var idToken: String?
+        /// Admin link generation (`returnOobLink`): verifications then name the user by email.
+        public var returnsLink: Bool
+        public var continueUrl: String?
+        /// Where action links point: this server's public base URL.
+        public var baseURL: String
+        public var apiKey: String
+
+        public init(
+            requestType: OOBCodeIssued.RequestType, email: String?, newEmail: String? = nil, idToken: String? = nil,
+            returnsLink: Bool = false, continueUrl: String?, baseURL: String, apiKey: String
+        ) {
+            self.requestType = requestType
+            self.email = email
+            self.newEmail = newEmail
+            self.idToken = idToken
+            self.returnsLink = returnsLink
+            self.continueUrl = continueUrl
+            self.baseURL = baseURL
+            self.apiKey = apiKey
+        }
+    }
+
+    /// Whom a code is for, as the request names them (checked again inside the transaction).
+    private struct Recipient {
+        var email: String
+        var uid: UserID?
+        var newEmail: String?
+    }
+
+    /// Issues a code (its hash goes to the ledger) and delivers its link.
+    public func sendActionCode(_ request: ActionLinkRequest, _ caller: Caller) async throws -> Outbox.Entry {
+        let project = caller.project
+        let config = try read { try $0.config(of: project) }
+        try checkContinueUrl(request.continueUrl, config, caller)
+        let recipient = try self.recipient(of: request, config, caller)
+        let code = Self.newActionCode()
+        let issued = OOBCodeIssued(
+            requestType: request.requestType, email: recipient.email, newEmail: recipient.newEmail,
+            expiresAt: now + settings.oobCodeLifetime)
+        let type = request.requestType
+        try await write(caller, uid: recipient.uid) { tx in
+            var issued = issued
+            let owner = try tx.state.owner(ofEmail: issued.email, in: project)
+            switch type {
+            case .emailSignIn:
+                // The link may create the account; it signs in whoever owns the email by then.
+                issued.uid = owner
+            case .passwordReset:
+                guard let owner else { throw FirebaseError.emailNotFound }
+                issued.uid = owner
+            case .verifyEmail, .verifyAndChangeEmail:
+                guard let owner, recipient.uid == nil || owner == recipient.uid else { throw FirebaseError.userNotFound }
+                issued.uid = owner
+            }
+            if let newEmail = issued.newEmail, try tx.state.owner(ofEmail: newEmail, in: project) != nil {
+                throw FirebaseError(AuthError.emailExists)
+            }
+            try tx.execute(.issueOOBCode(project, codeHash: Self.codeHash(code), issued))
+        }
+        var query = "mode=\(type.linkMode)&lang=en&oobCode=\(code)&apiKey=\(Self.percentEncoded(request.apiKey))"
+        if let continueUrl = request.continueUrl { query += "&continueUrl=\(Self.percentEncoded(continueUrl))" }
+        let entry = Outbox.Entry(
+            project: project, email: recipient.email, newEmail: recipient.newEmail, requestType: type, oobCode: code,
+            oobLink: request.baseURL + "/emulator/action?" + query)
+        outbox.deliver(entry)
+        return entry
+    }
+
+    private func checkContinueUrl(_ continueUrl: String?, _ config: ProjectConfig, _ caller: Caller) throws {
+        guard let continueUrl else { return }
+        guard let url = URL(string: continueUrl), let host = url.host, !host.isEmpty, url.scheme != nil else {
+            throw FirebaseError.bad("INVALID_CONTINUE_URI : ((expected an absolute URI with valid scheme and host))")
+        }
+        // Admins generate links for any domain; apps only for the project's own.
+        guard caller.isAdmin || config.authorizedDomains.contains(host.lowercased()) else {
+            throw FirebaseError.bad("UNAUTHORIZED_DOMAIN : Domain not allowlisted by project")
+        }
+    }
+
+    /// The emulator's rules for who a code is for, in its order of checks.
+    private func recipient(of request: ActionLinkRequest, _ config: ProjectConfig, _ caller: Caller) throws -> Recipient {
+        func requiredEmail() throws -> String {
+            guard let email = request.email, !email.isEmpty else { throw FirebaseError.missingEmail }
+            return normalizeEmail(email)
+        }
+        switch request.requestType {
+        case .emailSignIn:
+            guard config.emailPasswordEnabled && config.emailLinkEnabled else { throw FirebaseError(AuthError.operationNotAllowed) }
+            return Recipient(email: try requiredEmail())
+        case .passwordReset:
+            return Recipient(email: try requiredEmail())
+        case .verifyEmail, .verifyAndChangeEmail:
+            var newEmail: String?
+            if request.requestType == .verifyAndChangeEmail {
+                guard let requested = request.newEmail, !requested.isEmpty else { throw FirebaseError.bad("MISSING_NEW_EMAIL") }
+                guard let valid = try? Validation.email(requested) else { throw FirebaseError.bad("INVALID_NEW_EMAIL") }
+                newEmail = valid
+            }
+            // The Admin SDK's generate*Link names the user by email; apps send the user's ID token.
+            if caller.isAdmin && request.returnsLink && request.idToken == nil {
+                return Recipient(email: try requiredEmail(), newEmail: newEmail)
+            }
+            if request.requestType == .verifyAndChangeEmail && request.idToken == nil { throw FirebaseError.missingIdToken }
+            guard let idToken = request.idToken, !idToken.isEmpty else { throw FirebaseError.invalidIdToken }
+            let (account, _) = try authenticate(idToken, caller)
+            guard let email = account.email else { throw FirebaseError.missingEmail }
+            return Recipient(email: email, uid: account.uid, newEmail: newEmail)
+        }
+    }
+
+    /// 32 random bytes, base64url: what the link carries. Only its hash is stored.
+    static func newActionCode() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return Base64URL.encode((0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
+    }
+
+    static func codeHash(_ code: String) -> String {
+        sha256Hex(code)
+    }
+
+    static func percentEncoded(_ text: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+    }
+}
+
+extension OOBCodeIssued.RequestType {
+    /// The `mode` of the action link, as Firebase's action handler reads it.
+    public var linkMode: String {
+        switch self {
+        case .emailSignIn: "signIn"
+        case .passwordReset: "resetPassword"
+        case .verifyEmail: "verifyEmail"
+        case .verifyAndChangeEmail: "verifyAndChangeEmail"
+        }
+    }
+}

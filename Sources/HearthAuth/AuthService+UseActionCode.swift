@@ -1,0 +1,61 @@
+import HearthDomain
+import HearthProjections
+import HearthStore
+
+/// Using an emailed code: inspecting it or resetting a password with it (`accounts:resetPassword`),
+/// applying a verification (`accounts:update {oobCode}`). Each use consumes the code and changes
+/// the account in one transaction.
+extension AuthService {
+    public struct ActionCodeInfo: Sendable, Equatable {
+        public var requestType: OOBCodeIssued.RequestType
+        public var email: String
+        public var newEmail: String?
+    }
+
+    /// A code that can still be used, with its hash (the code's stream).
+    private func pendingCode(_ oobCode: String?, _ caller: Caller) throws -> (hash: String, code: OOBCode) {
+        guard let oobCode, !oobCode.isEmpty else { throw FirebaseError.missingOobCode }
+        let hash = Self.codeHash(oobCode)
+        guard let code = try read({ try $0.oobCode(hash, in: caller.project) }), !code.consumed else {
+            throw FirebaseError.invalidOobCode
+        }
+        guard code.expiresAt > now else { throw FirebaseError(AuthError.expiredOobCode) }
+        return (hash, code)
+    }
+
+    /// Without `newPassword`: what the code is for, changing nothing (checkActionCode,
+    /// verifyPasswordResetCode). With it: a PASSWORD_RESET code sets the password
+    /// (confirmPasswordReset), verifies the email and ends every earlier session.
+    public func resetPassword(oobCode: String?, newPassword: String?, _ caller: Caller) async throws -> ActionCodeInfo {
+        let project = caller.project
+        guard try read({ try $0.config(of: project) }).emailPasswordEnabled else {
+            throw FirebaseError.bad("PASSWORD_LOGIN_DISABLED")
+        }
+        let (hash, code) = try pendingCode(oobCode, caller)
+        let info = ActionCodeInfo(requestType: code.requestType, email: code.email, newEmail: code.newEmail)
+        guard let newPassword, !newPassword.isEmpty else { return info }
+        guard code.requestType == .passwordReset, let uid = code.uid else { throw FirebaseError.invalidOobCode }
+        let password = try await passwords.hash(try Validation.password(newPassword))
+        try await write(caller, uid: uid) { tx in
+            try tx.execute(.consumeOOBCode(project, codeHash: hash))
+            try tx.execute(.resetPassword(project, uid, password, email: code.email))
+        }
+        return info
+    }
+
+    /// Applies a VERIFY_EMAIL or VERIFY_AND_CHANGE_EMAIL code (applyActionCode). Other codes
+    /// are used elsewhere and stay unconsumed.
+    public func applyActionCode(_ oobCode: String?, _ caller: Caller) async throws -> (Account, ActionCodeInfo) {
+        let project = caller.project
+        let (hash, code) = try pendingCode(oobCode, caller)
+        guard code.requestType == .verifyEmail || code.requestType == .verifyAndChangeEmail, let uid = code.uid else {
+            throw FirebaseError.invalidOobCode
+        }
+        let account = try await write(caller, uid: uid) { tx in
+            try tx.execute(.consumeOOBCode(project, codeHash: hash))
+            try tx.execute(.applyEmailCode(project, uid, email: code.email, newEmail: code.newEmail))
+            return try tx.account(uid, project)
+        }
+        return (account, ActionCodeInfo(requestType: code.requestType, email: code.email, newEmail: code.newEmail))
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import HearthAuth
+import HearthDomain
+import Hummingbird
+
+/// `GET /emulator/action`: where development action links point, standing in for Firebase's
+/// hosted action page. Sign-in links redirect to the app; the other modes use the code here and
+/// answer in the emulator's `{"authEmulator": ...}` shape (or redirect to `continueUrl`).
+struct EmulatorActionPage: Sendable {
+    let service: AuthService
+    let project: ProjectID
+
+    func handle(_ request: Request, _ context: some RequestContext) async throws -> Response {
+        let query = QueryString(request).values
+        guard query["apiKey"].map({ !$0.isEmpty }) == true else {
+            return Self.failure("missing apiKey query parameter", "Please modify the URL to specify an apiKey, such as ...&apiKey=YOUR_API_KEY")
+        }
+        guard let oobCode = query["oobCode"], !oobCode.isEmpty else {
+            return Self.failure("missing oobCode query parameter", "Please modify the URL to specify an oobCode, such as ...&oobCode=YOUR_OOB_CODE")
+        }
+        let caller = context.caller(project: project, isAdmin: false)
+        let continueUrl = query["continueUrl"].flatMap { $0.isEmpty ? nil : $0 }
+        switch query["mode"] {
+        case "signIn":
+            // The app completes the sign-in (it must know the email); the code is not used here.
+            guard let continueUrl, var target = URLComponents(string: continueUrl), target.host != nil else {
+                return Self.failure("Missing continueUrl query parameter", "To sign in, append &continueUrl=YOUR_APP_URL to the link.")
+            }
+            let carried = query.filter { $0.key != "continueUrl" }.sorted { $0.key < $1.key }
+            target.queryItems = (target.queryItems ?? []).filter { item in query[item.name] == nil }
+                + carried.map { URLQueryItem(name: $0.key, value: $0.value) }
+            return Self.redirect(target.string ?? continueUrl)
+        case "resetPassword":
+            return try await resetPassword(oobCode, newPassword: query["newPassword"], continueUrl, request, caller)
+        case "verifyEmail":
+            guard let info = try? await service.applyActionCode(oobCode, caller).1 else {
+                return Self.failure(
+                    "Your request to verify your email has expired or the link has already been used.", "Try verifying your email again.")
+            }
+            return continueUrl.map(Self.redirect) ?? Self.success("The email has been successfully verified.", ["email": .string(info.email)])
+        case "verifyAndChangeEmail":
+            guard let info = try? await service.applyActionCode(oobCode, caller).1 else {
+                return Self.failure(
+                    "Your request to change your email has expired or the link has already been used.", "Try changing your email again.")
+            }
+            return continueUrl.map(Self.redirect) ?? Self.success("The email has been successfully changed.", ["newEmail": .string(info.newEmail ?? info.email)])
+        default:
+            return JSONResponse.make(.badRequest, ["authEmulator": ["error": "Invalid mode"]])
+        }
+    }
+
+    private func resetPassword(
+        _ oobCode: String, newPassword: String?, _ continueUrl: String?, _ request: Request, _ caller: Caller
+    ) async throws -> Response {
+        guard let info = try? await service.resetPassword(oobCode: oobCode, newPassword: nil, caller), info.requestType == .passwordReset
+        else {
+            return Self.failure(
+                "Your request to reset your password has expired or the link has already been used.", "Try resetting your password again.")
+        }
+        let link = "http://\(request.head.authority ?? "127.0.0.1:9099")\(request.uri)"
+        let template = link + "&newPassword=NEW_PASSWORD_HERE"
+        guard let newPassword, !newPassword.isEmpty, newPassword != "NEW_PASSWORD_HERE" else {
+            return JSONResponse.make(
+                .badRequest,
+                [
+                    "authEmulator": [
+                        "error": newPassword == nil ? "missing newPassword query parameter" : "newPassword must be something other than 'NEW_PASSWORD_HERE'",
+                        "instructions": .string("To reset the password for \(info.email), send an HTTP GET request to the following URL."),
+                        "urlTemplate": .string(template),
+                    ]
+                ])
+        }
+        // A weak password is the API's own 400 (WEAK_PASSWORD), as in the emulator.
+        _ = try await service.resetPassword(oobCode: oobCode, newPassword: newPassword, caller)
+        return continueUrl.map(Self.redirect) ?? Self.success("The password has been successfully updated.", ["email": .string(info.email)])
+    }
+
+    private static func failure(_ error: String, _ instructions: String) -> Response {
+        JSONResponse.make(.badRequest, ["authEmulator": ["error": .string(error), "instructions": .string(instructions)]])
+    }
+
+    private static func success(_ message: String, _ details: [String: JSONValue]) -> Response {
+        JSONResponse.ok(["authEmulator": .object(details.merging(["success": .string(message)]) { current, _ in current })])
+    }
+
+    private static func redirect(_ location: String) -> Response {
+        Response(status: .seeOther, headers: [.location: location])
+    }
+}

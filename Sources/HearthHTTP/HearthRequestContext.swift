@@ -1,0 +1,28 @@
+import HearthAuth
+import HearthDomain
+import Hummingbird
+import NIOCore
+
+/// The context Hearth serves requests with: Hummingbird's basic context plus the peer's
+/// address, which the metadata of every event a request causes records.
+public struct HearthRequestContext: RequestContext, RemoteAddressRequestContext {
+    public var coreContext: CoreRequestContextStorage
+    public let remoteAddress: SocketAddress?
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress
+    }
+}
+
+extension RequestContext {
+    /// The peer's IP address, when this kind of context knows it.
+    var clientIp: String? {
+        (self as? any RemoteAddressRequestContext)?.remoteAddress?.ipAddress
+    }
+
+    /// The caller as far as the transport knows it: request id and peer address.
+    func caller(project: ProjectID, isAdmin: Bool) -> Caller {
+        Caller(project: project, isAdmin: isAdmin, requestId: id, clientIp: clientIp)
+    }
+}
