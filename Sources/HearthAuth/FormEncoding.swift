@@ -3,12 +3,22 @@
 public enum FormEncoding {
     /// The fields in order; a field with a malformed escape or invalid UTF-8 is skipped.
     public static func fields(_ text: some StringProtocol) -> [(name: String, value: String)] {
-        text.utf8.split(separator: UInt8(ascii: "&")).compactMap { pair in
-            let parts = pair.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
-            guard let name = decode(parts[0]) else { return nil }
-            guard parts.count > 1 else { return (name, "") }
-            return decode(parts[1]).map { (name, $0) }
+        // One pass over the bytes: every request's query string comes through here.
+        let bytes = Array(text.utf8)
+        var fields: [(name: String, value: String)] = []
+        var start = 0
+        while start < bytes.count {
+            let end = bytes[start...].firstIndex(of: UInt8(ascii: "&")) ?? bytes.count
+            let pair = bytes[start..<end]
+            start = end + 1
+            guard !pair.isEmpty else { continue }
+            guard let equals = pair.firstIndex(of: UInt8(ascii: "=")) else {
+                if let name = decode(pair) { fields.append((name, "")) }
+                continue
+            }
+            if let name = decode(pair[..<equals]), let value = decode(pair[(equals + 1)...]) { fields.append((name, value)) }
         }
+        return fields
     }
 
     /// Percent-decoding with '+' as a space; `nil` for malformed escapes or invalid UTF-8.

@@ -106,7 +106,18 @@ struct JSONParser {
 
     private mutating func string() throws -> String {
         index += 1  // opening quote
-        var output: [UInt8] = []
+        // Most strings (tokens, emails, ids) have no escapes: take them in one slice.
+        var end = index
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20 {
+            end += 1
+        }
+        if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+            guard let text = String(validating: bytes[index..<end], as: UTF8.self) else { throw Failure() }
+            index = end + 1
+            return text
+        }
+        var output: [UInt8] = Array(bytes[index..<end])
+        index = end
         while true {
             guard let byte = current else { throw Failure() }
             index += 1

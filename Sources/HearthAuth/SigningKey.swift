@@ -15,7 +15,15 @@ public struct SigningKey: Sendable {
         case ecdsa(P256.Signing.PrivateKey)
     }
 
+    /// The public half, derived once: swift-crypto builds a fresh key object (and BoringSSL
+    /// its Montgomery context) on every `publicKey` access, which every verification would pay.
+    private enum Verifier: Sendable {
+        case rsa(_RSA.Signing.PublicKey)
+        case ecdsa(P256.Signing.PublicKey)
+    }
+
     private let backing: Backing
+    private let verifier: Verifier
     public let algorithm: Algorithm
     /// The JWT `kid`: derived from the public key, so it changes exactly when the key does.
     public let keyID: String
@@ -25,8 +33,12 @@ public struct SigningKey: Sendable {
         self.algorithm = algorithm
         let publicDER: Data
         switch backing {
-        case .rsa(let key): publicDER = key.publicKey.derRepresentation
-        case .ecdsa(let key): publicDER = key.publicKey.derRepresentation
+        case .rsa(let key):
+            verifier = .rsa(key.publicKey)
+            publicDER = key.publicKey.derRepresentation
+        case .ecdsa(let key):
+            verifier = .ecdsa(key.publicKey)
+            publicDER = key.publicKey.derRepresentation
         }
         keyID = SHA256.hash(data: publicDER).prefix(20).map { String(format: "%02x", $0) }.joined()
     }
@@ -85,13 +97,13 @@ public struct SigningKey: Sendable {
 
     public func isValidSignature(_ signature: [UInt8], for message: [UInt8]) -> Bool {
         let digest = SHA256.hash(data: message)
-        switch backing {
+        switch verifier {
         case .rsa(let key):
-            return key.publicKey.isValidSignature(
+            return key.isValidSignature(
                 _RSA.Signing.RSASignature(rawRepresentation: signature), for: digest, padding: .insecurePKCS1v1_5)
         case .ecdsa(let key):
             guard let parsed = try? P256.Signing.ECDSASignature(rawRepresentation: signature) else { return false }
-            return key.publicKey.isValidSignature(parsed, for: digest)
+            return key.isValidSignature(parsed, for: digest)
         }
     }
 

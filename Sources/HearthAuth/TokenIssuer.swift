@@ -9,6 +9,7 @@ public struct TokenIssuer: Sendable {
     public let key: SigningKey
     /// ID token lifetime in seconds (Firebase: one hour).
     public let lifetime: Int64
+    private let verified = VerifiedTokenCache()
 
     public init(key: SigningKey, lifetime: Int64 = 3600) {
         self.key = key
@@ -84,6 +85,10 @@ public struct TokenIssuer: Sendable {
     /// Checks signature, issuer, audience and expiry. Account state (deleted, disabled,
     /// revoked) is the caller's to check against the projections.
     public func verifyIDToken(_ token: String, project: ProjectID, now: Int64) throws(TokenError) -> VerifiedIDToken {
+        if let known = verified.entry(for: token), known.project == project {
+            guard known.expiresAt > now / 1000 else { throw .expired }
+            return known.token
+        }
         guard let parts = JWT.decode(token), parts.header["kid"]?.stringValue == key.keyID,
             parts.header["alg"]?.stringValue == key.algorithm.rawValue,
             key.isValidSignature(parts.signature, for: parts.signingInput)
@@ -95,7 +100,9 @@ public struct TokenIssuer: Sendable {
         else { throw .invalid }
         guard expires > now / 1000 else { throw .expired }
         let provider = claims["firebase"]?["sign_in_provider"]?.stringValue ?? "custom"
-        return VerifiedIDToken(uid: uid, issuedAt: issuedAt, provider: provider, claims: claims)
+        let result = VerifiedIDToken(uid: uid, issuedAt: issuedAt, provider: provider, claims: claims)
+        verified.insert(VerifiedTokenCache.Entry(project: project, expiresAt: expires, token: result), for: token)
+        return result
     }
 
     /// A new refresh token, `1.<provider>.<secret>[.<claims>]` in base64url. The sign-in

@@ -96,7 +96,7 @@ struct RequestFields: Sendable {
     }
 
     static func camelCased(_ key: String) -> String {
-        guard key.contains("_") else { return key }
+        guard key.utf8.contains(UInt8(ascii: "_")) else { return key }
         let parts = key.split(separator: "_", omittingEmptySubsequences: true)
         guard let first = parts.first else { return key }
         return String(first) + parts.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()

@@ -31,6 +31,8 @@ struct TokenTests {
         #expect(verified.claims["email"] == "ada@example.com")
         #expect(verified.claims["exp"] == .int(Self.now / 1000 + 3600))
 
+        // A second use comes from the verified-token cache, which still enforces expiry and project.
+        #expect(try issuer.verifyIDToken(token, project: Self.project, now: Self.now + 2000) == verified)
         #expect(throws: TokenError.expired) { try issuer.verifyIDToken(token, project: Self.project, now: Self.now + 3_601_000) }
         #expect(throws: TokenError.invalid) { try issuer.verifyIDToken(token, project: ProjectID("other")!, now: Self.now) }
         var parts = token.split(separator: ".").map(String.init)
