@@ -10,6 +10,7 @@ import subprocess
 import tempfile
 import time
 
+import firebase_admin
 import pytest
 import requests
 
@@ -74,3 +75,11 @@ def daemon():
         yield instance
         if instance.process.poll() is None:
             instance.stop()
+
+
+@pytest.fixture
+def admin(daemon):
+    """A firebase-admin app for the daemon (FIREBASE_AUTH_EMULATOR_HOST points at it)."""
+    app = firebase_admin.initialize_app(options={"projectId": PROJECT}, name=f"admin-{daemon.port}")
+    yield app
+    firebase_admin.delete_app(app)

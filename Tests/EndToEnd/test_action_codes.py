@@ -4,21 +4,13 @@ binary; the ledger records who caused each event, from where."""
 import json
 import subprocess
 
-import firebase_admin
 import pytest
 import requests
 from firebase_admin import auth
 
-from conftest import BINARY, PROJECT
+from conftest import BINARY
 
 KEY = {"key": "e2e-key"}
-
-
-@pytest.fixture
-def admin(daemon):
-    app = firebase_admin.initialize_app(options={"projectId": PROJECT}, name=f"links-{daemon.port}")
-    yield app
-    firebase_admin.delete_app(app)
 
 
 def sign_in(daemon, email, password):

@@ -1,21 +1,10 @@
 """firebase-admin's own custom tokens (unsigned, emulator mode) sign in, and the ID token the
 daemon mints verifies in the SDK with the developer claims on top, across a refresh too."""
 
-import firebase_admin
-import pytest
 import requests
 from firebase_admin import auth
 
-from conftest import PROJECT
-
 KEY = {"key": "e2e-key"}
-
-
-@pytest.fixture
-def admin(daemon):
-    app = firebase_admin.initialize_app(options={"projectId": PROJECT}, name=f"custom-{daemon.port}")
-    yield app
-    firebase_admin.delete_app(app)
 
 
 def test_sdk_custom_token_signs_in_with_its_claims(daemon, admin):

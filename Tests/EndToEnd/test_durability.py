@@ -5,12 +5,11 @@ import subprocess
 import threading
 import time
 
-import firebase_admin
 import pytest
 import requests
 from firebase_admin import auth
 
-from conftest import BINARY, PROJECT
+from conftest import BINARY
 
 KEY = {"key": "e2e-key"}
 PASSWORD = "correct-horse-42"
@@ -26,13 +25,6 @@ def refresh(daemon, token):
         f"{daemon.url}/securetoken.googleapis.com/v1/token",
         params=KEY, data={"grant_type": "refresh_token", "refresh_token": token}, timeout=30,
     )
-
-
-@pytest.fixture
-def admin(daemon):
-    app = firebase_admin.initialize_app(options={"projectId": PROJECT}, name=f"e2e-{daemon.port}")
-    yield app
-    firebase_admin.delete_app(app)
 
 
 def snapshot(admin):

@@ -7,23 +7,12 @@ import hashlib
 import hmac
 import os
 
-import firebase_admin
-import pytest
 import requests
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from firebase_admin import auth
 
-from conftest import PROJECT
-
 KEY = {"key": "e2e-key"}
 PASSWORD = "old-system-pw-1"
-
-
-@pytest.fixture
-def admin(daemon):
-    app = firebase_admin.initialize_app(options={"projectId": PROJECT}, name=f"import-{daemon.port}")
-    yield app
-    firebase_admin.delete_app(app)
 
 
 def firebase_scrypt(password, salt, signer_key, separator, rounds, mem_cost):
