@@ -126,8 +126,7 @@ extension AuthService {
 
     /// 32 random bytes, base64url: what the link carries. Only its hash is stored.
     static func newActionCode() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return Base64URL.encode((0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
+        Base64URL.encode(SecureRandom.bytes(32))
     }
 
     static func codeHash(_ code: String) -> String {

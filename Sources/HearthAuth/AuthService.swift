@@ -121,10 +121,10 @@ public final class AuthService: Sendable {
 
     /// A new uid: 28 characters of [A-Za-z0-9], like Firebase's.
     public static func newUserID() -> UserID {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
-        var generator = SystemRandomNumberGenerator()
-        return UserID(String((0..<28).map { _ in alphabet.randomElement(using: &generator)! }))!
+        UserID(SecureRandom.string(28, from: uidAlphabet))!
     }
+
+    private static let uidAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 }
 
 extension StoreTransaction {

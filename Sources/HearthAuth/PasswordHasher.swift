@@ -77,8 +77,7 @@ public struct PasswordHasher: Sendable {
     }
 
     static func randomSalt() -> [UInt8] {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        SecureRandom.bytes(16)
     }
 }
 

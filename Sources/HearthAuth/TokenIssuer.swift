@@ -109,8 +109,7 @@ public struct TokenIssuer: Sendable {
     /// provider and any custom-token claims ride in the token so a refresh re-issues them; the
     /// recorded hash covers every byte, so they cannot be altered.
     public static func newRefreshToken(provider: String, claims: [String: JSONValue] = [:]) -> RefreshToken {
-        var generator = SystemRandomNumberGenerator()
-        let secret = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        let secret = SecureRandom.bytes(32)
         var text = "1." + Base64URL.encode(Array(provider.utf8)) + "." + Base64URL.encode(secret)
         if !claims.isEmpty { text += "." + Base64URL.encode(JSONValue.object(claims).encoded()) }
         return RefreshToken(text: text)
