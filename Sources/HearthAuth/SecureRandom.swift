@@ -2,7 +2,7 @@ import Crypto
 
 /// Secrets (refresh tokens, action codes, salts) and uids from BoringSSL's CSPRNG in one call
 /// each. Drawing them a byte at a time from `SystemRandomNumberGenerator` cost one `getrandom`
-/// system call per 8 bytes, on every sign-up.
+/// system call per value drawn (per byte of a token), on every sign-up.
 enum SecureRandom {
     static func bytes(_ count: Int) -> [UInt8] {
         SymmetricKey(size: SymmetricKeySize(bitCount: count * 8)).withUnsafeBytes { Array($0) }
