@@ -124,7 +124,7 @@ public final class AuthService: Sendable {
         UserID(SecureRandom.string(28, from: uidAlphabet))!
     }
 
-    private static let uidAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+    private static let uidAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
 }
 
 extension StoreTransaction {

@@ -8,17 +8,17 @@ enum SecureRandom {
         SymmetricKey(size: SymmetricKeySize(bitCount: count * 8)).withUnsafeBytes { Array($0) }
     }
 
-    /// `count` characters drawn uniformly from `alphabet` (at most 256 symbols): bytes that
-    /// would bias the modulo are rejected.
-    static func string(_ count: Int, from alphabet: [Character]) -> String {
+    /// `count` characters drawn uniformly from an ASCII `alphabet` (at most 256 symbols):
+    /// bytes that would bias the modulo are rejected.
+    static func string(_ count: Int, from alphabet: [UInt8]) -> String {
         let limit = 256 - 256 % alphabet.count
-        var result = ""
+        var result: [UInt8] = []
         result.reserveCapacity(count)
         while result.count < count {
             for byte in bytes(count) where Int(byte) < limit && result.count < count {
                 result.append(alphabet[Int(byte) % alphabet.count])
             }
         }
-        return result
+        return String(decoding: result, as: UTF8.self)
     }
 }
