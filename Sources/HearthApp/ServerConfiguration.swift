@@ -138,7 +138,7 @@ public struct ServerConfiguration: Sendable, Equatable {
         let keys = try customTokenKeys.map { path in
             guard let pem = try? String(contentsOfFile: path, encoding: .utf8) else { throw ConfigurationError.unreadable(path) }
             do {
-                return try CustomTokenKey(pem: pem)
+                return try VerificationKey(pem: pem)
             } catch {
                 throw ConfigurationError.invalid("customTokenKeys", source: path)
             }

@@ -1,6 +1,3 @@
-import Crypto
-import CryptoExtras
-import Foundation
 import HearthDomain
 
 /// What an app's backend vouches for in a custom token: the uid and claims for the ID token.
@@ -8,38 +5,6 @@ public struct CustomToken: Sendable, Equatable {
     public var uid: UserID
     /// Developer claims; they become top-level ID token claims and survive refreshes.
     public var claims: [String: JSONValue]
-}
-
-/// A public key that may sign custom tokens: the app's service account (RS256) or an EC key (ES256).
-public struct CustomTokenKey: Sendable {
-    private enum Backing: Sendable {
-        case rsa(_RSA.Signing.PublicKey)
-        case ecdsa(P256.Signing.PublicKey)
-    }
-
-    private let backing: Backing
-
-    /// A PEM public key (or an X.509 certificate's key in SubjectPublicKeyInfo PEM), RSA or P-256.
-    public init(pem: String) throws {
-        if let key = try? _RSA.Signing.PublicKey(pemRepresentation: pem) {
-            backing = .rsa(key)
-        } else {
-            backing = .ecdsa(try P256.Signing.PublicKey(pemRepresentation: pem))
-        }
-    }
-
-    func isValidSignature(_ signature: [UInt8], for message: [UInt8], algorithm: String?) -> Bool {
-        let digest = SHA256.hash(data: message)
-        switch (backing, algorithm) {
-        case (.rsa(let key), "RS256"):
-            return key.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: digest, padding: .insecurePKCS1v1_5)
-        case (.ecdsa(let key), "ES256"):
-            guard let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signature) else { return false }
-            return key.isValidSignature(signature, for: digest)
-        default:
-            return false
-        }
-    }
 }
 
 /// Reads `signInWithCustomToken` tokens (firebase-auth-emulator-api.md 2.12).
@@ -52,11 +17,12 @@ public struct CustomTokenVerifier: Sendable {
     /// Firebase's limit on a custom token's lifetime.
     static let maxLifetimeSeconds: Int64 = 3600
 
-    public var keys: [CustomTokenKey]
+    /// The backend's public keys (its service account's, or an EC key) that may sign tokens.
+    public var keys: [VerificationKey]
     /// Emulator rules: tokens need no signature and never expire.
     public var acceptsUnsigned: Bool
 
-    public init(keys: [CustomTokenKey] = [], acceptsUnsigned: Bool) {
+    public init(keys: [VerificationKey] = [], acceptsUnsigned: Bool) {
         self.keys = keys
         self.acceptsUnsigned = acceptsUnsigned
     }

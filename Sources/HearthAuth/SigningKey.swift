@@ -15,15 +15,10 @@ public struct SigningKey: Sendable {
         case ecdsa(P256.Signing.PrivateKey)
     }
 
+    private let backing: Backing
     /// The public half, derived once: swift-crypto builds a fresh key object (and BoringSSL
     /// its Montgomery context) on every `publicKey` access, which every verification would pay.
-    private enum Verifier: Sendable {
-        case rsa(_RSA.Signing.PublicKey)
-        case ecdsa(P256.Signing.PublicKey)
-    }
-
-    private let backing: Backing
-    private let verifier: Verifier
+    public let publicKey: VerificationKey
     public let algorithm: Algorithm
     /// The JWT `kid`: derived from the public key, so it changes exactly when the key does.
     public let keyID: String
@@ -31,16 +26,12 @@ public struct SigningKey: Sendable {
     private init(_ backing: Backing, algorithm: Algorithm) {
         self.backing = backing
         self.algorithm = algorithm
-        let publicDER: Data
-        switch backing {
-        case .rsa(let key):
-            verifier = .rsa(key.publicKey)
-            publicDER = key.publicKey.derRepresentation
-        case .ecdsa(let key):
-            verifier = .ecdsa(key.publicKey)
-            publicDER = key.publicKey.derRepresentation
-        }
-        keyID = SHA256.hash(data: publicDER).prefix(20).map { String(format: "%02x", $0) }.joined()
+        publicKey =
+            switch backing {
+            case .rsa(let key): VerificationKey(.rsa(key.publicKey))
+            case .ecdsa(let key): VerificationKey(.ecdsa(key.publicKey))
+            }
+        keyID = SHA256.hash(data: publicKey.derRepresentation).prefix(20).map { String(format: "%02x", $0) }.joined()
     }
 
     public static func generate(_ algorithm: Algorithm) throws -> SigningKey {
@@ -65,12 +56,7 @@ public struct SigningKey: Sendable {
     }
 
     /// The public half, as SubjectPublicKeyInfo PEM.
-    public var publicKeyPEM: String {
-        switch backing {
-        case .rsa(let key): key.publicKey.pemRepresentation
-        case .ecdsa(let key): key.publicKey.pemRepresentation
-        }
-    }
+    public var publicKeyPEM: String { publicKey.pemRepresentation }
 
     /// Loads `<directory>/signing-key-<alg>.pem`, creating it (0600) on first start.
     public static func loadOrCreate(in directory: String, algorithm: Algorithm) throws -> SigningKey {
@@ -96,37 +82,13 @@ public struct SigningKey: Sendable {
     }
 
     public func isValidSignature(_ signature: [UInt8], for message: [UInt8]) -> Bool {
-        let digest = SHA256.hash(data: message)
-        switch verifier {
-        case .rsa(let key):
-            return key.isValidSignature(
-                _RSA.Signing.RSASignature(rawRepresentation: signature), for: digest, padding: .insecurePKCS1v1_5)
-        case .ecdsa(let key):
-            guard let parsed = try? P256.Signing.ECDSASignature(rawRepresentation: signature) else { return false }
-            return key.isValidSignature(parsed, for: digest)
-        }
+        publicKey.isValidSignature(signature, for: message, algorithm: algorithm.rawValue)
     }
 
     /// The public half as a JWK (RFC 7517), for `/.well-known/jwks.json`.
     public var publicJWK: JSONValue {
-        var jwk: [String: JSONValue] = [
-            "kid": .string(keyID), "alg": .string(algorithm.rawValue), "use": "sig",
-        ]
-        switch backing {
-        case .rsa(let key):
-            if let primitives = try? key.publicKey.getKeyPrimitives() {
-                jwk["kty"] = "RSA"
-                jwk["n"] = .string(Base64URL.encode(primitives.modulus))
-                jwk["e"] = .string(Base64URL.encode(primitives.publicExponent))
-            }
-        case .ecdsa(let key):
-            let point = [UInt8](key.publicKey.x963Representation)  // 0x04 || x || y
-            jwk["kty"] = "EC"
-            jwk["crv"] = "P-256"
-            jwk["x"] = .string(Base64URL.encode(point[1...32]))
-            jwk["y"] = .string(Base64URL.encode(point[33...64]))
-        }
-        return .object(jwk)
+        let jwk: [String: JSONValue] = ["kid": .string(keyID), "alg": .string(algorithm.rawValue), "use": "sig"]
+        return .object(jwk.merging(publicKey.jwkMembers) { own, _ in own })
     }
 }
 
