@@ -32,18 +32,17 @@ struct EmulatorActionPage: Sendable {
             return Self.redirect(target.string ?? continueUrl)
         case "resetPassword":
             return try await resetPassword(oobCode, newPassword: query["newPassword"], continueUrl, request, caller)
-        case "verifyEmail":
-            guard let info = try? await service.applyActionCode(oobCode, caller).1 else {
-                return Self.failure(
-                    "Your request to verify your email has expired or the link has already been used.", "Try verifying your email again.")
+        case "verifyEmail", "verifyAndChangeEmail":
+            let changing = query["mode"] == "verifyAndChangeEmail"
+            guard let info = try await Self.unlessSpent({ try await service.applyActionCode(oobCode, caller).1 }) else {
+                return changing
+                    ? Self.failure("Your request to change your email has expired or the link has already been used.", "Try changing your email again.")
+                    : Self.failure("Your request to verify your email has expired or the link has already been used.", "Try verifying your email again.")
             }
-            return continueUrl.map(Self.redirect) ?? Self.success("The email has been successfully verified.", ["email": .string(info.email)])
-        case "verifyAndChangeEmail":
-            guard let info = try? await service.applyActionCode(oobCode, caller).1 else {
-                return Self.failure(
-                    "Your request to change your email has expired or the link has already been used.", "Try changing your email again.")
-            }
-            return continueUrl.map(Self.redirect) ?? Self.success("The email has been successfully changed.", ["newEmail": .string(info.newEmail ?? info.email)])
+            if let continueUrl { return Self.redirect(continueUrl) }
+            return changing
+                ? Self.success("The email has been successfully changed.", ["newEmail": .string(info.newEmail ?? info.email)])
+                : Self.success("The email has been successfully verified.", ["email": .string(info.email)])
         default:
             return JSONResponse.make(.badRequest, ["authEmulator": ["error": "Invalid mode"]])
         }
@@ -52,7 +51,8 @@ struct EmulatorActionPage: Sendable {
     private func resetPassword(
         _ oobCode: String, newPassword: String?, _ continueUrl: String?, _ request: Request, _ caller: Caller
     ) async throws -> Response {
-        guard let info = try? await service.resetPassword(oobCode: oobCode, newPassword: nil, caller), info.requestType == .passwordReset
+        guard let info = try await Self.unlessSpent({ try await service.resetPassword(oobCode: oobCode, newPassword: nil, caller) }),
+            info.requestType == .passwordReset
         else {
             return Self.failure(
                 "Your request to reset your password has expired or the link has already been used.", "Try resetting your password again.")
@@ -73,6 +73,16 @@ struct EmulatorActionPage: Sendable {
         // A weak password is the API's own 400 (WEAK_PASSWORD), as in the emulator.
         _ = try await service.resetPassword(oobCode: oobCode, newPassword: newPassword, caller)
         return continueUrl.map(Self.redirect) ?? Self.success("The password has been successfully updated.", ["email": .string(info.email)])
+    }
+
+    /// `use()`'s result, or `nil` when the code is unknown, used or expired (the page's own 400).
+    /// Any other refusal (EMAIL_EXISTS, WEAK_PASSWORD) stays the API's error.
+    private static func unlessSpent<T>(_ use: () async throws -> T) async throws -> T? {
+        do {
+            return try await use()
+        } catch let error as FirebaseError where ["INVALID_OOB_CODE", "EXPIRED_OOB_CODE"].contains(error.code) {
+            return nil
+        }
     }
 
     private static func failure(_ error: String, _ instructions: String) -> Response {

@@ -207,6 +207,14 @@ struct ActionCodeTests {
             #expect(location.hasPrefix("https://app.example/finish?"))
             #expect(location.contains("x=1") && location.contains("mode=signIn") && location.contains("oobCode="))
 
+            // A change whose new address was taken meanwhile is the API's EMAIL_EXISTS, not "link used".
+            let owner = try await api.v1("signInWithPassword", ["email": "page@example.com", "password": "from-the-link-9"])
+            _ = try await api.v1(
+                "sendOobCode", ["requestType": "VERIFY_AND_CHANGE_EMAIL", "idToken": owner["idToken"] ?? .null, "newEmail": "later@example.com"])
+            let (_, change) = try await Self.delivered(api, to: "page@example.com", "VERIFY_AND_CHANGE_EMAIL")
+            _ = try await api.signUp(email: "later@example.com")
+            #expect(try await api.send(.get, Self.path(of: change), body: nil, headers: [:]).errorCode == "EMAIL_EXISTS")
+
             #expect(try await api.send(.get, "/emulator/action?oobCode=x", body: nil, headers: [:]).status == 400)
             let mode = try await api.send(.get, "/emulator/action?apiKey=k&oobCode=x&mode=nonsense", body: nil, headers: [:])
             #expect(mode["authEmulator"]?["error"] == "Invalid mode")
