@@ -7,7 +7,7 @@ import HearthStore
 
 struct Demo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Record a short demo story in a ledger (until `hearth serve` lands) and show it.")
+        abstract: "Record a short demo story (and optional bulk sample accounts) in a ledger, to try the audit and rebuild tools on.")
 
     @OptionGroup var data: DataOptions
     @Option(help: "Also append bulk sample accounts until the ledger holds this many events (project 'bench').")
