@@ -50,12 +50,11 @@ extension AuthService {
         try checkContinueUrl(request.continueUrl, config, caller)
         let recipient = try self.recipient(of: request, config, caller)
         let code = Self.newActionCode()
-        let issued = OOBCodeIssued(
-            requestType: request.requestType, email: recipient.email, newEmail: recipient.newEmail,
-            expiresAt: now + settings.oobCodeLifetime)
         let type = request.requestType
+        let lifetime = settings.oobCodeLifetime
         try await write(caller, uid: recipient.uid) { tx in
-            var issued = issued
+            var issued = OOBCodeIssued(
+                requestType: type, email: recipient.email, newEmail: recipient.newEmail, expiresAt: tx.now + lifetime)
             let owner = try tx.state.owner(ofEmail: issued.email, in: project)
             switch type {
             case .emailSignIn:

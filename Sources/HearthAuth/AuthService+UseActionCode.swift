@@ -10,6 +10,12 @@ extension AuthService {
         public var requestType: OOBCodeIssued.RequestType
         public var email: String
         public var newEmail: String?
+
+        init(_ code: OOBCode) {
+            requestType = code.requestType
+            email = code.email
+            newEmail = code.newEmail
+        }
     }
 
     /// A code that can still be used, with its hash (the code's stream).
@@ -32,7 +38,7 @@ extension AuthService {
             throw FirebaseError.bad("PASSWORD_LOGIN_DISABLED")
         }
         let (hash, code) = try pendingCode(oobCode, caller)
-        let info = ActionCodeInfo(requestType: code.requestType, email: code.email, newEmail: code.newEmail)
+        let info = ActionCodeInfo(code)
         guard let newPassword, !newPassword.isEmpty else { return info }
         guard code.requestType == .passwordReset, let uid = code.uid else { throw FirebaseError.invalidOobCode }
         let password = try await passwords.hash(try Validation.password(newPassword))
@@ -56,6 +62,6 @@ extension AuthService {
             try tx.execute(.applyEmailCode(project, uid, email: code.email, newEmail: code.newEmail))
             return try tx.account(uid, project)
         }
-        return (account, ActionCodeInfo(requestType: code.requestType, email: code.email, newEmail: code.newEmail))
+        return (account, ActionCodeInfo(code))
     }
 }

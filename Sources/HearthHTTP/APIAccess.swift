@@ -41,7 +41,7 @@ public struct APIAccess: Sendable {
     }
 
     /// Resolves the caller of `request`; `pathProject` is the `{p}` of `/v1/projects/{p}/...`.
-    func resolve(_ request: Request, _ context: some RequestContext, query: QueryString, pathProject: Substring?) throws
+    func resolve(_ request: Request, _ context: some RemoteAddressRequestContext, query: QueryString, pathProject: Substring?) throws
         -> Resolved
     {
         let apiKey = query["key"] ?? request.headers[Self.apiKeyHeader]

@@ -7,19 +7,19 @@ import Hummingbird
 struct EmulatorAPI: Sendable {
     let service: AuthService
 
-    func caller(_ context: some RequestContext) throws -> Caller {
+    func caller(_ context: some RemoteAddressRequestContext) throws -> Caller {
         guard let project = context.parameters.get("project").flatMap(ProjectID.init) else {
             throw FirebaseError.bad("INVALID_PROJECT_ID")
         }
         return context.caller(project: project, isAdmin: true)
     }
 
-    func deleteAccounts(_ request: Request, _ context: some RequestContext) async throws -> Response {
+    func deleteAccounts(_ request: Request, _ context: some RemoteAddressRequestContext) async throws -> Response {
         _ = try await service.deleteAllAccounts(try caller(context))
         return JSONResponse.ok([:])
     }
 
-    func oobCodes(_ request: Request, _ context: some RequestContext) throws -> Response {
+    func oobCodes(_ request: Request, _ context: some RemoteAddressRequestContext) throws -> Response {
         let caller = try caller(context)
         let entries = try service.pendingOutboxEntries(caller)
         return JSONResponse.ok([
@@ -35,7 +35,7 @@ struct EmulatorAPI: Sendable {
         ])
     }
 
-    func config(_ request: Request, _ context: some RequestContext) async throws -> Response {
+    func config(_ request: Request, _ context: some RemoteAddressRequestContext) async throws -> Response {
         let caller = try caller(context)
         if request.method == .patch {
             let fields = try await RequestFields.read(request)

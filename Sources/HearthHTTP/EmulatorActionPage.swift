@@ -10,7 +10,7 @@ struct EmulatorActionPage: Sendable {
     let service: AuthService
     let project: ProjectID
 
-    func handle(_ request: Request, _ context: some RequestContext) async throws -> Response {
+    func handle(_ request: Request, _ context: some RemoteAddressRequestContext) async throws -> Response {
         let query = QueryString(request).values
         guard query["apiKey"].map({ !$0.isEmpty }) == true else {
             return Self.failure("missing apiKey query parameter", "Please modify the URL to specify an apiKey, such as ...&apiKey=YOUR_API_KEY")

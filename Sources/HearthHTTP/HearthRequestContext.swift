@@ -15,10 +15,10 @@ public struct HearthRequestContext: RequestContext, RemoteAddressRequestContext 
     }
 }
 
-extension RequestContext {
-    /// The peer's IP address, when this kind of context knows it.
+extension RemoteAddressRequestContext {
+    /// The peer's IP address, when the transport has one (not for in-process test requests).
     var clientIp: String? {
-        (self as? any RemoteAddressRequestContext)?.remoteAddress?.ipAddress
+        remoteAddress?.ipAddress
     }
 
     /// The caller as far as the transport knows it: request id and peer address.

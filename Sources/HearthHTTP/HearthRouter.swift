@@ -5,7 +5,7 @@ import Hummingbird
 /// Every route Hearth serves, at the paths the Firebase SDKs use (each Google host becomes a
 /// path prefix, as in the Auth Emulator).
 public enum HearthRouter {
-    public static func build<Context: RequestContext>(
+    public static func build<Context: RemoteAddressRequestContext>(
         service: AuthService, access: APIAccess, context: Context.Type = HearthRequestContext.self
     ) -> Router<Context> {
         let router = Router(context: Context.self)

@@ -12,8 +12,7 @@ struct IdentityToolkitAPI: Sendable {
     struct Call: Sendable {
         var caller: Caller
         var fields: RequestFields
-        /// The request's API key, or the one action links carry for the project.
-        var apiKey: String
+        var apiKey: String?
         var baseURL: String
         var query: [String: String]
     }
@@ -26,7 +25,7 @@ struct IdentityToolkitAPI: Sendable {
         "verifyAssertion": "signInWithIdp", "verifyCustomToken": "signInWithCustomToken", "resetPassword": "resetPassword",
     ]
 
-    func handle(method: String, pathProject: Substring?, _ request: Request, _ context: some RequestContext) async throws
+    func handle(method: String, pathProject: Substring?, _ request: Request, _ context: some RemoteAddressRequestContext) async throws
         -> Response
     {
         let query = QueryString(request)
@@ -34,7 +33,7 @@ struct IdentityToolkitAPI: Sendable {
         let fields = request.method == .get ? RequestFields([:]) : try await RequestFields.read(request)
         let host = request.head.authority ?? "127.0.0.1:9099"
         let call = Call(
-            caller: resolved.caller, fields: fields, apiKey: resolved.apiKey ?? access.linkKey(for: resolved.caller.project), baseURL: "http://" + host, query: query.values)
+            caller: resolved.caller, fields: fields, apiKey: resolved.apiKey, baseURL: "http://" + host, query: query.values)
         let body: JSONValue =
             switch method {
             case "signUp": try await signUp(call)

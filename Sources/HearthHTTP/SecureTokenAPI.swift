@@ -8,7 +8,7 @@ struct SecureTokenAPI: Sendable {
     let service: AuthService
     let access: APIAccess
 
-    func token(_ request: Request, _ context: some RequestContext) async throws -> Response {
+    func token(_ request: Request, _ context: some RemoteAddressRequestContext) async throws -> Response {
         let caller = try access.resolve(request, context, query: QueryString(request), pathProject: nil).caller
         let fields = try await RequestFields.read(request)
         guard let grantType = try fields.string("grantType"), !grantType.isEmpty else {
