@@ -23,6 +23,9 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // liblmdb from the system (Debian: liblmdb-dev); only the LMDB module imports it.
@@ -58,10 +61,22 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: strict),
+        // Email over SMTP (STARTTLS or TLS through NIOSSL): the client and the outgoing queue.
+        .target(
+            name: "HearthMail",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict),
         .target(
             name: "HearthApp",
             dependencies: [
                 "LMDB", "HearthDomain", "HearthLedger", "HearthProjections", "HearthStore", "HearthAuth", "HearthHTTP",
+                "HearthMail",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -107,7 +122,9 @@ let package = Package(
                 "HearthStore", "HearthTesting", .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: strictTests),
-        .testTarget(name: "HearthAppTests", dependencies: ["HearthApp", "HearthTesting"], swiftSettings: strictTests),
+        .testTarget(
+            name: "HearthAppTests", dependencies: ["HearthApp", "HearthAuth", "HearthMail", "HearthTesting"],
+            swiftSettings: strictTests),
         .testTarget(
             name: "HearthAuthTests",
             dependencies: [

@@ -3,6 +3,7 @@ import HearthAuth
 import HearthDomain
 import HearthHTTP
 import HearthLedger
+import HearthMail
 import HearthStore
 import Hummingbird
 import Logging
@@ -17,22 +18,37 @@ public enum HearthServer {
         _ configuration: ServerConfiguration, clock: (any WallClock)? = nil, logger: Logger = Logger(label: "hearth")
     ) throws -> some ApplicationProtocol {
         let lock = try DataDirectoryLock(directory: configuration.dataDirectory, holder: "hearth serve")
-        let service = try makeAuthService(configuration, clock: clock)
+        let mailQueue = try configuration.smtp.map {
+            MailQueue(client: try SMTPClient(settings: $0), logger: logger)
+        }
+        let mailer = mailQueue.map { queue in
+            ActionLinkEmailer(
+                queue: queue, from: configuration.mailFrom!, fromName: configuration.mailFromName,
+                appName: configuration.appName)
+        }
+        if mailer == nil && configuration.profile == .production {
+            logger.notice("no smtpHost: sendOobCode requests from apps will be refused (admin-generated links still work)")
+        }
+        let service = try makeAuthService(configuration, clock: clock, mailer: mailer)
         let router = HearthRouter.build(service: service, access: configuration.access)
+        // Services stop in reverse order after the server drains: the mail queue gets the links
+        // of the last requests, then the store closes.
+        var services: [any Service] = [StoreService(store: service.store, lock: lock, logger: logger)]
+        if let mailQueue { services.append(mailQueue) }
         let app = Application(
             router: router,
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port), serverName: "hearth"),
-            services: [StoreService(store: service.store, lock: lock, logger: logger)],
+            services: services,
             onServerRunning: { _ in SystemdNotifier.notify("READY=1") },
             logger: logger)
         return app
     }
 
     /// The auth service over a store in the configured data directory.
-    public static func makeAuthService(_ configuration: ServerConfiguration, clock: (any WallClock)? = nil) throws
-        -> AuthService
-    {
+    public static func makeAuthService(
+        _ configuration: ServerConfiguration, clock: (any WallClock)? = nil, mailer: (any ActionLinkMailer)? = nil
+    ) throws -> AuthService {
         var options = AccountStore.Options()
         if let clock { options.clock = clock }
         let store = try AccountStore(directory: configuration.dataDirectory, options: options)
@@ -43,11 +59,12 @@ public enum HearthServer {
         var settings = AuthSettings()
         settings.fakeIdentityProvider = configuration.profile == .development
         settings.customTokens = try configuration.customTokenVerifier()
+        settings.actionURL = configuration.actionUrl
         return AuthService(
             store: store, tokens: TokenIssuer(key: key),
             passwords: PasswordHasher(
                 parameters: parameters, pool: WorkPool(threads: configuration.hashThreads, name: "hearth-scrypt")),
-            outbox: Outbox(), settings: settings)
+            outbox: configuration.profile == .development ? Outbox() : nil, mailer: mailer, settings: settings)
     }
 }
 

@@ -2,6 +2,7 @@ import Foundation
 import HearthAuth
 import HearthDomain
 import HearthHTTP
+import HearthMail
 
 /// `hearth serve`'s settings: defaults (the development profile), then a JSON file, then
 /// `HEARTH_*` environment variables, then command-line flags.
@@ -24,6 +25,22 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var scryptParallelization = 1
     /// Threads that hash passwords; at most this many hashes run at once.
     public var hashThreads = max(1, ProcessInfo.processInfo.activeProcessorCount)
+    /// The app's action handler that email links point at (production needs it for links).
+    public var actionUrl: String?
+    /// What emails call the app (Firebase's %APP_NAME%); the project id when unset.
+    public var appName: String?
+    /// Email delivery through an SMTP relay; without `smtpHost`, development keeps links in its
+    /// outbox only and production sends none.
+    public var mailFrom: String?
+    public var mailFromName: String?
+    public var smtpHost: String?
+    /// 587 for STARTTLS, 465 for TLS, 25 without, unless set.
+    public var smtpPort: Int?
+    public var smtpSecurity = SMTPSettings.Security.startTLS
+    public var smtpUsername: String?
+    public var smtpPassword: String?
+    /// A PEM bundle trusted besides the system's roots (a private relay's CA).
+    public var smtpTrustRoots: String?
 
     public init() {}
 
@@ -32,6 +49,8 @@ public struct ServerConfiguration: Sendable, Equatable {
         case host, port, dataDirectory, profile, project, apiKeys, adminTokens, adminTokenFile, signingAlgorithm
         case customTokenKeys
         case scryptLogN, scryptBlockSize, scryptParallelization, hashThreads
+        case actionUrl, appName, mailFrom, mailFromName
+        case smtpHost, smtpPort, smtpSecurity, smtpUsername, smtpPassword, smtpPasswordFile, smtpTrustRoots
 
         var environmentName: String {
             "HEARTH_" + rawValue.reduce(into: "") { name, character in
@@ -116,6 +135,27 @@ public struct ServerConfiguration: Sendable, Equatable {
         case .scryptBlockSize: scryptBlockSize = try number()
         case .scryptParallelization: scryptParallelization = try number()
         case .hashThreads: hashThreads = try number()
+        case .actionUrl: actionUrl = try text()
+        case .appName: appName = try text()
+        case .mailFrom: mailFrom = try text()
+        case .mailFromName: mailFromName = try text()
+        case .smtpHost: smtpHost = try text()
+        case .smtpPort: smtpPort = try number()
+        case .smtpSecurity:
+            guard let parsed = SMTPSettings.Security(rawValue: try text().lowercased()) else {
+                throw ConfigurationError.invalid(key.rawValue, source: source)
+            }
+            smtpSecurity = parsed
+        case .smtpUsername: smtpUsername = try text()
+        case .smtpPassword: smtpPassword = try text()
+        case .smtpPasswordFile:
+            // A systemd credential (LoadCredential=): the password is the file's first line.
+            let path = try text()
+            guard let contents = try? String(contentsOfFile: path, encoding: .utf8) else {
+                throw ConfigurationError.unreadable(path)
+            }
+            smtpPassword = contents.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+        case .smtpTrustRoots: smtpTrustRoots = try text()
         }
     }
 
@@ -131,6 +171,40 @@ public struct ServerConfiguration: Sendable, Equatable {
         if profile == .production && apiKeys.isEmpty {
             throw ConfigurationError.productionNeedsAPIKeys
         }
+        if let actionUrl {
+            guard let url = URL(string: actionUrl), ["http", "https"].contains(url.scheme?.lowercased()), url.host != nil
+            else { throw ConfigurationError.invalid("actionUrl", source: actionUrl) }
+        }
+        if let smtpHost {
+            guard !smtpHost.isEmpty else { throw ConfigurationError.invalid("smtpHost", source: "empty") }
+            guard let mailFrom, (try? Validation.email(mailFrom)) != nil else {
+                throw ConfigurationError.invalid("mailFrom (needed with smtpHost)", source: mailFrom ?? "unset")
+            }
+            if let smtpPort, !(1...65535).contains(smtpPort) {
+                throw ConfigurationError.invalid("smtpPort", source: "\(smtpPort)")
+            }
+            if let smtpTrustRoots, !FileManager.default.isReadableFile(atPath: smtpTrustRoots) {
+                throw ConfigurationError.unreadable(smtpTrustRoots)
+            }
+            // Production emails would carry links to nowhere: /emulator/action is off there.
+            if profile == .production && actionUrl == nil {
+                throw ConfigurationError.invalid("actionUrl (production mail needs it)", source: "unset")
+            }
+        }
+    }
+
+    /// The relay, when mail is configured.
+    public var smtp: SMTPSettings? {
+        guard let smtpHost else { return nil }
+        let defaultPort =
+            switch smtpSecurity {
+            case .startTLS: 587
+            case .tls: 465
+            case .none: 25
+            }
+        return SMTPSettings(
+            host: smtpHost, port: smtpPort ?? defaultPort, security: smtpSecurity, username: smtpUsername,
+            password: smtpPassword, trustRootsFile: smtpTrustRoots, clientName: ProcessInfo.processInfo.hostName)
     }
 
     /// The custom-token verifier: emulator rules in development without keys.

@@ -17,7 +17,7 @@ extension AuthService {
         /// Admin link generation (`returnOobLink`): verifications then name the user by email.
         public var returnsLink: Bool
         public var continueUrl: String?
-        /// Where action links point: this server's public base URL.
+        /// This server's base URL, as the request reached it (for `/emulator/action` links).
         public var baseURL: String
         public var apiKey: String
 
@@ -43,9 +43,16 @@ extension AuthService {
         var newEmail: String?
     }
 
-    /// Issues a code (its hash goes to the ledger) and delivers its link.
-    public func sendActionCode(_ request: ActionLinkRequest, _ caller: Caller) async throws -> Outbox.Entry {
+    /// Issues a code (its hash goes to the ledger) and delivers its link: by email when the
+    /// client SDK asked for it, in the reply when an admin generated it, and to the development
+    /// outbox always.
+    public func sendActionCode(_ request: ActionLinkRequest, _ caller: Caller) async throws -> ActionLink {
         let project = caller.project
+        let handler = try actionHandler(request)
+        let mails = !request.returnsLink
+        guard !mails || mailer != nil || outbox != nil else {
+            throw FirebaseError.bad("CONFIGURATION_NOT_FOUND : email delivery is not configured (smtpHost)")
+        }
         let config = try read { try $0.config(of: project) }
         try checkContinueUrl(request.continueUrl, config, caller)
         let recipient = try self.recipient(of: request, config, caller)
@@ -74,11 +81,27 @@ extension AuthService {
         }
         var query = "mode=\(type.linkMode)&lang=en&oobCode=\(code)&apiKey=\(Self.percentEncoded(request.apiKey))"
         if let continueUrl = request.continueUrl { query += "&continueUrl=\(Self.percentEncoded(continueUrl))" }
-        let entry = Outbox.Entry(
+        let link = ActionLink(
             project: project, email: recipient.email, newEmail: recipient.newEmail, requestType: type, oobCode: code,
-            oobLink: request.baseURL + "/emulator/action?" + query)
-        outbox.deliver(entry)
-        return entry
+            oobLink: handler + (handler.contains("?") ? "&" : "?") + query)
+        outbox?.deliver(link)
+        if mails, let mailer {
+            do {
+                try mailer.send(link)
+            } catch {
+                throw FirebaseError.bad("QUOTA_EXCEEDED : too many emails are waiting to be sent; try again later")
+            }
+        }
+        return link
+    }
+
+    /// The page links point at: the configured action handler, else the emulator's.
+    private func actionHandler(_ request: ActionLinkRequest) throws -> String {
+        if let actionURL = settings.actionURL { return actionURL }
+        guard outbox != nil else {
+            throw FirebaseError.bad("CONFIGURATION_NOT_FOUND : action links need actionUrl (the app's action handler)")
+        }
+        return request.baseURL + "/emulator/action"
     }
 
     private func checkContinueUrl(_ continueUrl: String?, _ config: ProjectConfig, _ caller: Caller) throws {

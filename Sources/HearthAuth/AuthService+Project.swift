@@ -13,11 +13,11 @@ extension AuthService {
     }
 
     /// Sent codes not yet used, oldest first (`GET /emulator/v1/projects/{p}/oobCodes`).
-    public func pendingOutboxEntries(_ caller: Caller) throws -> [Outbox.Entry] {
-        let entries = outbox.entries(of: caller.project)
+    public func pendingActionLinks(_ caller: Caller) throws -> [ActionLink] {
+        let links = outbox?.links(of: caller.project) ?? []
         return try read { reader in
-            try entries.filter { entry in
-                guard let code = try reader.oobCode(Self.codeHash(entry.oobCode), in: caller.project) else { return false }
+            try links.filter { link in
+                guard let code = try reader.oobCode(Self.codeHash(link.oobCode), in: caller.project) else { return false }
                 return !code.consumed
             }
         }

@@ -43,6 +43,9 @@ public struct AuthSettings: Sendable {
     public var customTokens = CustomTokenVerifier(acceptsUnsigned: true)
     /// How long an emailed action code stays valid (milliseconds).
     public var oobCodeLifetime: Int64 = 6 * 60 * 60 * 1000
+    /// The action handler links point at (the app's page that completes a reset, verification or
+    /// sign-in). Without it, links point at this server's `/emulator/action` (development only).
+    public var actionURL: String?
 
     public init() {}
 }
@@ -55,14 +58,21 @@ public final class AuthService: Sendable {
     public let store: AccountStore
     public let tokens: TokenIssuer
     public let passwords: PasswordHasher
-    public let outbox: Outbox
+    /// Development: every link, listed by `/emulator/.../oobCodes`. Production has none.
+    public let outbox: Outbox?
+    /// Emails the links the client SDKs ask to send (not the ones admins generate).
+    public let mailer: (any ActionLinkMailer)?
     public let settings: AuthSettings
 
-    public init(store: AccountStore, tokens: TokenIssuer, passwords: PasswordHasher, outbox: Outbox, settings: AuthSettings) {
+    public init(
+        store: AccountStore, tokens: TokenIssuer, passwords: PasswordHasher, outbox: Outbox?,
+        mailer: (any ActionLinkMailer)? = nil, settings: AuthSettings
+    ) {
         self.store = store
         self.tokens = tokens
         self.passwords = passwords
         self.outbox = outbox
+        self.mailer = mailer
         self.settings = settings
     }
 

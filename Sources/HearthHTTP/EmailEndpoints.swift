@@ -37,11 +37,11 @@ extension IdentityToolkitAPI {
             requestType: requestType, email: try fields.string("email"), newEmail: try fields.string("newEmail"),
             idToken: try fields.string("idToken"), returnsLink: returnLink, continueUrl: try fields.string("continueUrl"),
             baseURL: call.baseURL, apiKey: call.apiKey ?? access.linkKey(for: call.caller.project))
-        let entry = try await service.sendActionCode(request, call.caller)
-        var body: [String: JSONValue] = ["kind": "identitytoolkit#GetOobConfirmationCodeResponse", "email": .string(entry.email)]
+        let link = try await service.sendActionCode(request, call.caller)
+        var body: [String: JSONValue] = ["kind": "identitytoolkit#GetOobConfirmationCodeResponse", "email": .string(link.email)]
         if returnLink {
-            body["oobCode"] = .string(entry.oobCode)
-            body["oobLink"] = .string(entry.oobLink)
+            body["oobCode"] = .string(link.oobCode)
+            body["oobLink"] = .string(link.oobLink)
         }
         return .object(body)
     }

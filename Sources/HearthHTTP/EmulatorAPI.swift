@@ -21,15 +21,15 @@ struct EmulatorAPI: Sendable {
 
     func oobCodes(_ request: Request, _ context: some RemoteAddressRequestContext) throws -> Response {
         let caller = try caller(context)
-        let entries = try service.pendingOutboxEntries(caller)
+        let links = try service.pendingActionLinks(caller)
         return JSONResponse.ok([
             "oobCodes": .array(
-                entries.map { entry in
+                links.map { link in
                     var code: [String: JSONValue] = [
-                        "email": .string(entry.email), "requestType": .string(entry.requestType.rawValue),
-                        "oobCode": .string(entry.oobCode), "oobLink": .string(entry.oobLink),
+                        "email": .string(link.email), "requestType": .string(link.requestType.rawValue),
+                        "oobCode": .string(link.oobCode), "oobLink": .string(link.oobLink),
                     ]
-                    if let newEmail = entry.newEmail { code["newEmail"] = .string(newEmail) }
+                    if let newEmail = link.newEmail { code["newEmail"] = .string(newEmail) }
                     return .object(code)
                 })
         ])

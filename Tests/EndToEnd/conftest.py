@@ -27,15 +27,16 @@ def free_port():
 class Daemon:
     """One `hearth serve` process over a data directory that outlives restarts."""
 
-    def __init__(self, data_dir, port):
+    def __init__(self, data_dir, port, env=None):
         self.data_dir = data_dir
         self.port = port
+        self.env = env or {}
         self.url = f"http://127.0.0.1:{port}"
         self.process = None
         self.log = open(os.path.join(data_dir, "..", f"serve-{port}.log"), "ab")
 
     def start(self):
-        env = dict(os.environ, HEARTH_SCRYPT_LOG_N="12", HEARTH_LOG_LEVEL="warning")
+        env = dict(os.environ, HEARTH_SCRYPT_LOG_N="12", HEARTH_LOG_LEVEL="warning", **self.env)
         self.process = subprocess.Popen(
             [BINARY, "serve", "--data", self.data_dir, "--port", str(self.port)],
             stdout=self.log, stderr=self.log, env=env,

@@ -45,6 +45,42 @@ struct ProfileTests {
         }
     }
 
+    @Test("production links point at the configured action handler; apps' emails need a relay")
+    func productionLinks() async throws {
+        let admin: HTTPFields = [.authorization: "Bearer s3cret-admin", .contentType: "application/json"]
+        let generate: JSONValue = ["requestType": "PASSWORD_RESET", "email": "links@example.com", "returnOobLink": true]
+        try await APIHarness.run(configure: Self.production) { _, api in
+            _ = try await api.post(APIClient.v1 + "accounts:signUp?key=key-a", ["email": "links@example.com", "password": "secret-1"])
+            // Without actionUrl there is nowhere for a link to point: /emulator/action is off.
+            let nowhere = try await api.post(APIClient.v1 + "projects/project-a/accounts:sendOobCode", generate, headers: admin)
+            #expect(nowhere.errorCode == "CONFIGURATION_NOT_FOUND")
+        }
+        try await APIHarness.run(configure: {
+            Self.production(&$0)
+            $0.actionUrl = "https://app.example.com/auth/action"
+        }) { _, api in
+            _ = try await api.post(APIClient.v1 + "accounts:signUp?key=key-a", ["email": "links@example.com", "password": "secret-1"])
+            let generated = try await api.post(APIClient.v1 + "projects/project-a/accounts:sendOobCode", generate, headers: admin)
+            let link = try #require(generated.string("oobLink"))
+            #expect(link.hasPrefix("https://app.example.com/auth/action?mode=resetPassword&lang=en&oobCode="))
+            #expect(link.hasSuffix("&apiKey=key-a"))
+            // An app's request would be emailed, and no relay is configured: refused, nothing silently dropped.
+            let emailed = try await api.post(
+                APIClient.v1 + "accounts:sendOobCode?key=key-a", ["requestType": "PASSWORD_RESET", "email": "links@example.com"])
+            #expect(emailed.errorCode == "CONFIGURATION_NOT_FOUND")
+        }
+    }
+
+    @Test("development links follow actionUrl when it is set, keeping its own query")
+    func developmentActionURL() async throws {
+        try await APIHarness.run(configure: { $0.actionUrl = "https://app.example.com/act?tenant=7" }) { _, api in
+            _ = try await api.signUp(email: "dev@example.com")
+            #expect(try await api.v1("sendOobCode", ["requestType": "PASSWORD_RESET", "email": "dev@example.com"]).status == 200)
+            let (_, link) = try await ActionCodeTests.delivered(api, to: "dev@example.com", "PASSWORD_RESET")
+            #expect(link.hasPrefix("https://app.example.com/act?tenant=7&mode=resetPassword&"))
+        }
+    }
+
     @Test("the production profile will not start without API keys")
     func needsKeys() {
         var configuration = ServerConfiguration()

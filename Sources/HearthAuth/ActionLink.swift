@@ -1,0 +1,33 @@
+import HearthDomain
+
+/// An emailed action code and the link that carries it. The ledger holds only the code's
+/// hash; this value is the one place the plain code lives, on its way to the recipient.
+public struct ActionLink: Sendable, Equatable {
+    public var project: ProjectID
+    public var email: String
+    public var newEmail: String?
+    public var requestType: OOBCodeIssued.RequestType
+    public var oobCode: String
+    public var oobLink: String
+
+    public init(
+        project: ProjectID, email: String, newEmail: String?, requestType: OOBCodeIssued.RequestType, oobCode: String,
+        oobLink: String
+    ) {
+        self.project = project
+        self.email = email
+        self.newEmail = newEmail
+        self.requestType = requestType
+        self.oobCode = oobCode
+        self.oobLink = oobLink
+    }
+
+    /// Who receives the email: a verify-and-change goes to the new address, which it proves.
+    public var recipient: String { newEmail ?? email }
+}
+
+/// Delivers action links by email. It must not block: the request that issued the code
+/// returns once the link is handed over.
+public protocol ActionLinkMailer: Sendable {
+    func send(_ link: ActionLink) throws
+}

@@ -1,0 +1,107 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// Mail waiting for the relay. `enqueue` returns at once (requests never wait on SMTP); the
+/// service sends whatever is queued in one session, and retries a message whose failure is
+/// transient (connection refused, 4yz replies) after growing delays. Queued mail is in memory
+/// only: action codes are stored as hashes, so a restart cannot resend them anyway.
+public final class MailQueue: Service, Sendable {
+    public struct Full: Error {}
+
+    private struct Pending: Sendable {
+        var message: MailMessage
+        var attempts = 0
+    }
+
+    private let client: SMTPClient
+    private let capacity: Int
+    /// The wait before each retry; a message is dropped after the last.
+    private let retryDelays: [Duration]
+    private let logger: Logger
+    private let queue = Mutex<[Pending]>([])
+    private let wakeups: AsyncStream<Void>
+    private let wake: AsyncStream<Void>.Continuation
+
+    public init(
+        client: SMTPClient, capacity: Int = 10_000,
+        retryDelays: [Duration] = [.seconds(1), .seconds(5), .seconds(30), .seconds(120), .seconds(600)],
+        logger: Logger = Logger(label: "hearth.mail")
+    ) {
+        self.client = client
+        self.capacity = capacity
+        self.retryDelays = retryDelays
+        self.logger = logger
+        (wakeups, wake) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// Queues `message`; throws `Full` when the relay has fallen this far behind.
+    public func enqueue(_ message: MailMessage) throws {
+        try queue.withLock { queue in
+            guard queue.count < capacity else { throw Full() }
+            queue.append(Pending(message: message))
+        }
+        wake.yield()
+    }
+
+    public func run() async throws {
+        await withGracefulShutdownHandler {
+            await withDiscardingTaskGroup { retries in
+                for await _ in wakeups {
+                    await sendQueued(retries: &retries, final: false)
+                }
+                // Shutting down: one last attempt for what is queued; scheduled retries are abandoned.
+                retries.cancelAll()
+                await sendQueued(retries: &retries, final: true)
+            }
+        } onGracefulShutdown: {
+            self.wake.finish()
+        }
+    }
+
+    private func sendQueued(retries: inout DiscardingTaskGroup, final: Bool) async {
+        while true {
+            let batch = queue.withLock { queue in
+                defer { queue.removeAll() }
+                return queue
+            }
+            guard !batch.isEmpty else { return }
+            let outcomes: [Result<Void, SMTPError>]
+            do {
+                outcomes = try await client.send(batch.map(\.message))
+            } catch {
+                let failure = (error as? SMTPError) ?? .connectionClosed
+                logger.warning("SMTP session failed", metadata: ["error": "\(error)", "messages": "\(batch.count)"])
+                outcomes = Array(repeating: .failure(failure), count: batch.count)
+            }
+            for (pending, outcome) in zip(batch, outcomes) {
+                settle(pending, outcome, retries: &retries, final: final)
+            }
+        }
+    }
+
+    private func settle(
+        _ pending: Pending, _ outcome: Result<Void, SMTPError>, retries: inout DiscardingTaskGroup, final: Bool
+    ) {
+        let recipient: Logger.MetadataValue = "\(pending.message.to)"
+        switch outcome {
+        case .success:
+            logger.info("mail delivered", metadata: ["to": recipient, "subject": "\(pending.message.subject)"])
+        case .failure(let error):
+            var next = pending
+            next.attempts += 1
+            guard error.isTransient, next.attempts <= retryDelays.count, !final else {
+                logger.error("mail not delivered", metadata: ["to": recipient, "error": "\(error)", "attempts": "\(next.attempts)"])
+                return
+            }
+            let delay = retryDelays[next.attempts - 1]
+            logger.warning("mail delivery will be retried", metadata: ["to": recipient, "error": "\(error)", "in": "\(delay)"])
+            retries.addTask { [self] in
+                guard (try? await Task.sleep(for: delay)) != nil else { return }
+                queue.withLock { $0.append(next) }
+                wake.yield()
+            }
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import HearthApp
+import HearthAuth
+import HearthDomain
+import HearthMail
+import HearthTesting
+import Testing
+
+@Suite("action emails: Firebase's texts, rendered as RFC 5322 with nothing injectable")
+struct MailTests {
+    static func link(_ type: OOBCodeIssued.RequestType, newEmail: String? = nil) -> ActionLink {
+        ActionLink(
+            project: ProjectID("demo-hearth")!, email: "old@example.com", newEmail: newEmail, requestType: type,
+            oobCode: "CODE", oobLink: "https://app.example.com/action?mode=x&oobCode=CODE")
+    }
+
+    @Test("each kind of link has its subject, names the app and carries the link; a change of email goes to the new address")
+    func texts() {
+        let reset = ActionEmail(Self.link(.passwordReset), appName: "Acme")
+        #expect(reset.to == "old@example.com")
+        #expect(reset.subject == "Reset your password for Acme")
+        #expect(reset.text.contains("reset your Acme password for your old@example.com account"))
+        #expect(reset.text.contains("\nhttps://app.example.com/action?mode=x&oobCode=CODE\n"))
+        #expect(ActionEmail(Self.link(.verifyEmail), appName: "Acme").subject == "Verify your email for Acme")
+        #expect(ActionEmail(Self.link(.emailSignIn), appName: "Acme").subject == "Sign in to Acme")
+        let change = ActionEmail(Self.link(.verifyAndChangeEmail, newEmail: "new@example.com"), appName: "Acme")
+        #expect(change.to == "new@example.com")
+        #expect(change.text.contains("verify new@example.com as the new email address"))
+    }
+
+    @Test("headers are single lines, non-ASCII is encoded, the body is base64 of CRLF text")
+    func rendering() throws {
+        let message = MailMessage(
+            fromName: "Café\r\nBcc: victim@example.com", fromAddress: "auth@example.com", to: "user@example.com\nBcc: x@y",
+            subject: "Réinitialiser\r\nX-Injected: 1", text: "Hello,\n\n.dot first\nhttps://example.com/?a=1&b=2\n")
+        let date = Date(timeIntervalSince1970: 1_795_000_000)
+        let rendered = message.rendered(date: date, messageID: "abc")
+        let (head, body) = try #require(Self.split(rendered))
+        let headers = head.components(separatedBy: "\r\n")
+        #expect(!headers.contains { $0.hasPrefix("Bcc") || $0.hasPrefix("X-Injected") })
+        #expect(headers.contains("To: user@example.comBcc: x@y"))
+        let subject = "=?UTF-8?B?" + Data("RéinitialiserX-Injected: 1".utf8).base64EncodedString() + "?="
+        #expect(headers.contains("Subject: " + subject))
+        #expect(headers.contains { $0.hasPrefix("From: =?UTF-8?B?") && $0.hasSuffix(" <auth@example.com>") })
+        #expect(headers.contains("Date: Wed, 18 Nov 2026 11:06:40 +0000"))
+        #expect(headers.contains("Message-ID: <abc@example.com>"))
+        #expect(headers.contains("Content-Transfer-Encoding: base64"))
+        let lines = body.components(separatedBy: "\r\n").filter { !$0.isEmpty }
+        #expect(lines.allSatisfy { $0.count <= 76 })
+        let decoded = try #require(Data(base64Encoded: lines.joined()))
+        #expect(String(decoding: decoded, as: UTF8.self) == "Hello,\r\n\r\n.dot first\r\nhttps://example.com/?a=1&b=2\r\n")
+    }
+
+    @Test("mail settings: the relay's port follows its security; a sender and a real action URL are required")
+    func mailSettings() throws {
+        let directory = TemporaryDirectory("mail-config")
+        let passwordFile = directory.path + "/smtp-password"
+        try "relay-pass\n".write(toFile: passwordFile, atomically: true, encoding: .utf8)
+        let loaded = try ServerConfiguration.load(
+            file: nil,
+            environment: [
+                "HEARTH_SMTP_HOST": "mail.example.com", "HEARTH_MAIL_FROM": "auth@example.com",
+                "HEARTH_SMTP_USERNAME": "hearth", "HEARTH_SMTP_PASSWORD_FILE": passwordFile,
+                "HEARTH_ACTION_URL": "https://app.example.com/__/auth/action",
+            ])
+        let smtp = try #require(loaded.smtp)
+        #expect(smtp.host == "mail.example.com" && smtp.port == 587 && smtp.security == .startTLS)
+        #expect(smtp.username == "hearth" && smtp.password == "relay-pass")
+        let implicit = try ServerConfiguration.load(
+            file: nil, environment: ["HEARTH_SMTP_HOST": "mail", "HEARTH_MAIL_FROM": "a@example.com", "HEARTH_SMTP_SECURITY": "TLS"])
+        #expect(implicit.smtp?.port == 465)
+        #expect(try ServerConfiguration.load(file: nil, environment: [:]).smtp == nil)
+        for environment in [
+            ["HEARTH_SMTP_HOST": "mail"],  // no sender
+            ["HEARTH_SMTP_HOST": "mail", "HEARTH_MAIL_FROM": "not an address"],
+            ["HEARTH_SMTP_HOST": "mail", "HEARTH_MAIL_FROM": "a@example.com", "HEARTH_SMTP_SECURITY": "ssl"],
+            ["HEARTH_SMTP_HOST": "mail", "HEARTH_MAIL_FROM": "a@example.com", "HEARTH_SMTP_PORT": "0"],
+            ["HEARTH_SMTP_HOST": "mail", "HEARTH_MAIL_FROM": "a@example.com", "HEARTH_SMTP_TRUST_ROOTS": "/nonexistent.pem"],
+            [
+                "HEARTH_SMTP_HOST": "mail", "HEARTH_MAIL_FROM": "a@example.com", "HEARTH_PROFILE": "production",
+                "HEARTH_API_KEYS": #"{"k": "p"}"#,
+            ],  // production mail without actionUrl
+            ["HEARTH_ACTION_URL": "/relative/action"],
+            ["HEARTH_ACTION_URL": "ftp://example.com/action"],
+        ] {
+            #expect(throws: ConfigurationError.self) { try ServerConfiguration.load(file: nil, environment: environment) }
+        }
+    }
+
+    /// Headers and body, split at the first empty line.
+    static func split(_ rendered: String) -> (String, String)? {
+        guard let range = rendered.range(of: "\r\n\r\n") else { return nil }
+        return (String(rendered[..<range.lowerBound]), String(rendered[range.upperBound...]))
+    }
+}
