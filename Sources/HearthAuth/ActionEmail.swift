@@ -25,6 +25,11 @@ public struct ActionEmail: Sendable, Equatable {
             request =
                 "Follow this link to verify \(link.recipient) as the new email address of your \(appName) account (now \(link.email))."
             otherwise = "If you didn't ask to change your email address, you can ignore this email."
+        case .recoverEmail:
+            subject = "Your sign-in email was changed for \(appName)"
+            request =
+                "Your sign-in email for \(appName) was changed to \(link.newEmail ?? "another address"). If you didn't ask to change your email, follow this link to reset your sign-in email."
+            otherwise = "If you changed it yourself, you can ignore this email."
         case .emailSignIn:
             subject = "Sign in to \(appName)"
             request =

@@ -22,8 +22,9 @@ public struct ActionLink: Sendable, Equatable {
         self.oobLink = oobLink
     }
 
-    /// Who receives the email: a verify-and-change goes to the new address, which it proves.
-    public var recipient: String { newEmail ?? email }
+    /// Who receives the email: a verify-and-change goes to the new address, which it proves;
+    /// a recovery to the old one, which it restores.
+    public var recipient: String { requestType == .verifyAndChangeEmail ? newEmail ?? email : email }
 }
 
 /// Delivers action links by email. It must not block: the request that issued the code

@@ -47,7 +47,11 @@ extension AuthService {
         }
     }
 
-    public func update(_ target: Target, _ changes: Changes, _ caller: Caller) async throws -> UpdateResult {
+    /// Applies `changes`. When an email replaces another, the old address gets a RECOVER_EMAIL
+    /// link (built from `origin`) that moves the account back, as Firebase sends.
+    public func update(_ target: Target, _ changes: Changes, _ caller: Caller, origin: LinkOrigin) async throws
+        -> UpdateResult
+    {
         let (current, tokenProvider) = try resolve(target, caller)
         if case .idToken = target, changes.disabled != nil { throw FirebaseError(AuthError.operationNotAllowed) }
         var update = AccountUpdate()
@@ -90,12 +94,31 @@ extension AuthService {
         let project = caller.project
         let uid = current.uid
         let finalUpdate = update
-        let account = try await write(caller, uid: uid) { tx in
+        let recoveryCode = emailChanged && current.email != nil ? Self.newActionCode() : nil
+        let handler = recoveryCode == nil ? nil : try? actionHandler(origin)
+        let lifetime = settings.oobCodeLifetime
+        let (account, replaced) = try await write(caller, uid: uid) { tx in
+            let before = try tx.account(uid, project).email
             try tx.execute(.update(project, uid, finalUpdate))
             if let refresh, let provider {
                 try tx.execute(.signIn(project, uid, method: provider, refreshTokenHash: refresh.hash))
             }
-            return try tx.account(uid, project)
+            let account = try tx.account(uid, project)
+            guard let recoveryCode, handler != nil, let before, let after = account.email, after != before else {
+                return (account, nil as String?)
+            }
+            let issued = OOBCodeIssued(
+                requestType: .recoverEmail, email: before, uid: uid, newEmail: after, expiresAt: tx.now + lifetime)
+            try tx.execute(.issueOOBCode(project, codeHash: Self.codeHash(recoveryCode), issued))
+            return (account, before)
+        }
+        if let replaced, let recoveryCode, let handler {
+            let link = actionLink(
+                recoveryCode, .recoverEmail, project, email: replaced, newEmail: account.email, handler: handler,
+                apiKey: origin.apiKey)
+            outbox?.deliver(link)
+            // The change is made; a full mail queue must not undo it, only cost the notice.
+            try? mailer?.send(link)
         }
         guard let refresh, let provider else { return UpdateResult(account: account, tokens: nil) }
         return UpdateResult(account: account, tokens: try signedIn(account, provider: provider, refresh: refresh, isNewUser: false, caller).tokens)

@@ -7,6 +7,18 @@ import HearthStore
 /// verification and verify-before-change. The ledger keeps each code's hash; the plain code
 /// travels only in the delivered link.
 extension AuthService {
+    /// What a link is built from besides its code: the server as the request reached it (for
+    /// `/emulator/action` links) and the API key the link carries to the app's handler.
+    public struct LinkOrigin: Sendable {
+        public var baseURL: String
+        public var apiKey: String
+
+        public init(baseURL: String, apiKey: String) {
+            self.baseURL = baseURL
+            self.apiKey = apiKey
+        }
+    }
+
     public struct ActionLinkRequest: Sendable {
         public var requestType: OOBCodeIssued.RequestType
         public var email: String?
@@ -17,13 +29,11 @@ extension AuthService {
         /// Admin link generation (`returnOobLink`): verifications then name the user by email.
         public var returnsLink: Bool
         public var continueUrl: String?
-        /// This server's base URL, as the request reached it (for `/emulator/action` links).
-        public var baseURL: String
-        public var apiKey: String
+        public var origin: LinkOrigin
 
         public init(
             requestType: OOBCodeIssued.RequestType, email: String?, newEmail: String? = nil, idToken: String? = nil,
-            returnsLink: Bool = false, continueUrl: String?, baseURL: String, apiKey: String
+            returnsLink: Bool = false, continueUrl: String?, origin: LinkOrigin
         ) {
             self.requestType = requestType
             self.email = email
@@ -31,8 +41,7 @@ extension AuthService {
             self.idToken = idToken
             self.returnsLink = returnsLink
             self.continueUrl = continueUrl
-            self.baseURL = baseURL
-            self.apiKey = apiKey
+            self.origin = origin
         }
     }
 
@@ -48,7 +57,7 @@ extension AuthService {
     /// outbox always.
     public func sendActionCode(_ request: ActionLinkRequest, _ caller: Caller) async throws -> ActionLink {
         let project = caller.project
-        let handler = try actionHandler(request)
+        let handler = try actionHandler(request.origin)
         let mails = !request.returnsLink
         guard !mails || mailer != nil || outbox != nil else {
             throw FirebaseError.bad("CONFIGURATION_NOT_FOUND : email delivery is not configured (smtpHost)")
@@ -70,7 +79,7 @@ extension AuthService {
             case .passwordReset:
                 guard let owner else { throw FirebaseError.emailNotFound }
                 issued.uid = owner
-            case .verifyEmail, .verifyAndChangeEmail:
+            case .verifyEmail, .verifyAndChangeEmail, .recoverEmail:
                 guard let owner, recipient.uid == nil || owner == recipient.uid else { throw FirebaseError.userNotFound }
                 issued.uid = owner
             }
@@ -79,11 +88,9 @@ extension AuthService {
             }
             try tx.execute(.issueOOBCode(project, codeHash: Self.codeHash(code), issued))
         }
-        var query = "mode=\(type.linkMode)&lang=en&oobCode=\(code)&apiKey=\(Self.percentEncoded(request.apiKey))"
-        if let continueUrl = request.continueUrl { query += "&continueUrl=\(Self.percentEncoded(continueUrl))" }
-        let link = ActionLink(
-            project: project, email: recipient.email, newEmail: recipient.newEmail, requestType: type, oobCode: code,
-            oobLink: handler + (handler.contains("?") ? "&" : "?") + query)
+        let link = actionLink(
+            code, type, project, email: recipient.email, newEmail: recipient.newEmail, handler: handler,
+            apiKey: request.origin.apiKey, continueUrl: request.continueUrl)
         outbox?.deliver(link)
         if mails, let mailer {
             do {
@@ -95,13 +102,25 @@ extension AuthService {
         return link
     }
 
+    /// A code's link, in the query shape of Firebase's action links.
+    func actionLink(
+        _ code: String, _ type: OOBCodeIssued.RequestType, _ project: ProjectID, email: String, newEmail: String?,
+        handler: String, apiKey: String, continueUrl: String? = nil
+    ) -> ActionLink {
+        var query = "mode=\(type.linkMode)&lang=en&oobCode=\(code)&apiKey=\(Self.percentEncoded(apiKey))"
+        if let continueUrl { query += "&continueUrl=\(Self.percentEncoded(continueUrl))" }
+        return ActionLink(
+            project: project, email: email, newEmail: newEmail, requestType: type, oobCode: code,
+            oobLink: handler + (handler.contains("?") ? "&" : "?") + query)
+    }
+
     /// The page links point at: the configured action handler, else the emulator's.
-    private func actionHandler(_ request: ActionLinkRequest) throws -> String {
+    func actionHandler(_ origin: LinkOrigin) throws -> String {
         if let actionURL = settings.actionURL { return actionURL }
         guard outbox != nil else {
             throw FirebaseError.bad("CONFIGURATION_NOT_FOUND : action links need actionUrl (the app's action handler)")
         }
-        return request.baseURL + "/emulator/action"
+        return origin.baseURL + "/emulator/action"
     }
 
     private func checkContinueUrl(_ continueUrl: String?, _ config: ProjectConfig, _ caller: Caller) throws {
@@ -122,6 +141,9 @@ extension AuthService {
             return normalizeEmail(email)
         }
         switch request.requestType {
+        case .recoverEmail:
+            // Sent by Hearth itself when an email changes, to the address it replaced.
+            throw FirebaseError.bad("OPERATION_NOT_ALLOWED : RECOVER_EMAIL codes are sent only when an email changes")
         case .emailSignIn:
             guard config.emailPasswordEnabled && config.emailLinkEnabled else { throw FirebaseError(AuthError.operationNotAllowed) }
             return Recipient(email: try requiredEmail())
@@ -170,6 +192,7 @@ extension OOBCodeIssued.RequestType {
         case .passwordReset: "resetPassword"
         case .verifyEmail: "verifyEmail"
         case .verifyAndChangeEmail: "verifyAndChangeEmail"
+        case .recoverEmail: "recoverEmail"
         }
     }
 }

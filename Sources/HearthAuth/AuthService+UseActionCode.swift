@@ -49,17 +49,24 @@ extension AuthService {
         return info
     }
 
-    /// Applies a VERIFY_EMAIL or VERIFY_AND_CHANGE_EMAIL code (applyActionCode). Other codes
-    /// are used elsewhere and stay unconsumed.
+    /// Applies a VERIFY_EMAIL, VERIFY_AND_CHANGE_EMAIL or RECOVER_EMAIL code (applyActionCode).
+    /// Other codes are used elsewhere and stay unconsumed.
     public func applyActionCode(_ oobCode: String?, _ caller: Caller) async throws -> (Account, ActionCodeInfo) {
         let project = caller.project
         let (hash, code) = try pendingCode(oobCode, caller)
-        guard code.requestType == .verifyEmail || code.requestType == .verifyAndChangeEmail, let uid = code.uid else {
-            throw FirebaseError.invalidOobCode
+        guard let uid = code.uid else { throw FirebaseError.invalidOobCode }
+        // The address the account must still have, and the one it moves to (if any).
+        let (holding, movingTo): (String, String?)
+        switch code.requestType {
+        case .verifyEmail, .verifyAndChangeEmail: (holding, movingTo) = (code.email, code.newEmail)
+        case .recoverEmail:
+            guard let changedTo = code.newEmail else { throw FirebaseError.invalidOobCode }
+            (holding, movingTo) = (changedTo, code.email)
+        case .passwordReset, .emailSignIn: throw FirebaseError.invalidOobCode
         }
         let account = try await write(caller, uid: uid) { tx in
             try tx.execute(.consumeOOBCode(project, codeHash: hash))
-            try tx.execute(.applyEmailCode(project, uid, email: code.email, newEmail: code.newEmail))
+            try tx.execute(.applyEmailCode(project, uid, email: holding, newEmail: movingTo))
             return try tx.account(uid, project)
         }
         return (account, ActionCodeInfo(code))

@@ -243,6 +243,9 @@ public struct OOBCodeIssued: Equatable, Sendable, Encodable {
         case verifyEmail = "VERIFY_EMAIL"
         case passwordReset = "PASSWORD_RESET"
         case verifyAndChangeEmail = "VERIFY_AND_CHANGE_EMAIL"
+        /// Sent to the old address when an email changes: `email` is that address, `newEmail`
+        /// the one the account moved to; applying it moves the account back.
+        case recoverEmail = "RECOVER_EMAIL"
     }
 
     public var requestType: RequestType

@@ -97,7 +97,7 @@ extension IdentityToolkitAPI {
         if fields.has("oobCode") && !caller.isAdmin {
             // applyActionCode: the code names the account; every other field is ignored.
             let (account, info) = try await service.applyActionCode(try fields.string("oobCode"), caller)
-            return Self.updateResponse(account, tokens: nil, newEmail: info.newEmail)
+            return Self.updateResponse(account, tokens: nil, newEmail: info.requestType == .verifyAndChangeEmail ? info.newEmail : nil)
         }
         let target = try self.target(call)
         guard caller.isAdmin || !fields.has("customAttributes") else { throw FirebaseError.insufficientPermission }
@@ -116,7 +116,7 @@ extension IdentityToolkitAPI {
             changes.customAttributes = try fields.string("customAttributes")
             changes.phoneNumber = try fields.string("phoneNumber")
         }
-        let result = try await service.update(target, changes, caller)
+        let result = try await service.update(target, changes, caller, origin: linkOrigin(call))
         return Self.updateResponse(result.account, tokens: result.tokens)
     }
 

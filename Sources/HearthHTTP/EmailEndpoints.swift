@@ -36,7 +36,7 @@ extension IdentityToolkitAPI {
         let request = AuthService.ActionLinkRequest(
             requestType: requestType, email: try fields.string("email"), newEmail: try fields.string("newEmail"),
             idToken: try fields.string("idToken"), returnsLink: returnLink, continueUrl: try fields.string("continueUrl"),
-            baseURL: call.baseURL, apiKey: call.apiKey ?? access.linkKey(for: call.caller.project))
+            origin: linkOrigin(call))
         let link = try await service.sendActionCode(request, call.caller)
         var body: [String: JSONValue] = ["kind": "identitytoolkit#GetOobConfirmationCodeResponse", "email": .string(link.email)]
         if returnLink {

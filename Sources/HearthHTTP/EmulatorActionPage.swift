@@ -32,6 +32,8 @@ struct EmulatorActionPage: Sendable {
             return Self.redirect(target.string ?? continueUrl)
         case "resetPassword":
             return try await resetPassword(oobCode, newPassword: query["newPassword"], continueUrl, request, caller)
+        case "recoverEmail":
+            return try await recoverEmail(oobCode, caller)
         case "verifyEmail", "verifyAndChangeEmail":
             let changing = query["mode"] == "verifyAndChangeEmail"
             guard let info = try await Self.unlessSpent({ try await service.applyActionCode(oobCode, caller).1 }) else {
@@ -73,6 +75,18 @@ struct EmulatorActionPage: Sendable {
         // A weak password is the API's own 400 (WEAK_PASSWORD), as in the emulator.
         _ = try await service.resetPassword(oobCode: oobCode, newPassword: newPassword, caller)
         return continueUrl.map(Self.redirect) ?? Self.success("The password has been successfully updated.", ["email": .string(info.email)])
+    }
+
+    private func recoverEmail(_ oobCode: String, _ caller: Caller) async throws -> Response {
+        let spent = Self.failure(
+            "Your request to revert your email has expired or the link has already been used.", "Try signing in with your email again.")
+        guard let info = try await Self.unlessSpent({ try await service.resetPassword(oobCode: oobCode, newPassword: nil, caller) })
+        else { return spent }
+        guard info.requestType == .recoverEmail else {
+            return Self.failure("Requested mode does not match the OOB code provided.", "Check the link you followed.")
+        }
+        guard try await Self.unlessSpent({ try await service.applyActionCode(oobCode, caller) }) != nil else { return spent }
+        return Self.success("The email has been successfully reset.", ["email": .string(info.email)])
     }
 
     /// `use()`'s result, or `nil` when the code is unknown, used or expired (the page's own 400).

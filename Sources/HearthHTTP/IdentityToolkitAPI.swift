@@ -57,6 +57,11 @@ struct IdentityToolkitAPI: Sendable {
         return JSONResponse.ok(body)
     }
 
+    /// Links carry the caller's API key, or (Admin SDK calls have none) one the project registered.
+    func linkOrigin(_ call: Call) -> AuthService.LinkOrigin {
+        AuthService.LinkOrigin(baseURL: call.baseURL, apiKey: call.apiKey ?? access.linkKey(for: call.caller.project))
+    }
+
     func requireAdmin(_ call: Call) throws {
         guard call.caller.isAdmin else { throw FirebaseError.insufficientPermission }
     }

@@ -37,6 +37,7 @@ public enum SampleEvents {
         .anonymousPurged(AnonymousPurged(dueAt: 99)),
         .oobCodeIssued(OOBCodeIssued(requestType: .emailSignIn, email: "o@x.io", expiresAt: 5)),
         .oobCodeIssued(OOBCodeIssued(requestType: .verifyAndChangeEmail, email: "o@x.io", uid: UserID("u1"), newEmail: "p@x.io", expiresAt: 6)),
+        .oobCodeIssued(OOBCodeIssued(requestType: .recoverEmail, email: "o@x.io", uid: UserID("u1"), newEmail: "p@x.io", expiresAt: 7)),
         .oobCodeConsumed,
         .projectConfigChanged(ProjectConfigChange(anonymousCleanup: true)),
         .projectConfigChanged(

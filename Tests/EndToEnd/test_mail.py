@@ -192,6 +192,19 @@ def test_password_reset_and_verification_mails(production, security):
         _, query = link_in(message)
         applied = call(daemon, "update", {"oobCode": query["oobCode"]})
         assert applied.status_code == 200 and applied.json()["emailVerified"] is True
+
+        # Changing the email notifies the old address, whose link moves the account back.
+        moved = call(daemon, "update", {"idToken": signed_in.json()["idToken"], "email": "elsewhere@example.com"})
+        assert moved.status_code == 200 and moved.json()["email"] == "elsewhere@example.com"
+        delivered = mailbox.wait(daemon, 3)
+        assert delivered["envelope_to"] == ["reader@example.com"]
+        message = delivered["message"]
+        assert message["Subject"] == "Your sign-in email was changed for Hearth Mail Test"
+        assert "elsewhere@example.com" in message.get_body(("plain",)).get_content()
+        _, query = link_in(message)
+        assert query["mode"] == "recoverEmail"
+        restored = call(daemon, "update", {"oobCode": query["oobCode"]})
+        assert restored.status_code == 200 and restored.json()["email"] == "reader@example.com"
     finally:
         server.stop()
 

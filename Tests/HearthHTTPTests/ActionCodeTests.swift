@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 import HearthAuth
 import HearthDomain
@@ -175,6 +176,72 @@ struct ActionCodeTests {
             #expect(account?["emailVerified"] == true)
             // The old address is free again.
             #expect(try await api.signUp(email: "before@example.com").status == 200)
+        }
+    }
+
+    @Test("an email change sends the old address a RECOVER_EMAIL link that moves the account back")
+    func recoverEmail() async throws {
+        try await APIHarness.run { harness, api in
+            let user = try await api.signUp(email: "first@example.com")
+            let uid = try #require(user.string("localId"))
+            #expect(try await api.v1("sendOobCode", ["requestType": "RECOVER_EMAIL", "email": "first@example.com"]).errorCode == "OPERATION_NOT_ALLOWED")
+            harness.clock.advance(milliseconds: 1500)
+            let changed = try await api.v1("update", ["idToken": user["idToken"] ?? .null, "email": "second@example.com"])
+            #expect(changed.string("email") == "second@example.com")
+            let (code, link) = try await Self.delivered(api, to: "first@example.com", "RECOVER_EMAIL")
+            #expect(link.contains("mode=recoverEmail&"))
+            // checkActionCode: the address it restores, and the one it undoes.
+            let inspected = try await api.v1("resetPassword", ["oobCode": .string(code)])
+            #expect(inspected["requestType"] == "RECOVER_EMAIL")
+            #expect(inspected["email"] == "first@example.com")
+            #expect(inspected["newEmail"] == "second@example.com")
+            #expect(try await api.v1("resetPassword", ["oobCode": .string(code), "newPassword": "new-password-1"]).errorCode == "INVALID_OOB_CODE")
+
+            harness.clock.advance(milliseconds: 1500)
+            let recovered = try await api.v1("update", ["oobCode": .string(code)])
+            #expect(recovered.string("email") == "first@example.com")
+            #expect(recovered["emailVerified"] == true)
+            #expect(recovered["newEmail"] == nil)
+            #expect(try await api.v1("update", ["oobCode": .string(code)]).errorCode == "INVALID_OOB_CODE")
+            // A recovery is an email change (it ends the sessions of whoever changed it); no new notice is sent for it.
+            let events = try harness.eventTypes(of: uid)
+            #expect(events.suffix(2) == ["account.email_changed", "account.sessions_revoked"])
+            #expect(events.filter { $0 == "account.email_changed" }.count == 2)
+            let listed = try await api.send(.get, "/emulator/v1/projects/demo-hearth/oobCodes", body: nil, headers: [:])
+            #expect(listed["oobCodes"]?.arrayValue?.contains { $0["email"] == "second@example.com" } == false)
+            let signedIn = try await api.v1("signInWithPassword", ["email": "first@example.com", "password": "correct-horse-42"])
+            #expect(signedIn.status == 200)
+
+            // An admin's change notifies too; once someone else holds the old address, it cannot come back.
+            let admin = try await api.admin("accounts:update", ["localId": .string(uid), "email": "third@example.com"])
+            #expect(admin.string("email") == "third@example.com")
+            let (adminCode, adminLink) = try await Self.delivered(api, to: "first@example.com", "RECOVER_EMAIL")
+            _ = try await api.signUp(email: "first@example.com")
+            #expect(try await api.v1("update", ["oobCode": .string(adminCode)]).errorCode == "EMAIL_EXISTS")
+            let page = try await api.send(.get, Self.path(of: adminLink), body: nil, headers: [:])
+            #expect(page.status == 400)
+        }
+    }
+
+    @Test("the action page restores an email from a recoverEmail link, and only from one")
+    func recoverEmailPage() async throws {
+        try await APIHarness.run { _, api in
+            let user = try await api.signUp(email: "page@example.com")
+            _ = try await api.v1("update", ["idToken": user["idToken"] ?? .null, "email": "moved@example.com"])
+            let (_, link) = try await Self.delivered(api, to: "page@example.com", "RECOVER_EMAIL")
+            // A reset code followed as a recovery is refused, and stays usable.
+            _ = try await api.v1("sendOobCode", ["requestType": "PASSWORD_RESET", "email": "moved@example.com"])
+            let (_, resetLink) = try await Self.delivered(api, to: "moved@example.com", "PASSWORD_RESET")
+            let mismatched = try await api.send(
+                .get, Self.path(of: resetLink).replacingOccurrences(of: "mode=resetPassword", with: "mode=recoverEmail"),
+                body: nil, headers: [:])
+            #expect(mismatched.status == 400)
+            #expect(mismatched["authEmulator"]?["error"] == "Requested mode does not match the OOB code provided.")
+            let page = try await api.send(.get, Self.path(of: link), body: nil, headers: [:])
+            #expect(page.status == 200)
+            #expect(page["authEmulator"]?["email"] == "page@example.com")
+            #expect(try await api.send(.get, Self.path(of: link), body: nil, headers: [:]).status == 400)
+            #expect(try await api.v1("signInWithPassword", ["email": "page@example.com", "password": "correct-horse-42"]).status == 200)
         }
     }
 
