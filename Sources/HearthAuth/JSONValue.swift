@@ -75,20 +75,33 @@ public enum JSONValue: Equatable, Sendable {
 
     private static func writeString(_ string: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out.append(contentsOf: #"\""#.utf8)
-            case UInt8(ascii: "\\"): out.append(contentsOf: #"\\"#.utf8)
-            case UInt8(ascii: "\n"): out.append(contentsOf: #"\n"#.utf8)
-            case UInt8(ascii: "\r"): out.append(contentsOf: #"\r"#.utf8)
-            case UInt8(ascii: "\t"): out.append(contentsOf: #"\t"#.utf8)
-            case 0..<0x20:
-                let hex = String(byte, radix: 16)
-                out.append(contentsOf: ("\\u00" + (hex.count == 1 ? "0" + hex : hex)).utf8)
-            default: out.append(byte)
+        // Runs that need no escaping (nearly everything: tokens, ids, emails) are copied whole.
+        var string = string
+        string.withUTF8 { bytes in
+            var start = 0
+            for index in bytes.indices {
+                let byte = bytes[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+                appendEscaped(byte, to: &out)
+                start = index + 1
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
         }
         out.append(UInt8(ascii: "\""))
+    }
+
+    private static func appendEscaped(_ byte: UInt8, to out: inout [UInt8]) {
+        switch byte {
+        case UInt8(ascii: "\""): out.append(contentsOf: #"\""#.utf8)
+        case UInt8(ascii: "\\"): out.append(contentsOf: #"\\"#.utf8)
+        case UInt8(ascii: "\n"): out.append(contentsOf: #"\n"#.utf8)
+        case UInt8(ascii: "\r"): out.append(contentsOf: #"\r"#.utf8)
+        case UInt8(ascii: "\t"): out.append(contentsOf: #"\t"#.utf8)
+        default:
+            let hex = String(byte, radix: 16)
+            out.append(contentsOf: ("\\u00" + (hex.count == 1 ? "0" + hex : hex)).utf8)
+        }
     }
 }
 

@@ -9,9 +9,14 @@ public enum JWT {
     }
 
     public static func sign(payload: JSONValue, with key: SigningKey) throws -> String {
-        let header: JSONValue = ["alg": .string(key.algorithm.rawValue), "kid": .string(key.keyID), "typ": "JWT"]
-        let signingInput = Base64URL.encode(header.encoded()) + "." + Base64URL.encode(payload.encoded())
+        let signingInput = key.encodedJWTHeader + "." + Base64URL.encode(payload.encoded())
         return signingInput + "." + Base64URL.encode(try key.sign(Array(signingInput.utf8)))
+    }
+
+    /// The base64url header every token this key signs carries.
+    static func encodedHeader(algorithm: SigningKey.Algorithm, keyID: String) -> String {
+        let header: JSONValue = ["alg": .string(algorithm.rawValue), "kid": .string(keyID), "typ": "JWT"]
+        return Base64URL.encode(header.encoded())
     }
 
     /// Splits and decodes a token without checking its signature; `nil` when it is not a JWT

@@ -22,6 +22,8 @@ public struct SigningKey: Sendable {
     public let algorithm: Algorithm
     /// The JWT `kid`: derived from the public key, so it changes exactly when the key does.
     public let keyID: String
+    /// The JWT header of every token this key signs, encoded once.
+    let encodedJWTHeader: String
 
     private init(_ backing: Backing, algorithm: Algorithm) {
         self.backing = backing
@@ -32,6 +34,7 @@ public struct SigningKey: Sendable {
             case .ecdsa(let key): VerificationKey(.ecdsa(key.publicKey))
             }
         keyID = SHA256.hash(data: publicKey.derRepresentation).prefix(20).map { String(format: "%02x", $0) }.joined()
+        encodedJWTHeader = JWT.encodedHeader(algorithm: algorithm, keyID: keyID)
     }
 
     public static func generate(_ algorithm: Algorithm) throws -> SigningKey {

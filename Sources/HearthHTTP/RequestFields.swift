@@ -95,10 +95,21 @@ struct RequestFields: Sendable {
         }
     }
 
+    /// `refresh_token` -> `refreshToken`: underscores dropped, the ASCII letter after one (not
+    /// at the start) upper-cased. Byte-level: the web SDK's form keys go through it on every refresh.
     static func camelCased(_ key: String) -> String {
         guard key.utf8.contains(UInt8(ascii: "_")) else { return key }
-        let parts = key.split(separator: "_", omittingEmptySubsequences: true)
-        guard let first = parts.first else { return key }
-        return String(first) + parts.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(key.utf8.count)
+        var upperNext = false
+        for byte in key.utf8 {
+            if byte == UInt8(ascii: "_") {
+                upperNext = !bytes.isEmpty
+                continue
+            }
+            bytes.append(upperNext && (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) ? byte - 32 : byte)
+            upperNext = false
+        }
+        return bytes.isEmpty ? key : String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -25,6 +25,8 @@ struct JSONTests {
 
     @Test("encoding round-trips through the parser")
     func roundTrip() async {
+        #expect(JSONValue.string("plain \"q\" \\ \n\t\u{1}\u{1f} é😀 end").encoded()
+            == Array(#""plain \"q\" \\ \n\t\u0001\u001f é😀 end""#.utf8))
         await propertyCheck(input: Gen.int(in: 0...1_000_000).array(of: 0...12)) { numbers in
             var object: [String: JSONValue] = [:]
             for number in numbers {
