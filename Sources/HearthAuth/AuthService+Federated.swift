@@ -75,3 +75,10 @@ extension AuthService {
         var providers: [String]
     }
 }
+
+extension AuthService {
+    /// Accounts linked to `providerId` (the development fake IdP page lists them to reuse).
+    public func accounts(linkedTo providerId: String, _ caller: Caller, limit: Int = 100) throws -> [Account] {
+        try read { try $0.accounts(linkedTo: providerId, in: caller.project, limit: limit) }
+    }
+}

@@ -66,6 +66,20 @@ public enum FakeIdentityProvider {
             accessToken: accessToken)
     }
 
+    /// The claims the fake IdP's sign-in page asserts, as the emulator's page builds them: the
+    /// chosen account's id at the provider, or 40 random digits for a new one. JSON text, the
+    /// `id_token` of the response URL.
+    public static func assertedClaims(subject: String?, profile: [String: String]) -> String {
+        var claims: [String: JSONValue] = [
+            "sub": .string(subject.flatMap { $0.isEmpty ? nil : $0 } ?? SecureRandom.string(40, from: Array("0123456789".utf8))),
+            "iss": "", "aud": "", "exp": 0, "iat": 0, "email_verified": true,
+        ]
+        for field in ["email", "name", "screen_name", "picture"] {
+            if let value = profile[field], !value.isEmpty { claims[field] = .string(value) }
+        }
+        return String(decoding: JSONValue.object(claims).encoded(), as: UTF8.self)
+    }
+
     private static func claims(_ token: String) -> [String: JSONValue]? {
         if token.hasPrefix("{") { return JSONValue.parse(Array(token.utf8))?.objectValue }
         return JWT.decode(token)?.payload

@@ -56,6 +56,10 @@ public enum HearthRouter {
             router.get("/emulator/action") { request, context in
                 try await actionPage.handle(request, context)
             }
+            let identityProvider = EmulatorIdPPage(service: service, project: access.defaultProject)
+            router.get("/emulator/auth/handler") { request, context in
+                try await identityProvider.handle(request, context)
+            }
         }
         return router
     }

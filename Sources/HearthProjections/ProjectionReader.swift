@@ -51,6 +51,17 @@ public struct ProjectionReader<T: Transaction>: DecisionState {
         try decoded(projections.refreshTokens, Array(hash.utf8))
     }
 
+    /// Accounts of `project` linked to `providerId`, in federated-id order (a prefix scan of
+    /// the federated-id index).
+    public func accounts(linkedTo providerId: String, in project: ProjectID, limit: Int) throws -> [Account] {
+        var uids: [UserID] = []
+        try txn.forEach(projections.federatedIds, prefix: Keys.federated(project, providerId, "")) { _, value in
+            if let uid = UserID(String(decoding: value, as: UTF8.self)) { uids.append(uid) }
+            return uids.count < limit ? .continue : .stop
+        }
+        return try uids.compactMap { try account($0, in: project) }
+    }
+
     /// Accounts the project's cleanup would newly schedule if it were enabled now: anonymous
     /// accounts without a due date (the "how many would be affected" preview).
     public func unscheduledAnonymousAccounts(in project: ProjectID) throws -> Int {
