@@ -26,7 +26,11 @@ enum UserRecord {
             record["salt"] = .string(Data(password.salt).base64EncodedString())
         }
         if let updated = account.passwordUpdatedAt { record["passwordUpdatedAt"] = .int(updated) }
-        if let lastSignIn = account.lastSignInAt, lastSignIn > 0 { record["lastLoginAt"] = .string(String(lastSignIn)) }
+        if let lastSignIn = account.lastSignInAt, lastSignIn > 0 {
+            record["lastLoginAt"] = .string(String(lastSignIn))
+            // RFC 3339 (B.2). The last session's issue: refreshes are reads, so they don't move it.
+            record["lastRefreshAt"] = .string(Timestamp.iso8601(milliseconds: lastSignIn))
+        }
         if let claims = account.customClaims { record["customAttributes"] = .string(claims) }
         if account.emailLinkSignIn { record["emailLinkSignin"] = true }
         if account.customAuth { record["customAuth"] = true }

@@ -35,7 +35,10 @@ def snapshot(admin):
             user.tokens_valid_after_timestamp, user.password_hash, user.password_salt,
             sorted((p.provider_id, p.uid) for p in user.provider_data),
             user.user_metadata.creation_timestamp, user.user_metadata.last_sign_in_timestamp,
+            user.user_metadata.last_refresh_timestamp,
         )
+        # The SDK parses lastRefreshAt (RFC 3339) itself: it must agree with the last sign-in.
+        assert user.user_metadata.last_refresh_timestamp == user.user_metadata.last_sign_in_timestamp
     return users
 
 

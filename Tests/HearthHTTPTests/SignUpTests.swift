@@ -42,6 +42,8 @@ struct SignUpTests {
             #expect(user?["passwordHash"]?.stringValue?.isEmpty == false)
             #expect(user?["emailVerified"] == false)
             #expect(user?["lastLoginAt"]?.stringValue != nil)
+            let loggedIn = try #require(user?["lastLoginAt"]?.stringValue.flatMap { Int64($0) })
+            #expect(user?["lastRefreshAt"]?.stringValue == Timestamp.iso8601(milliseconds: loggedIn))
             #expect(user?["providerUserInfo"]?.arrayValue?.first?["federatedId"]?.stringValue == "ada@example.com")
 
             let duplicate = try await api.signUp(email: "ada@example.com")
