@@ -124,9 +124,7 @@ private struct Session {
     }
 
     @discardableResult
-    mutating func command(_ line: String, expect codes: Set<Int>, step: String) async throws
-        -> SMTPReply
-    {
+    mutating func command(_ line: String, expect codes: Set<Int>, step: String) async throws -> SMTPReply {
         try await outbound.write(ByteBuffer(string: line + "\r\n"))
         return try await expect(codes, step: step)
     }

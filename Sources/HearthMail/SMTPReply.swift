@@ -1,21 +1,18 @@
 import NIOCore
 
 /// A server reply: its three-digit code and the text of each line.
-struct SMTPReply: Sendable, CustomStringConvertible {
+struct SMTPReply: Sendable {
     var code: Int
     var lines: [String]
-
-    var isPositive: Bool { (200..<400).contains(code) }
-    /// 4yz: try again later; 5yz: this will not work as sent.
-    var isTransient: Bool { (400..<500).contains(code) }
-    var description: String { "\(code) \(lines.joined(separator: " / "))" }
 }
 
 /// Frames the byte stream into replies; multi-line replies (`250-...` then `250 ...`) become one.
 struct SMTPReplyDecoder: ByteToMessageDecoder {
     typealias InboundOut = SMTPReply
-    /// RFC 5321 allows 512 bytes per reply line; anything far longer is not an SMTP server.
+    /// RFC 5321 allows 512 bytes per reply line; anything far longer is not an SMTP server,
+    /// and neither is a reply that never ends.
     static let maximumLine = 4096
+    static let maximumLines = 256
 
     private var pending: [String] = []
 
@@ -32,7 +29,10 @@ struct SMTPReplyDecoder: ByteToMessageDecoder {
         }
         let separator = line.utf8.dropFirst(3).first
         pending.append(String(line.dropFirst(4)))
-        if separator == UInt8(ascii: "-") { return .continue }
+        if separator == UInt8(ascii: "-") {
+            guard pending.count < Self.maximumLines else { throw SMTPError.protocolViolation("reply too long") }
+            return .continue
+        }
         context.fireChannelRead(wrapInboundOut(SMTPReply(code: code, lines: pending)))
         pending = []
         return .continue
