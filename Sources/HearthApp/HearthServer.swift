@@ -18,8 +18,13 @@ public enum HearthServer {
         _ configuration: ServerConfiguration, clock: (any WallClock)? = nil, logger: Logger = Logger(label: "hearth")
     ) throws -> some ApplicationProtocol {
         let lock = try DataDirectoryLock(directory: configuration.dataDirectory, holder: "hearth serve")
-        let mailQueue = try configuration.smtp.map {
-            MailQueue(client: try SMTPClient(settings: $0), logger: logger)
+        let mailQueue = try configuration.smtp.map { smtp in
+            do {
+                return MailQueue(client: try SMTPClient(settings: smtp), logger: logger)
+            } catch {
+                // The TLS context failed to build: the only file it reads is the extra trust roots.
+                throw ConfigurationError.invalid("smtpTrustRoots", source: "\(smtp.trustRootsFile ?? "system roots"): \(error)")
+            }
         }
         let mailer = mailQueue.map { queue in
             ActionLinkEmailer(

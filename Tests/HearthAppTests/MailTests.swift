@@ -87,6 +87,25 @@ struct MailTests {
         }
     }
 
+    @Test("a trust-roots file that holds no certificate stops the daemon at start, naming the setting")
+    func unreadableTrustRoots() throws {
+        let directory = TemporaryDirectory("mail-roots")
+        let roots = directory.path + "/roots.pem"
+        try "not a certificate\n".write(toFile: roots, atomically: true, encoding: .utf8)
+        var configuration = ServerConfiguration()
+        configuration.dataDirectory = directory.path + "/data"
+        configuration.smtpHost = "localhost"
+        configuration.mailFrom = "auth@example.com"
+        configuration.smtpTrustRoots = roots
+        try configuration.validate()
+        #expect {
+            _ = try HearthServer.buildApplication(configuration)
+        } throws: { error in
+            guard case ConfigurationError.invalid(let key, _) = error else { return false }
+            return key == "smtpTrustRoots"
+        }
+    }
+
     /// Headers and body, split at the first empty line.
     static func split(_ rendered: String) -> (String, String)? {
         guard let range = rendered.range(of: "\r\n\r\n") else { return nil }
