@@ -8,7 +8,23 @@ public enum Timestamp {
         let minutes = dayMillis / 60_000 % 60
         let seconds = dayMillis / 1000 % 60
         let millis = dayMillis % 1000
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(hours, 2)):\(pad(minutes, 2)):\(pad(seconds, 2)).\(pad(millis, 3))Z"
+        // Digits into one buffer: user records carry a timestamp on every lookup.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(24)
+        func digits(_ value: Int64, _ width: Int, then separator: UInt8?) {
+            let text = String(value).utf8
+            if text.count < width { bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: width - text.count)) }
+            bytes.append(contentsOf: text)
+            if let separator { bytes.append(separator) }
+        }
+        digits(year, 4, then: UInt8(ascii: "-"))
+        digits(month, 2, then: UInt8(ascii: "-"))
+        digits(day, 2, then: UInt8(ascii: "T"))
+        digits(hours, 2, then: UInt8(ascii: ":"))
+        digits(minutes, 2, then: UInt8(ascii: ":"))
+        digits(seconds, 2, then: UInt8(ascii: "."))
+        digits(millis, 3, then: UInt8(ascii: "Z"))
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Parses "2026-11-22", "2026-11-22T10:00:00Z", "...T10:00:00.250Z", "+hh:mm" offsets, or
@@ -85,10 +101,5 @@ public enum Timestamp {
         let doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
         let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
         return era * 146_097 + doe - 719_468
-    }
-
-    private static func pad(_ value: Int64, _ width: Int) -> String {
-        let text = String(value)
-        return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
     }
 }

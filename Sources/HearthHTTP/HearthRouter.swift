@@ -1,10 +1,16 @@
 import HearthAuth
 import HearthDomain
 import Hummingbird
+import HummingbirdCore
 
 /// Every route Hearth serves, at the paths the Firebase SDKs use (each Google host becomes a
 /// path prefix, as in the Auth Emulator).
 public enum HearthRouter {
+    /// HTTP/1.1 whose parser rejections get the Firebase envelope too (a handler per connection).
+    public static var server: HTTPServerBuilder {
+        .http1(configuration: .init(additionalChannelHandlers: [MalformedRequestHandler()]))
+    }
+
     public static func build<Context: RemoteAddressRequestContext>(
         service: AuthService, access: APIAccess, context: Context.Type = HearthRequestContext.self
     ) -> Router<Context> {

@@ -14,14 +14,18 @@ enum JSONResponse {
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: body.encoded())))
     }
 
-    /// `{"error":{"code":400,"message":"EMAIL_EXISTS","errors":[{"message":..,"reason":..,"domain":"global"}]}}`
     static func error(_ error: FirebaseError) -> Response {
+        make(HTTPResponse.Status(code: error.httpStatus), envelope(error))
+    }
+
+    /// `{"error":{"code":400,"message":"EMAIL_EXISTS","errors":[{"message":..,"reason":..,"domain":"global"}]}}`
+    static func envelope(_ error: FirebaseError) -> JSONValue {
         var envelope: [String: JSONValue] = [
             "code": .int(Int64(error.httpStatus)),
             "message": .string(error.message),
             "errors": [["message": .string(error.message), "reason": .string(error.reason), "domain": "global"]],
         ]
         if let status = error.status { envelope["status"] = .string(status) }
-        return make(HTTPResponse.Status(code: error.httpStatus), ["error": .object(envelope)])
+        return ["error": .object(envelope)]
     }
 }
