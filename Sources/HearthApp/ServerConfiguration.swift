@@ -118,11 +118,7 @@ public struct ServerConfiguration: Sendable, Equatable {
             adminTokens = items.compactMap(\.stringValue)
         case .adminTokenFile:
             // A systemd credential (LoadCredential=) or any file holding one token per line.
-            let path = try text()
-            guard let contents = try? String(contentsOfFile: path, encoding: .utf8) else {
-                throw ConfigurationError.unreadable(path)
-            }
-            adminTokens += contents.split(whereSeparator: \.isNewline).map(String.init).filter { !$0.isEmpty }
+            adminTokens += try Self.credentialLines(try text())
         case .signingAlgorithm:
             guard let parsed = SigningKey.Algorithm(rawValue: try text().uppercased()) else {
                 throw ConfigurationError.invalid(key.rawValue, source: source)
@@ -150,13 +146,15 @@ public struct ServerConfiguration: Sendable, Equatable {
         case .smtpPassword: smtpPassword = try text()
         case .smtpPasswordFile:
             // A systemd credential (LoadCredential=): the password is the file's first line.
-            let path = try text()
-            guard let contents = try? String(contentsOfFile: path, encoding: .utf8) else {
-                throw ConfigurationError.unreadable(path)
-            }
-            smtpPassword = contents.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+            smtpPassword = try Self.credentialLines(try text()).first ?? ""
         case .smtpTrustRoots: smtpTrustRoots = try text()
         }
+    }
+
+    /// A secret file's non-empty lines (systemd `LoadCredential=` or any file an operator keeps).
+    static func credentialLines(_ path: String) throws -> [String] {
+        guard let contents = try? String(contentsOfFile: path, encoding: .utf8) else { throw ConfigurationError.unreadable(path) }
+        return contents.split(whereSeparator: \.isNewline).map(String.init).filter { !$0.isEmpty }
     }
 
     public func validate() throws {

@@ -59,7 +59,7 @@ struct EmulatorActionPage: Sendable {
             return Self.failure(
                 "Your request to reset your password has expired or the link has already been used.", "Try resetting your password again.")
         }
-        let link = "http://\(request.head.authority ?? "127.0.0.1:9099")\(request.uri)"
+        let link = request.baseURL + "\(request.uri)"
         let template = link + "&newPassword=NEW_PASSWORD_HERE"
         guard let newPassword, !newPassword.isEmpty, newPassword != "NEW_PASSWORD_HERE" else {
             return JSONResponse.make(

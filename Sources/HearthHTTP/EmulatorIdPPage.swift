@@ -25,7 +25,7 @@ struct EmulatorIdPPage: Sendable {
                 "<p>Hearth finishes headful sign-in for the iOS and Android SDKs (<code>ibi</code> or <code>apn</code>). "
                     + "For web apps, sign in with <code>signInWithCredential</code> and a fake credential instead.</p>")
         }
-        let origin = "http://" + (request.head.authority ?? "127.0.0.1:9099")
+        let origin = request.baseURL
         if query["finish"] == "1" {
             return Response(status: .seeOther, headers: [.location: app.link(finishing: query, providerId: providerId, origin: origin)])
         }

@@ -31,9 +31,8 @@ struct IdentityToolkitAPI: Sendable {
         let query = QueryString(request)
         let resolved = try access.resolve(request, context, query: query, pathProject: pathProject)
         let fields = request.method == .get ? RequestFields([:]) : try await RequestFields.read(request)
-        let host = request.head.authority ?? "127.0.0.1:9099"
         let call = Call(
-            caller: resolved.caller, fields: fields, apiKey: resolved.apiKey, baseURL: "http://" + host, query: query.values)
+            caller: resolved.caller, fields: fields, apiKey: resolved.apiKey, baseURL: request.baseURL, query: query.values)
         let body: JSONValue =
             switch method {
             case "signUp": try await signUp(call)

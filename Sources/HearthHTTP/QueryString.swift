@@ -12,3 +12,10 @@ struct QueryString: Sendable {
 
     subscript(name: String) -> String? { values[name] }
 }
+
+extension Request {
+    /// This server as the request reached it, for links back to it (`/emulator/*` pages).
+    var baseURL: String {
+        "http://" + (head.authority ?? "127.0.0.1:9099")
+    }
+}
