@@ -137,7 +137,7 @@ let package = Package(
         .testTarget(
             name: "HearthHTTPTests",
             dependencies: [
-                "HearthApp", "HearthHTTP", "HearthTesting", "LMDB",
+                "HearthApp", "HearthHTTP", "HearthMail", "HearthTesting", "LMDB",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],

@@ -30,5 +30,12 @@ public struct ActionLink: Sendable, Equatable {
 /// Delivers action links by email. It must not block: the request that issued the code
 /// returns once the link is handed over.
 public protocol ActionLinkMailer: Sendable {
-    func send(_ link: ActionLink) throws
+    /// Holds room for one email before its code is written, so that a full queue refuses the
+    /// request rather than recording a code, or an email change, whose email cannot go out.
+    func reserve() throws -> any ActionLinkDelivery
+}
+
+/// Room held for one email: `send` uses it; dropping it unused gives the room back.
+public protocol ActionLinkDelivery: Sendable {
+    func send(_ link: ActionLink)
 }

@@ -96,6 +96,8 @@ extension AuthService {
         let finalUpdate = update
         let recoveryCode = emailChanged && current.email != nil ? Self.newActionCode() : nil
         let handler = recoveryCode == nil ? nil : try? actionHandler(origin)
+        // The old address must hear of the change: without room for that email, no change.
+        let notice = handler == nil ? nil : try reserveEmail()
         let lifetime = settings.oobCodeLifetime
         let (account, replaced) = try await write(caller, uid: uid) { tx in
             let before = try tx.account(uid, project).email
@@ -117,8 +119,7 @@ extension AuthService {
                 recoveryCode, .recoverEmail, project, email: replaced, newEmail: account.email, handler: handler,
                 apiKey: origin.apiKey)
             outbox?.deliver(link)
-            // The change is made; a full mail queue must not undo it, only cost the notice.
-            try? mailer?.send(link)
+            notice?.send(link)
         }
         guard let refresh, let provider else { return UpdateResult(account: account, tokens: nil) }
         return UpdateResult(account: account, tokens: try signedIn(account, provider: provider, refresh: refresh, isNewUser: false, caller).tokens)

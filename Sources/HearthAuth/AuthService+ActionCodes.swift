@@ -65,6 +65,7 @@ extension AuthService {
         let config = try read { try $0.config(of: project) }
         try checkContinueUrl(request.continueUrl, config, caller)
         let recipient = try self.recipient(of: request, config, caller)
+        let delivery = mails ? try reserveEmail() : nil
         let code = Self.newActionCode()
         let type = request.requestType
         let lifetime = settings.oobCodeLifetime
@@ -92,14 +93,19 @@ extension AuthService {
             code, type, project, email: recipient.email, newEmail: recipient.newEmail, handler: handler,
             apiKey: request.origin.apiKey, continueUrl: request.continueUrl)
         outbox?.deliver(link)
-        if mails, let mailer {
-            do {
-                try mailer.send(link)
-            } catch {
-                throw FirebaseError.bad("QUOTA_EXCEEDED : too many emails are waiting to be sent; try again later")
-            }
-        }
+        delivery?.send(link)
         return link
+    }
+
+    /// Room on the mail queue for one email, taken before anything is written; `nil` without
+    /// email delivery (development keeps links in the outbox).
+    func reserveEmail() throws -> (any ActionLinkDelivery)? {
+        guard let mailer else { return nil }
+        do {
+            return try mailer.reserve()
+        } catch {
+            throw FirebaseError.bad("QUOTA_EXCEEDED : too many emails are waiting to be sent; try again later")
+        }
     }
 
     /// A code's link, in the query shape of Firebase's action links.

@@ -3,16 +3,42 @@ import Logging
 import ServiceLifecycle
 import Synchronization
 
-/// Mail waiting for the relay. `enqueue` returns at once (requests never wait on SMTP); the
+/// Mail waiting for the relay. Queuing returns at once (requests never wait on SMTP); the
 /// service sends whatever is queued in one session, and retries a message whose failure is
 /// transient (connection refused, 4yz replies) after growing delays. Queued mail is in memory
 /// only: action codes are stored as hashes, so a restart cannot resend them anyway.
 public final class MailQueue: Service, Sendable {
     public struct Full: Error {}
 
+    /// Room for one message, taken before the request that sends it commits anything, so a
+    /// full queue refuses the request up front. `enqueue` uses the room; a reservation
+    /// released unused gives it back.
+    public final class Reservation: Sendable {
+        private let queue: MailQueue
+        private let used = Atomic<Bool>(false)
+
+        fileprivate init(queue: MailQueue) { self.queue = queue }
+
+        public func enqueue(_ message: MailMessage) {
+            let usedBefore = used.exchange(true, ordering: .relaxed)
+            precondition(!usedBefore, "a mail reservation holds room for one message")
+            queue.append(message)
+        }
+
+        deinit {
+            if !used.load(ordering: .relaxed) { queue.release() }
+        }
+    }
+
     private struct Pending: Sendable {
         var message: MailMessage
         var attempts = 0
+    }
+
+    private struct State: Sendable {
+        var pending: [Pending] = []
+        /// Reservations not yet used: room promised to requests still writing.
+        var reserved = 0
     }
 
     private let client: SMTPClient
@@ -20,7 +46,7 @@ public final class MailQueue: Service, Sendable {
     /// The wait before each retry; a message is dropped after the last.
     private let retryDelays: [Duration]
     private let logger: Logger
-    private let queue = Mutex<[Pending]>([])
+    private let state = Mutex(State())
     private let wakeups: AsyncStream<Void>
     private let wake: AsyncStream<Void>.Continuation
 
@@ -36,13 +62,25 @@ public final class MailQueue: Service, Sendable {
         (wakeups, wake) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
-    /// Queues `message`; throws `Full` when the relay has fallen this far behind.
-    public func enqueue(_ message: MailMessage) throws {
-        try queue.withLock { queue in
-            guard queue.count < capacity else { throw Full() }
-            queue.append(Pending(message: message))
+    /// Holds room for one message; throws `Full` when the relay has fallen this far behind.
+    public func reserve() throws -> Reservation {
+        try state.withLock { state in
+            guard state.pending.count + state.reserved < capacity else { throw Full() }
+            state.reserved += 1
+        }
+        return Reservation(queue: self)
+    }
+
+    private func append(_ message: MailMessage) {
+        state.withLock { state in
+            state.reserved -= 1
+            state.pending.append(Pending(message: message))
         }
         wake.yield()
+    }
+
+    private func release() {
+        state.withLock { $0.reserved -= 1 }
     }
 
     public func run() async throws {
@@ -62,9 +100,9 @@ public final class MailQueue: Service, Sendable {
 
     private func sendQueued(retries: inout DiscardingTaskGroup, final: Bool) async {
         while true {
-            let batch = queue.withLock { queue in
-                defer { queue.removeAll() }
-                return queue
+            let batch = state.withLock { state in
+                defer { state.pending.removeAll() }
+                return state.pending
             }
             guard !batch.isEmpty else { return }
             let outcomes: [Result<Void, SMTPError>]
@@ -99,7 +137,7 @@ public final class MailQueue: Service, Sendable {
             logger.warning("mail delivery will be retried", metadata: ["to": recipient, "error": "\(error)", "in": "\(delay)"])
             retries.addTask { [self] in
                 guard (try? await Task.sleep(for: delay)) != nil else { return }
-                queue.withLock { $0.append(next) }
+                state.withLock { $0.pending.append(next) }
                 wake.yield()
             }
         }

@@ -22,7 +22,7 @@ final class APIHarness: Sendable {
 
     let access: APIAccess
 
-    init(configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
+    init(configure: (inout ServerConfiguration) -> Void = { _ in }, mailer: (any ActionLinkMailer)? = nil) throws {
         var configuration = ServerConfiguration()
         configuration.dataDirectory = directory.path
         configuration.scryptLogN = 10  // fast in debug builds; production uses 14
@@ -30,7 +30,7 @@ final class APIHarness: Sendable {
         configure(&configuration)
         try configuration.validate()
         access = configuration.access
-        service = try HearthServer.makeAuthService(configuration, clock: clock)
+        service = try HearthServer.makeAuthService(configuration, clock: clock, mailer: mailer)
     }
 
     /// The event types of one account's stream, in order.
@@ -43,10 +43,10 @@ final class APIHarness: Sendable {
 
     /// Runs `body` against the router, then dumps the events for schema validation.
     static func run(
-        configure: (inout ServerConfiguration) -> Void = { _ in },
+        configure: (inout ServerConfiguration) -> Void = { _ in }, mailer: (any ActionLinkMailer)? = nil,
         _ body: @escaping @Sendable (APIHarness, APIClient) async throws -> Void
     ) async throws {
-        let harness = try APIHarness(configure: configure)
+        let harness = try APIHarness(configure: configure, mailer: mailer)
         let router = HearthRouter.build(service: harness.service, access: harness.access)
         let app = Application(router: router)
         do {
