@@ -36,31 +36,49 @@ public struct AuditTool {
 
     public init(store: AccountStore) { self.store = store }
 
-    /// Prints matching events, one per line; returns how many.
+    public struct ReplaySummary: Sendable, Equatable {
+        /// Events printed (those the filter matched).
+        public var printed: UInt64 = 0
+        /// Events read to find them.
+        public var scanned: UInt64 = 0
+    }
+
+    /// Prints matching events, one per line. A whole-ledger replay reports
+    /// `progress(scanned, total)` after each batch, total being the events from its start
+    /// (`--since`) to the head.
     @discardableResult
-    public func replay(_ filter: Filter, format: Format, to output: Output) throws -> UInt64 {
-        var count: UInt64 = 0
+    public func replay(
+        _ filter: Filter, format: Format, to output: Output, progress: (_ scanned: UInt64, _ total: UInt64) -> Void = { _, _ in }
+    ) throws -> ReplaySummary {
+        var summary = ReplaySummary()
         let emit = { (envelope: EventEnvelope) throws in
+            summary.scanned += 1
             guard filter.matches(envelope) else { return }
             output.line(format == .json ? try EventJSON.line(envelope) : Self.text(envelope))
-            count += 1
+            summary.printed += 1
         }
         if let uid = filter.uid {
             // One account: the stream index gives its events directly, whatever the ledger's size.
             for envelope in try events(of: uid, in: filter.project) { try emit(envelope) }
         } else {
-            try replayAll(filter, emit)
+            try replayAll(filter, emit, progress: progress)
         }
         output.flush()
-        return count
+        return summary
     }
 
     /// The whole ledger in bounded read transactions, starting at `--since` by binary search.
-    private func replayAll(_ filter: Filter, _ emit: (EventEnvelope) throws -> Void) throws {
+    private func replayAll(
+        _ filter: Filter, _ emit: (EventEnvelope) throws -> Void, progress: (UInt64, UInt64) -> Void
+    ) throws {
         let batch = 10_000
-        var next = try store.environment.read { txn in
-            try filter.since.map { try store.ledger.firstSequence(recordedAtOrAfter: $0, in: txn) } ?? 1
+        let (first, head) = try store.environment.read { txn in
+            let first = try filter.since.map { try store.ledger.firstSequence(recordedAtOrAfter: $0, in: txn) } ?? 1
+            return (first, try store.ledger.head(in: txn).sequence)
         }
+        let total = first.map { head >= $0 ? head - $0 + 1 : 0 } ?? 0
+        var scanned: UInt64 = 0
+        var next = first
         while let start = next {
             next = nil
             var seen = 0
@@ -76,6 +94,8 @@ public struct AuditTool {
                     return .continue
                 }
             }
+            scanned += UInt64(seen)
+            progress(min(scanned, total), total)
         }
     }
 

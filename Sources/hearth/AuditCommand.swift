@@ -30,7 +30,19 @@ struct Audit: AsyncParsableCommand {
             defer { store.close() }
             let filter = AuditTool.Filter(
                 project: project.project, uid: uid, types: Set(type), since: since?.milliseconds, until: until?.milliseconds)
-            try AuditTool(store: store).replay(filter, format: format, to: .standardOutput)
+            let out = Output.standardOutput
+            // A bar would tangle with the events themselves when both go to the terminal.
+            let progress = out.isTerminal ? nil : ProgressBar(label: "replaying")
+            let start = ContinuousClock.now
+            let summary = try AuditTool(store: store).replay(filter, format: format, to: out) { scanned, total in
+                progress?.update(scanned, of: total)
+            }
+            progress?.finish()
+            let err = Output.standardError
+            err.line(
+                "replayed \(formatCount(summary.printed)) event\(summary.printed == 1 ? "" : "s") (\(formatCount(summary.scanned)) read) in "
+                    + format3(seconds(since: start)) + " s")
+            err.flush()
         }
     }
 

@@ -46,6 +46,9 @@ struct CommandLineTests {
         #expect(!alice.standardOutput.contains("account/test-project/bob"))
         let removed = try hearth(["audit", "replay", "--type", "account.password_removed", "--type", "account.sessions_revoked"], data: data)
         #expect(removed.standardOutput.split(separator: "\n").map { $0.contains("email_link_verified") } == [true, true])
+        // The summary goes to stderr, so stdout stays pure JSON lines.
+        #expect(removed.standardError.hasPrefix("replayed 2 events (9 read) in "))
+        #expect(alice.standardError.hasPrefix("replayed 8 events (8 read) in "))
         let since = Timestamp.iso8601(milliseconds: start + 1_000)
         let later = try hearth(["audit", "replay", "--since", since, "--format", "text"], data: data)
         #expect(later.standardOutput.split(separator: "\n").count == 6)
