@@ -15,6 +15,7 @@ public enum BenchmarkReport {
             if let ratio = row.ratio, let ceiling = row.ceiling {
                 line += "  " + format1(ratio * 100) + "% of " + ceiling + (ratio >= 1 ? " (" + format1(ratio) + "x)" : "")
             }
+            if let note = row.note { line += "  " + note }
             lines.append(line)
         }
         return lines.joined(separator: "\n")

@@ -42,13 +42,25 @@ public enum DemoLedger {
         try await run(.deleteAccount(project, github, by: .admin), as: .admin, "owner")
     }
 
-    /// Appends a realistic mix (~5 events per account: created, signed in with a session,
-    /// profile, provider or password changes) until the ledger holds at least `events`.
-    public static func populate(_ store: AccountStore, events target: Int, project: ProjectID = ProjectID("bench")!) async throws {
+    /// Appends a realistic mix (~6 events per account: created, signed in with a session,
+    /// profile, provider or password changes) until the ledger holds at least `events` and
+    /// the data at least `accounts` accounts. `progress(done, total)` runs after each batch,
+    /// counting accounts when an account target is set, else events.
+    public static func populate(
+        _ store: AccountStore, events target: Int = 0, accounts accountTarget: Int = 0,
+        project: ProjectID = ProjectID("bench")!, progress: (_ done: UInt64, _ total: UInt64) -> Void = { _, _ in }
+    ) async throws {
         var account = try store.read { try $0.accountCount() }
         var head = try store.ledgerHead().sequence
+        func report() {
+            if accountTarget > 0 {
+                progress(UInt64(min(account, accountTarget)), UInt64(accountTarget))
+            } else {
+                progress(min(head, UInt64(target)), UInt64(target))
+            }
+        }
         let hash = PasswordHash(algorithm: "SCRYPT", hash: Array(repeating: 7, count: 32), salt: Array(repeating: 9, count: 16), memoryCost: 14, blockSize: 8, parallelization: 1, keyLength: 32)
-        while head < UInt64(target) {
+        while head < UInt64(target) || account < accountTarget {
             var commands: [Command] = []
             for _ in 0..<1000 {
                 account += 1
@@ -70,6 +82,7 @@ public enum DemoLedger {
             let results = try await store.executeAll(commands, metadata: metadata)
             for result in results { _ = try result.get() }
             head = try store.ledgerHead().sequence
+            report()
         }
     }
 

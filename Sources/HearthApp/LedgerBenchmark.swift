@@ -27,6 +27,8 @@ public struct LedgerBenchmark {
         public var unit: String
         public var ceiling: String?
         public var ratio: Double?
+        /// A target that is not a ratio (a latency bound), shown after the rate.
+        public var note: String?
     }
 
     public func run(log: (String) -> Void) async throws -> [Row] {
@@ -41,7 +43,7 @@ public struct LedgerBenchmark {
         log("Hearth group commit, \(submitters) concurrent submitters, \(groupCommitCommands) commands …")
         let (group, batch) = try await groupCommit(path: directory + "/group")
         log("building a \(rebuildEvents)-event ledger for the rebuild …")
-        let (scan, decode, rebuild) = try await rebuildVersusScan(path: directory + "/rebuild", log: log)
+        let (scan, decode, rebuild, history) = try await rebuildVersusScan(path: directory + "/rebuild", log: log)
         return [
             Row(name: "LMDB commit per event (ceiling)", rate: single, unit: "events/s"),
             Row(name: "LMDB batch of 100", rate: hundred, unit: "events/s"),
@@ -52,6 +54,9 @@ public struct LedgerBenchmark {
             Row(name: "LMDB cursor scan of the ledger (ceiling)", rate: scan, unit: "records/s"),
             Row(name: "Scan + decode every event", rate: decode, unit: "events/s", ceiling: "cursor scan", ratio: decode / scan),
             Row(name: "Projection rebuild", rate: rebuild, unit: "events/s", ceiling: "cursor scan", ratio: rebuild / scan),
+            Row(
+                name: "One account's \(historyEvents)-event history, by uid", rate: history * 1e6, unit: "µs each",
+                note: "target < 1,000 µs in a \(formatCount(UInt64(rebuildEvents)))-event ledger"),
         ]
     }
 
@@ -100,16 +105,50 @@ public struct LedgerBenchmark {
         return (Double(perSubmitter * submitters) / elapsed, Double(after.jobs - before.jobs) / max(batches, 1))
     }
 
-    private func rebuildVersusScan(path: String, log: (String) -> Void) async throws -> (Double, Double, Double) {
+    /// Returns scan, scan + decode and rebuild rates, and the seconds one account's history
+    /// takes to read (audit replay by uid).
+    private func rebuildVersusScan(path: String, log: (String) -> Void) async throws -> (Double, Double, Double, Double) {
         let store = try AccountStore(directory: path)
         defer { store.close() }
+        let uid = UserID("history")!
+        // The account of the history read sits in the middle of the ledger, among the others.
+        try await DemoLedger.populate(store, events: rebuildEvents / 2)
+        try await recordHistory(store, uid)
         try await DemoLedger.populate(store, events: rebuildEvents)
         log("scanning \(try store.ledgerHead().sequence) records, then rebuilding …")
         let scan = try scanRate(store)
         let decode = try scanRate(store, decoding: true)
         let rebuildStart = ContinuousClock.now
         let rebuilt = try store.maintenance.rebuild()
-        return (scan, decode, Double(rebuilt) / seconds(since: rebuildStart))
+        let rebuild = Double(rebuilt) / seconds(since: rebuildStart)
+        return (scan, decode, rebuild, try historySeconds(store, uid))
+    }
+
+    private let historyEvents = 100
+
+    /// An account whose stream holds exactly `historyEvents` events: created, then sign-ins
+    /// (two events each: signed in, refresh token issued), then a profile update.
+    private func recordHistory(_ store: AccountStore, _ uid: UserID) async throws {
+        let metadata = Metadata(actor: .system, actorId: "bench")
+        var commands: [Command] = [.createAccount(benchProject, uid, AccountCreated(method: .anonymous, createdAt: store.clock.now()))]
+        for index in 0..<(historyEvents - 2) / 2 {
+            commands.append(.signIn(benchProject, uid, method: "anonymous", refreshTokenHash: DemoLedger.tokenHash(0, index)))
+        }
+        commands.append(.update(benchProject, uid, AccountUpdate(profile: ProfileUpdated(displayName: "History"))))
+        for result in try await store.executeAll(commands, metadata: metadata) { _ = try result.get() }
+    }
+
+    /// Mean seconds to read and decode one account's whole history through the stream index,
+    /// as `hearth audit replay --uid` does.
+    private func historySeconds(_ store: AccountStore, _ uid: UserID) throws -> Double {
+        let stream = StreamID.account(benchProject, uid)
+        let rounds = 1_000
+        let start = ContinuousClock.now
+        for _ in 0..<rounds {
+            let events = try store.read { try store.ledger.events(of: stream, in: $0.txn) }
+            precondition(events.count == historyEvents, "the history account has \(events.count) events")
+        }
+        return seconds(since: start) / Double(rounds)
     }
 }
 

@@ -12,20 +12,27 @@ struct Demo: AsyncParsableCommand {
     @OptionGroup var data: DataOptions
     @Option(help: "Also append bulk sample accounts until the ledger holds this many events (project 'bench').")
     var events = 0
+    @Option(help: "Also append bulk sample accounts until the data holds this many accounts (project 'bench').")
+    var accounts = 0
 
     func run() async throws {
         let project = ProjectID("demo-hearth")!
         let lock = try DataDirectoryLock(directory: data.path, holder: "hearth demo")
         let store = try AccountStore(directory: data.path)
         let recorded = try await DemoLedger.recordStoryOnce(store, project: project)
-        if events > 0 { try await DemoLedger.populate(store, events: events) }
+        if events > 0 || accounts > 0 {
+            let progress = ProgressBar(label: accounts > 0 ? "accounts" : "events")
+            try await DemoLedger.populate(store, events: events, accounts: accounts, progress: progress.update)
+            progress.finish()
+        }
         let head = try store.ledgerHead()
+        let accountCount = try store.read { try $0.accountCount() }
         store.close()
         withExtendedLifetime(lock) {}
         let out = Output.standardOutput
         out.line(
             (recorded ? "recorded a demo story in \(data.path)" : "the demo story is already in \(data.path)")
-                + ": the ledger holds \(head.sequence) events")
+                + ": the ledger holds \(head.sequence) events, the projections \(accountCount) accounts")
         out.line("try:")
         out.line("  hearth audit replay --data \(data.path) --format text")
         out.line("  hearth audit replay --data \(data.path) --uid demo-alice")

@@ -123,6 +123,23 @@ struct CommandLineTests {
         #expect(try hearth(["audit", "verify"], data: data).status == 0)
     }
 
+    @Test func demoAccountsAndASmallBenchmarkRun() throws {
+        let directory = TemporaryDirectory("demo")
+        let demo = try runHearth(["demo", "--data", directory.path + "/data", "--accounts", "300"])
+        #expect(demo.status == 0)
+        let held = demo.standardOutput.firstMatch(of: /holds (\d+) events, the projections (\d+) accounts/)
+        #expect((held.flatMap { Int($0.2) } ?? 0) >= 300)
+        #expect(try runHearth(["audit", "verify", "--data", directory.path + "/data"]).status == 0)
+
+        let bench = try runHearth([
+            "bench", "ledger", "--directory", directory.path + "/bench", "--events", "3000", "--commands", "256", "--commits", "20",
+        ])
+        #expect(bench.status == 0)
+        for row in ["LMDB commit per event", "Hearth group commit", "Projection rebuild", "One account's 100-event history, by uid"] {
+            #expect(bench.standardOutput.contains(row), "no \(row) row in:\n\(bench.standardOutput)")
+        }
+    }
+
     @Test func readOnlyToolsSayWhenThereIsNoLedger() throws {
         let empty = TemporaryDirectory("empty")
         let result = try hearth(["audit", "verify"], data: empty.path + "/nothing")
