@@ -44,8 +44,8 @@ public struct AuditTool {
     }
 
     /// Prints matching events, one per line. A whole-ledger replay reports
-    /// `progress(scanned, total)` after each batch, total being the events from its start
-    /// (`--since`) to the head.
+    /// `progress(scanned, total)` after each batch, total being the events between `--since`
+    /// and `--until` (both found by binary search).
     @discardableResult
     public func replay(
         _ filter: Filter, format: Format, to output: Output, progress: (_ scanned: UInt64, _ total: UInt64) -> Void = { _, _ in }
@@ -72,11 +72,18 @@ public struct AuditTool {
         _ filter: Filter, _ emit: (EventEnvelope) throws -> Void, progress: (UInt64, UInt64) -> Void
     ) throws {
         let batch = 10_000
-        let (first, head) = try store.environment.read { txn in
+        let (first, last) = try store.environment.read { txn in
             let first = try filter.since.map { try store.ledger.firstSequence(recordedAtOrAfter: $0, in: txn) } ?? 1
-            return (first, try store.ledger.head(in: txn).sequence)
+            let head = try store.ledger.head(in: txn).sequence
+            var last = head
+            if let until = filter.until, until < .max,
+                let after = try store.ledger.firstSequence(recordedAtOrAfter: until + 1, in: txn)
+            {
+                last = after - 1
+            }
+            return (first, last)
         }
-        let total = first.map { head >= $0 ? head - $0 + 1 : 0 } ?? 0
+        let total = first.map { last >= $0 ? last - $0 + 1 : 0 } ?? 0
         var scanned: UInt64 = 0
         var next = first
         while let start = next {
