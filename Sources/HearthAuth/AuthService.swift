@@ -93,6 +93,9 @@ public final class AuthService: Sendable {
             return try await store.transaction(metadata: metadata(caller, uid: uid), body)
         } catch let error as AuthError {
             throw FirebaseError(error)
+        } catch let error as LMDBError where error == .badValueSize {
+            // Input rules keep keys under LMDB's 511 bytes; should one slip through, it is still bad input.
+            throw FirebaseError.invalidArgument("a value is too long to store")
         }
     }
 

@@ -32,7 +32,9 @@ public enum FakeIdentityProvider {
         if let fragment = uri.fragment {
             for (name, value) in FormEncoding.fields(fragment) where params[name] == nil { params[name] = value }
         }
-        guard let providerId = params["providerId"]?.lowercased(), !providerId.isEmpty else {
+        guard let providerId = params["providerId"]?.lowercased(), !providerId.isEmpty,
+            providerId.utf8.count <= Validation.MaxBytes.providerId
+        else {
             throw FirebaseError.bad("INVALID_CREDENTIAL_OR_PROVIDER_ID : Invalid IdP response/credential: \(requestUri)")
         }
         let idToken = params["id_token"]
@@ -50,8 +52,15 @@ public enum FakeIdentityProvider {
                 "INVALID_IDP_RESPONSE : Invalid Idp Response: id_token missing required fields. ((Missing \"sub\" field. This field is required and must be a unique identifier.))"
             )
         }
-        guard let subject = sub.stringValue, !subject.isEmpty, subject.utf8.count <= 512 else {
-            throw FirebaseError.bad("INVALID_IDP_RESPONSE : ((The \"sub\" field must be a string.))")
+        guard let subject = sub.stringValue, !subject.isEmpty, subject.utf8.count <= Validation.MaxBytes.federatedId else {
+            throw FirebaseError.bad("INVALID_IDP_RESPONSE : ((The \"sub\" field must be a string of at most 256 bytes.))")
+        }
+        func profile(_ claim: String, _ maxBytes: Int) throws -> String? {
+            guard let value = claims[claim]?.stringValue else { return nil }
+            guard value.utf8.count <= maxBytes else {
+                throw FirebaseError.bad("INVALID_IDP_RESPONSE : ((The \"\(claim)\" claim is longer than \(maxBytes) bytes.))")
+            }
+            return value
         }
         let verified: Bool =
             switch claims["email_verified"] {
@@ -60,10 +69,11 @@ public enum FakeIdentityProvider {
             default: false
             }
         return FederatedIdentity(
-            providerId: providerId, subject: subject, email: claims["email"]?.stringValue?.lowercased(),
-            emailVerified: verified, displayName: claims["name"]?.stringValue, photoUrl: claims["picture"]?.stringValue,
-            screenName: claims["screen_name"]?.stringValue, rawUserInfo: .object(claims), idToken: idToken,
-            accessToken: accessToken)
+            providerId: providerId, subject: subject, email: try profile("email", Validation.MaxBytes.email)?.lowercased(),
+            emailVerified: verified, displayName: try profile("name", Validation.MaxBytes.displayName),
+            photoUrl: try profile("picture", Validation.MaxBytes.photoUrl),
+            screenName: try profile("screen_name", Validation.MaxBytes.screenName), rawUserInfo: .object(claims),
+            idToken: idToken, accessToken: accessToken)
     }
 
     /// The claims the fake IdP's sign-in page asserts, as the emulator's page builds them: the

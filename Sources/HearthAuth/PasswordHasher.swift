@@ -58,10 +58,11 @@ public struct PasswordHasher: Sendable {
     }
 
     static func verify(_ password: String, against stored: PasswordHash) throws -> Bool {
+        // Checked before any work: a hash outside the limits never matches (see StoredHashLimits).
+        guard StoredHashLimits.violation(stored) == nil else { throw PasswordHashError.unsupported(stored.algorithm) }
         switch stored.algorithm {
         case algorithm, "STANDARD_SCRYPT":
-            guard let logN = stored.memoryCost, let blockSize = stored.blockSize,
-                let parallelization = stored.parallelization, (1...20).contains(logN)
+            guard let logN = stored.memoryCost, let blockSize = stored.blockSize, let parallelization = stored.parallelization
             else { throw PasswordHashError.unsupported(stored.algorithm) }
             let parameters = Parameters(
                 logN: logN, blockSize: blockSize, parallelization: parallelization, keyLength: stored.hash.count)

@@ -36,13 +36,14 @@ public struct ProjectID: StringIdentifier {
     }
 }
 
-/// A user id (Firebase `localId`): 1-128 characters, no control characters.
+/// A user id (Firebase `localId`): 1-128 characters, no control characters, and at most 384
+/// bytes of UTF-8, so that every key built from it stays under LMDB's 511-byte limit.
 public struct UserID: StringIdentifier {
     public let rawValue: String
 
     public init?(_ rawValue: String) {
         let utf8 = rawValue.utf8
-        guard !utf8.isEmpty, utf8.count <= 512,
+        guard !utf8.isEmpty, utf8.count <= 384,
             utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x7f }),
             utf8.count <= 128 || rawValue.count <= 128,
             rawValue.unicodeScalars.allSatisfy({ !(0x80...0x9f).contains($0.value) })

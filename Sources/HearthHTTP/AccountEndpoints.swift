@@ -14,8 +14,8 @@ extension IdentityToolkitAPI {
             }
             user.email = try fields.string("email")
             user.password = try fields.string("password")
-            user.displayName = try fields.string("displayName")
-            user.photoUrl = try fields.string("photoUrl")
+            user.displayName = try fields.string("displayName", maxBytes: Validation.MaxBytes.displayName)
+            user.photoUrl = try fields.string("photoUrl", maxBytes: Validation.MaxBytes.photoUrl)
             user.phoneNumber = try fields.string("phoneNumber")
             user.emailVerified = try fields.bool("emailVerified") ?? false
             user.disabled = try fields.bool("disabled") ?? false
@@ -28,7 +28,7 @@ extension IdentityToolkitAPI {
         guard !fields.has("localId") else { throw FirebaseError.bad("UNEXPECTED_PARAMETER : User ID") }
         let email = try fields.string("email")
         let password = try fields.string("password")
-        let displayName = try fields.string("displayName")
+        let displayName = try fields.string("displayName", maxBytes: Validation.MaxBytes.displayName)
         let result: SignInResult
         if let idToken = try fields.string("idToken") {
             result = try await service.linkPassword(
@@ -104,8 +104,8 @@ extension IdentityToolkitAPI {
         var changes = AuthService.Changes()
         changes.email = try fields.string("email")
         changes.password = try fields.string("password")
-        changes.displayName = try fields.string("displayName")
-        changes.photoUrl = try fields.string("photoUrl")
+        changes.displayName = try fields.string("displayName", maxBytes: Validation.MaxBytes.displayName)
+        changes.photoUrl = try fields.string("photoUrl", maxBytes: Validation.MaxBytes.photoUrl)
         changes.deleteAttributes = try fields.strings("deleteAttribute")
         changes.deleteProviders = try fields.strings("deleteProvider")
         changes.validSince = try fields.int("validSince")

@@ -34,7 +34,9 @@ extension IdentityToolkitAPI {
         let limit = Int(clamping: try fields.int("limit") ?? 500)
         let offset = Int(clamping: try fields.int("offset") ?? 0)
         guard (1...1000).contains(limit), offset >= 0 else { throw FirebaseError.invalidArgument("/limit or /offset out of range") }
-        var users = try service.listAccounts(after: nil, limit: min(count, offset + limit), call.caller).dropFirst(offset)
+        // Past the end is an empty page; below it, offset + limit cannot overflow.
+        let end = offset < count ? min(count, offset + limit) : 0
+        var users = try service.listAccounts(after: nil, limit: end, call.caller).dropFirst(offset)
         if try fields.string("order") == "DESC" { users = ArraySlice(users.reversed()) }
         body["userInfo"] = .array(users.map(UserRecord.json))
         return .object(body)
@@ -108,8 +110,8 @@ extension IdentityToolkitAPI {
         }
         user.emailVerified = try fields.bool("emailVerified") ?? false
         user.disabled = try fields.bool("disabled") ?? false
-        user.displayName = try fields.string("displayName")
-        user.photoUrl = try fields.string("photoUrl")
+        user.displayName = try fields.string("displayName", maxBytes: Validation.MaxBytes.displayName)
+        user.photoUrl = try fields.string("photoUrl", maxBytes: Validation.MaxBytes.photoUrl)
         if let phone = try fields.string("phoneNumber") {
             guard let valid = try? Validation.phoneNumber(phone) else { throw FirebaseError.bad("phone number format is invalid") }
             user.phoneNumber = valid
@@ -126,16 +128,19 @@ extension IdentityToolkitAPI {
             user.password = try hashing.passwordHash(hash: hash, salt: try fields.string("salt"))
         }
         for provider in try fields.objects("providerUserInfo") {
-            guard let providerId = try provider.string("providerId"), let rawId = try provider.string("rawId"),
+            guard let providerId = try provider.string("providerId", maxBytes: Validation.MaxBytes.providerId),
+                let rawId = try provider.string("rawId", maxBytes: Validation.MaxBytes.federatedId),
                 !providerId.isEmpty, !rawId.isEmpty
             else { throw FirebaseError.bad("federatedId or (providerId & rawId) is required") }
             // password and phone entries are derived from the account itself.
             guard providerId != "password" && providerId != "phone" else { continue }
             user.providers.append(
                 ProviderLink(
-                    providerId: providerId, federatedId: rawId, email: try provider.string("email").map(normalizeEmail),
-                    displayName: try provider.string("displayName"), photoUrl: try provider.string("photoUrl"),
-                    screenName: try provider.string("screenName")))
+                    providerId: providerId, federatedId: rawId,
+                    email: try provider.string("email", maxBytes: Validation.MaxBytes.email).map(normalizeEmail),
+                    displayName: try provider.string("displayName", maxBytes: Validation.MaxBytes.displayName),
+                    photoUrl: try provider.string("photoUrl", maxBytes: Validation.MaxBytes.photoUrl),
+                    screenName: try provider.string("screenName", maxBytes: Validation.MaxBytes.screenName)))
         }
         return (uid, user)
     }
@@ -175,9 +180,23 @@ struct ImportHashOptions {
             saltSeparator = try Self.bytes(fields, "saltSeparator", error: "INVALID_SALT_SEPARATOR")
         case "STANDARD_SCRYPT":
             algorithm = name
-            memoryCost = try fields.int("cpuMemCost").map { Int(log2(Double($0))) }
-            blockSize = try fields.int("blockSize").map(Int.init)
-            parallelization = try fields.int("parallelization").map(Int.init)
+            // N is given as itself, and must be a power of two; it is stored as log2(N).
+            guard let cost = try fields.int("cpuMemCost"), cost > 1, cost & (cost - 1) == 0, cost <= 1 << 20 else {
+                throw FirebaseError.bad("INVALID_MEMORY_COST")
+            }
+            let logN = cost.trailingZeroBitCount
+            memoryCost = logN
+            guard let r = try fields.int("blockSize"), StoredHashLimits.scryptBlockSize.contains(Int(r)) else {
+                throw FirebaseError.bad("INVALID_BLOCK_SIZE")
+            }
+            guard let p = try fields.int("parallelization"), StoredHashLimits.scryptParallelization.contains(Int(p)) else {
+                throw FirebaseError.bad("INVALID_PARALLELIZATION")
+            }
+            guard (128 << logN) * Int(r) <= StoredHashLimits.scryptMemoryBytes else {
+                throw FirebaseError.bad("INVALID_MEMORY_COST : scrypt may use at most 256 MiB (128·N·r bytes)")
+            }
+            blockSize = Int(r)
+            parallelization = Int(p)
             keyLength = try fields.int("dkLen").map(Int.init)
         case "PBKDF2_SHA256", "PBKDF_SHA1":
             algorithm = name
@@ -207,9 +226,12 @@ struct ImportHashOptions {
             guard let bytes = Base64URL.decode(text) else { throw FirebaseError.bad("INVALID_SALT") }
             return bytes
         }
-        return PasswordHash(
+        let stored = PasswordHash(
             algorithm: algorithm, hash: hashBytes, salt: saltBytes ?? [], rounds: rounds, memoryCost: memoryCost,
             blockSize: blockSize, parallelization: parallelization, keyLength: keyLength, key: key,
             saltSeparator: saltSeparator, passwordFirst: passwordFirst)
+        // A hash no sign-in could check (or one that would match anything) is refused here.
+        if let violation = StoredHashLimits.violation(stored) { throw FirebaseError.bad(violation) }
+        return stored
     }
 }

@@ -58,6 +58,11 @@ struct RequestFields: Sendable {
         }
     }
 
+    /// A string of at most `maxBytes` UTF-8 bytes (see `Validation.MaxBytes`).
+    func string(_ key: String, maxBytes: Int) throws -> String? {
+        try Validation.text(try string(key), key, maxBytes: maxBytes)
+    }
+
     func int(_ key: String) throws -> Int64? {
         switch values[key] {
         case nil, .null?: return nil

@@ -60,6 +60,43 @@ struct BadInputTests {
         }
     }
 
+    @Test("values past a limit: a 400 (or the user's import error), never a trap, a 500 or a stored oversized value")
+    func limits() async throws {
+        try await APIHarness.run { _, api in
+            let user = try await api.signUp(email: "limits@example.com")
+            let idToken = user["idToken"] ?? .null
+            // An offset near Int64.max once overflowed offset + limit and trapped.
+            let query = try await api.admin("accounts:query", ["offset": "9223372036854775807", "limit": 1])
+            #expect(query.status == 200)
+            #expect(query["userInfo"] == [])
+            // Keys built from ids must stay under LMDB's 511 bytes: 128 four-byte characters are refused.
+            let emoji = String(repeating: "😀", count: 128)
+            expectEnvelope(try await api.admin("accounts", ["localId": .string(emoji)]), status: 400)
+            expectEnvelope(try await api.v1("signInWithCustomToken", ["token": .string(#"{"uid":"\#(emoji)"}"#)]), status: 400)
+            let longSub = #"{"sub":"\#(String(repeating: "s", count: 300))"}"#
+            let idp = try await api.v1("signInWithIdp", [
+                "requestUri": "http://localhost", "postBody": .string("providerId=google.com&id_token=\(longSub)"), "returnSecureToken": true,
+            ])
+            expectEnvelope(idp, status: 400)
+            let imported = try await api.admin("accounts:batchCreate", [
+                "users": [["localId": "fed", "providerUserInfo": [["providerId": "google.com", "rawId": .string(String(repeating: "r", count: 300))]]]],
+            ])
+            #expect(imported["error"]?.arrayValue?.count == 1)
+            // Profile text ends up in every ID token; claims are counted in bytes, not characters.
+            expectEnvelope(try await api.v1("update", ["idToken": idToken, "displayName": .string(String(repeating: "x", count: 1025))]), status: 400)
+            expectEnvelope(try await api.v1("update", ["idToken": idToken, "photoUrl": .string(String(repeating: "x", count: 2049))]), status: 400)
+            let marks = "a" + String(repeating: "\u{301}", count: 600)
+            #expect(marks.count == 1)
+            let claims = try await api.admin("accounts:update", ["localId": user["localId"] ?? .null, "customAttributes": .string(#"{"k":"\#(marks)"}"#)])
+            #expect(claims.errorCode == "CLAIMS_TOO_LARGE")
+            for phone in ["+①②③④⑤", "+١٢٣٤٥٦"] {
+                expectEnvelope(try await api.admin("accounts:update", ["localId": user["localId"] ?? .null, "phoneNumber": .string(phone)]), status: 400)
+            }
+            expectEnvelope(try await api.v1("signUp", ["email": "two words@example.com", "password": "correct-horse-42"]), status: 400)
+            #expect(try await api.lookup(try #require(user.string("idToken"))).status == 200)
+        }
+    }
+
     @Test("random JSON bodies on every endpoint never get a 5xx")
     func randomBodies() async throws {
         let keys = [

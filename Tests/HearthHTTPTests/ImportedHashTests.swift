@@ -81,6 +81,14 @@ struct ImportedHashTests {
                 (["hashAlgorithm": "PBKDF2_SHA256", "rounds": 0], "INVALID_ROUNDS"),
                 (["hashAlgorithm": "SHA256", "rounds": 1], "INVALID_HASH_ALGORITHM"),
                 (["hashAlgorithm": "BCRYPT", "passwordHashOrder": "SIDEWAYS"], "INVALID_PASSWORD_HASH_ORDER"),
+                // scrypt parameters that would trap in swift-crypto, or hold a hashing thread for ever.
+                (["hashAlgorithm": "STANDARD_SCRYPT", "cpuMemCost": 0, "blockSize": 8, "parallelization": 1], "INVALID_MEMORY_COST"),
+                (["hashAlgorithm": "STANDARD_SCRYPT", "cpuMemCost": 3000, "blockSize": 8, "parallelization": 1], "INVALID_MEMORY_COST"),
+                (["hashAlgorithm": "STANDARD_SCRYPT", "cpuMemCost": 1_048_576, "blockSize": 8, "parallelization": 1], "INVALID_MEMORY_COST"),
+                (["hashAlgorithm": "STANDARD_SCRYPT", "cpuMemCost": 16384, "blockSize": -1, "parallelization": 1], "INVALID_BLOCK_SIZE"),
+                (["hashAlgorithm": "STANDARD_SCRYPT", "cpuMemCost": 16384, "blockSize": 1_099_511_627_776, "parallelization": 1], "INVALID_BLOCK_SIZE"),
+                (["hashAlgorithm": "STANDARD_SCRYPT", "cpuMemCost": 16384, "blockSize": 8, "parallelization": 134_217_728], "INVALID_PARALLELIZATION"),
+                (["hashAlgorithm": "STANDARD_SCRYPT", "cpuMemCost": 16384, "parallelization": 1], "INVALID_BLOCK_SIZE"),
             ]
             for (options, code) in cases {
                 var body = options
@@ -91,12 +99,30 @@ struct ImportedHashTests {
             }
             let lookup = try await api.admin("accounts:lookup", ["localId": ["x"]])
             #expect(lookup["users"] == nil)
-            // A bcrypt "hash" that is not a bcrypt string imports, but never matches.
-            let odd = try await api.admin(
-                "accounts:batchCreate", ["hashAlgorithm": "BCRYPT", "users": [["localId": "odd", "email": "odd@example.com", "passwordHash": "AAAA"]]])
-            #expect(odd["error"] == [])
-            let signIn = try await api.v1("signInWithPassword", ["email": "odd@example.com", "password": "whatever1"])
-            #expect(signIn.errorCode == "INVALID_PASSWORD")
+            // Hashes no sign-in could check, or that would match any password (an empty derived
+            // key equals an empty hash), fail their user; the others in the batch import.
+            let scrypt: [String: JSONValue] = ["hashAlgorithm": "STANDARD_SCRYPT", "cpuMemCost": 1024, "blockSize": 8, "parallelization": 1]
+            let odd: [(options: [String: JSONValue], hash: String)] = [
+                (["hashAlgorithm": "BCRYPT"], "AAAA"),
+                (["hashAlgorithm": "BCRYPT"], Base64URL.encode(Array("$2b$31$".utf8) + Array(repeating: UInt8(ascii: "a"), count: 53))),
+                (scrypt, ""),
+                (scrypt.merging(["dkLen": 32]) { $1 }, Base64URL.encode(Array(repeating: 7, count: 16))),
+                (["hashAlgorithm": "SCRYPT", "signerKey": "", "rounds": 8, "memoryCost": 14], ""),
+                (["hashAlgorithm": "HMAC_SHA256", "signerKey": "a2V5"], "AAAA"),
+                (["hashAlgorithm": "PBKDF2_SHA256", "rounds": 1000], Base64URL.encode(Array(repeating: 1, count: 750))),
+            ]
+            for (index, (options, hash)) in odd.enumerated() {
+                var body = options
+                body["users"] = [
+                    ["localId": "odd", "email": "odd@example.com", "passwordHash": .string(hash)],
+                    ["localId": .string("fine\(index)"), "email": .string("fine\(index)@example.com")],
+                ]
+                let reply = try await api.admin("accounts:batchCreate", .object(body))
+                #expect(reply.status == 200)
+                #expect(reply["error"]?.arrayValue?.count == 1, "\(options) \(hash): \(reply.json)")
+                #expect(reply["error"]?.arrayValue?.first?["index"] == 0)
+                #expect(try await api.v1("signInWithPassword", ["email": "odd@example.com", "password": "whatever1"]).errorCode == "EMAIL_NOT_FOUND")
+            }
         }
     }
 }
