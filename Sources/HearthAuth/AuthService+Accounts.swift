@@ -36,11 +36,12 @@ extension AuthService {
         public var tokens: IssuedTokens?
     }
 
-    func resolve(_ target: Target, _ caller: Caller) throws -> (Account, provider: String?) {
+    /// The account a request acts on, and for an ID token, the session that proved it.
+    func resolve(_ target: Target, _ caller: Caller) throws -> (Account, session: TokenIssuer.VerifiedIDToken?) {
         switch target {
         case .idToken(let token):
             let (account, verified) = try authenticate(token, caller)
-            return (account, verified.provider)
+            return (account, verified)
         case .uid(let uid):
             guard let account = try read({ try $0.account(uid, in: caller.project) }) else { throw FirebaseError.userNotFound }
             return (account, nil)
@@ -52,7 +53,8 @@ extension AuthService {
     public func update(_ target: Target, _ changes: Changes, _ caller: Caller, origin: LinkOrigin) async throws
         -> UpdateResult
     {
-        let (current, tokenProvider) = try resolve(target, caller)
+        let (current, session) = try resolve(target, caller)
+        let tokenProvider = session?.provider
         if case .idToken = target, changes.disabled != nil { throw FirebaseError(AuthError.operationNotAllowed) }
         var update = AccountUpdate()
         update.email = try changes.email.map { try Validation.email($0) }
@@ -99,7 +101,9 @@ extension AuthService {
         // The old address must hear of the change: without room for that email, no change.
         let notice = handler == nil ? nil : try reserveEmail()
         let lifetime = settings.oobCodeLifetime
+        let issuedAt = session?.issuedAt
         let (account, replaced) = try await write(caller, uid: uid) { tx in
+            if let issuedAt { _ = try Self.stillSignedIn(uid, project, since: issuedAt, in: tx) }
             let before = try tx.account(uid, project).email
             try tx.execute(.update(project, uid, finalUpdate))
             if let refresh, let provider {
@@ -126,10 +130,11 @@ extension AuthService {
     }
 
     public func delete(_ target: Target, _ caller: Caller) async throws {
-        let (account, _) = try resolve(target, caller)
+        let (account, session) = try resolve(target, caller)
         let project = caller.project
         let actor: AccountDeleted.Actor = caller.isAdmin ? .admin : .user
         try await write(caller, uid: account.uid) { tx in
+            if let session { _ = try Self.stillSignedIn(account.uid, project, since: session.issuedAt, in: tx) }
             try tx.execute(.deleteAccount(project, account.uid, by: actor))
         }
     }

@@ -10,7 +10,7 @@ extension AuthService {
     public func signInWithEmailLink(email: String?, oobCode: String?, idToken: String?, _ caller: Caller) async throws
         -> SignInResult
     {
-        let linking = try idToken.map { try authenticate($0, caller).0 }
+        let linking = try idToken.map { try authenticate($0, caller) }
         guard let email, !email.isEmpty else { throw FirebaseError.missingEmail }
         guard let oobCode, !oobCode.isEmpty else { throw FirebaseError.missingOobCode }
         let address = normalizeEmail(email)
@@ -23,13 +23,14 @@ extension AuthService {
         }
         let newUid = Self.newUserID()
         let refresh = TokenIssuer.newRefreshToken(provider: "password")
-        let (account, isNew) = try await write(caller, uid: linking?.uid) { tx in
+        let (account, isNew) = try await write(caller, uid: linking?.0.uid) { tx in
             try tx.execute(.consumeOOBCode(project, codeHash: hash))
             let owner = try tx.state.owner(ofEmail: address, in: project)
             var uid = newUid
-            if let linking {
-                if let owner, owner != linking.uid { throw FirebaseError(AuthError.emailExists) }
-                uid = linking.uid
+            if let (current, session) = linking {
+                _ = try Self.stillSignedIn(current.uid, project, since: session.issuedAt, in: tx)
+                if let owner, owner != current.uid { throw FirebaseError(AuthError.emailExists) }
+                uid = current.uid
             } else if let owner {
                 uid = owner
             } else {

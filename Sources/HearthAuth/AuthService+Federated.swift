@@ -21,9 +21,10 @@ extension AuthService {
         let project = caller.project
         let refresh = TokenIssuer.newRefreshToken(provider: provider)
         if let idToken {
-            let (current, _) = try authenticate(idToken, caller)
+            let (current, session) = try authenticate(idToken, caller)
             let uid = current.uid
             let account = try await write(caller, uid: uid) { tx in
+                _ = try Self.stillSignedIn(uid, project, since: session.issuedAt, in: tx)
                 if let email = identity.email, try tx.state.config(of: project).oneAccountPerEmail,
                     let owner = try tx.state.owner(ofEmail: email, in: project), owner != uid
                 {

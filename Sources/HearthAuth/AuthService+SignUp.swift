@@ -44,7 +44,7 @@ extension AuthService {
     {
         let email = try Validation.email(email)
         let password = try Validation.password(password)
-        let (current, _) = try authenticate(idToken, caller)
+        let (current, session) = try authenticate(idToken, caller)
         let project = caller.project
         let uid = current.uid
         if let owner = try read({ try $0.owner(ofEmail: email, in: project) }), owner != uid {
@@ -53,7 +53,7 @@ extension AuthService {
         let hash = try await passwords.hash(password)
         let refresh = TokenIssuer.newRefreshToken(provider: "password")
         let account = try await write(caller, uid: uid) { tx in
-            if try tx.account(uid, project).password == nil {
+            if try Self.stillSignedIn(uid, project, since: session.issuedAt, in: tx).password == nil {
                 try tx.execute(.setPassword(project, uid, hash, email: email, reason: .initial))
             } else {
                 // Replacing a password ends the sessions the old one opened.

@@ -121,6 +121,18 @@ public final class AuthService: Sendable {
         return (account, verified)
     }
 
+    /// The account an ID token spoke for, read again inside the write that acts on it: a
+    /// revocation or a disabling that committed after the token was checked (hashing a new
+    /// password takes a while) must stop the request, not be outlived by a fresh session.
+    static func stillSignedIn(_ uid: UserID, _ project: ProjectID, since issuedAt: Int64, in tx: StoreTransaction) throws
+        -> Account
+    {
+        let account = try tx.account(uid, project)
+        guard issuedAt >= account.validSince else { throw FirebaseError.tokenExpired }
+        guard !account.disabled else { throw FirebaseError.userDisabled }
+        return account
+    }
+
     /// Mints the ID token for a session whose refresh token the transaction just recorded.
     func signedIn(
         _ account: Account, provider: String, refresh: RefreshToken, isNewUser: Bool, _ caller: Caller,

@@ -46,7 +46,7 @@ public enum Decide {
             return try changeEmail(to: newEmail, verified: true, uid, project, state)
                 + [.sessionsRevoked(SessionsRevoked(validSince: now / 1000, reason: .emailChanged))]
         case .update(let project, let uid, let update):
-            return try self.update(try existingAccount(uid, project, state), update, project, state)
+            return try self.update(try existingAccount(uid, project, state), update, project, state, now: now)
         case .revokeRefreshToken(let project, let uid, let tokenHash):
             let account = try existingAccount(uid, project, state)
             guard account.refreshTokens.contains(tokenHash) else { return [] }
@@ -218,7 +218,7 @@ public enum Decide {
     }
 
     private static func update(
-        _ account: Account, _ update: AccountUpdate, _ project: ProjectID, _ state: some DecisionState
+        _ account: Account, _ update: AccountUpdate, _ project: ProjectID, _ state: some DecisionState, now: Int64
     ) throws -> [EventPayload] {
         var events: [EventPayload] = []
         let uid = account.uid
@@ -254,6 +254,9 @@ public enum Decide {
         }
         if let disabled = update.disabled, disabled != account.disabled {
             events.append(disabled ? .accountDisabled : .accountEnabled)
+            // Disabling ends the account's sessions, as in Firebase. While disabled they answer
+            // USER_DISABLED; re-enabling revokes them, so they never come back.
+            if !disabled { events.append(.sessionsRevoked(SessionsRevoked(validSince: now / 1000, reason: .accountReenabled))) }
         }
         events += unlink(update.unlinkProviders, from: account)
         if let validSince = update.validSince {

@@ -199,6 +199,8 @@ public struct SessionsRevoked: Equatable, Sendable, Encodable {
         case emailLinkVerified = "email_link_verified"
         case providerVerified = "provider_verified"
         case emailChanged = "email_changed"
+        /// An account is enabled again: sessions from before it was disabled stay ended.
+        case accountReenabled = "account_reenabled"
     }
 
     /// Unix seconds; ID tokens issued earlier are rejected, and all refresh tokens end.

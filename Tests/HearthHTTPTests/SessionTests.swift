@@ -70,17 +70,22 @@ struct SessionTests {
         }
     }
 
-    @Test("a disabled user cannot sign in, refresh or use its ID token; enabling restores it")
+    @Test("a disabled user cannot sign in, refresh or use its ID token; enabling lets it sign in again, not revive old sessions")
     func disabled() async throws {
-        try await APIHarness.run { _, api in
+        try await APIHarness.run { harness, api in
             let created = try await api.signUp(email: "off@example.com")
             let uid = try #require(created.string("localId"))
+            harness.clock.advance(milliseconds: 1500)
             #expect(try await api.admin("accounts:update", ["localId": .string(uid), "disableUser": true]).status == 200)
             #expect(try await api.v3("verifyPassword", ["email": "off@example.com", "password": "correct-horse-42"]).errorCode == "USER_DISABLED")
             #expect(try await api.refresh(try #require(created.string("refreshToken"))).errorCode == "USER_DISABLED")
             #expect(try await api.lookup(try #require(created.string("idToken"))).errorCode == "USER_DISABLED")
             #expect(try await api.admin("accounts:update", ["localId": .string(uid), "disableUser": false]).status == 200)
-            #expect(try await api.lookup(try #require(created.string("idToken"))).status == 200)
+            #expect(try harness.eventTypes(of: uid).suffix(3) == ["account.disabled", "account.enabled", "account.sessions_revoked"])
+            #expect(try await api.lookup(try #require(created.string("idToken"))).errorCode == "TOKEN_EXPIRED")
+            #expect(try await api.refresh(try #require(created.string("refreshToken"))).status == 400)
+            let again = try await api.v3("verifyPassword", ["email": "off@example.com", "password": "correct-horse-42", "returnSecureToken": true])
+            #expect(try await api.lookup(try #require(again.string("idToken"))).status == 200)
         }
     }
 
