@@ -41,7 +41,7 @@ public enum HearthServer {
         var services: [any Service] = [StoreService(store: service.store, lock: lock, logger: logger)]
         if let mailQueue { services.append(mailQueue) }
         let app = Application(
-            router: router, server: HearthRouter.server,
+            router: router, server: HearthRouter.server(idleTimeout: .seconds(configuration.idleTimeoutSeconds)),
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port), serverName: "hearth"),
             services: services,

@@ -25,6 +25,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var scryptParallelization = 1
     /// Threads that hash passwords; at most this many hashes run at once.
     public var hashThreads = max(1, ProcessInfo.processInfo.activeProcessorCount)
+    /// A connection that sends nothing for this long, between requests or in the middle of
+    /// one, is closed: a stalled client cannot hold a connection and a body read for ever.
+    public var idleTimeoutSeconds = 60
     /// The app's action handler that email links point at (production needs it for links).
     public var actionUrl: String?
     /// What emails call the app (Firebase's %APP_NAME%); the project id when unset.
@@ -48,7 +51,7 @@ public struct ServerConfiguration: Sendable, Equatable {
     enum Key: String, CaseIterable {
         case host, port, dataDirectory, profile, project, apiKeys, adminTokens, adminTokenFile, signingAlgorithm
         case customTokenKeys
-        case scryptLogN, scryptBlockSize, scryptParallelization, hashThreads
+        case scryptLogN, scryptBlockSize, scryptParallelization, hashThreads, idleTimeoutSeconds
         case actionUrl, appName, mailFrom, mailFromName
         case smtpHost, smtpPort, smtpSecurity, smtpUsername, smtpPassword, smtpPasswordFile, smtpTrustRoots
 
@@ -131,6 +134,7 @@ public struct ServerConfiguration: Sendable, Equatable {
         case .scryptBlockSize: scryptBlockSize = try number()
         case .scryptParallelization: scryptParallelization = try number()
         case .hashThreads: hashThreads = try number()
+        case .idleTimeoutSeconds: idleTimeoutSeconds = try number()
         case .actionUrl: actionUrl = try text()
         case .appName: appName = try text()
         case .mailFrom: mailFrom = try text()
@@ -166,6 +170,9 @@ public struct ServerConfiguration: Sendable, Equatable {
         guard (10...20).contains(scryptLogN), (1...32).contains(scryptBlockSize), (1...16).contains(scryptParallelization)
         else { throw ConfigurationError.invalid("scrypt parameters", source: "logN \(scryptLogN)") }
         guard (1...256).contains(hashThreads) else { throw ConfigurationError.invalid("hashThreads", source: "\(hashThreads)") }
+        guard (1...3600).contains(idleTimeoutSeconds) else {
+            throw ConfigurationError.invalid("idleTimeoutSeconds", source: "\(idleTimeoutSeconds)")
+        }
         if profile == .production && apiKeys.isEmpty {
             throw ConfigurationError.productionNeedsAPIKeys
         }

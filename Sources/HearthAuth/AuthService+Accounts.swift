@@ -87,7 +87,14 @@ extension AuthService {
         // A new password or email, or an explicit revocation, ends earlier sessions.
         let revokesNow = password != nil || emailChanged || changes.validSince != nil
         if revokesNow { update.validSince = now / 1000 }
-        if caller.isAdmin, let validSince = changes.validSince { update.validSince = validSince }
+        if caller.isAdmin, let validSince = changes.validSince {
+            // Revocation only moves forward, so a time far ahead would lock the account out for
+            // good; an hour of clock skew between the Admin SDK's host and this one is allowed.
+            guard (0...(now / 1000 + 3600)).contains(validSince) else {
+                throw FirebaseError.invalidArgument("/validSince must be a Unix time in seconds, not in the future")
+            }
+            update.validSince = validSince
+        }
         if let password { update.password = try await passwords.hash(password) }
 
         // Fresh tokens for a signed-in caller whose own sessions this ends.

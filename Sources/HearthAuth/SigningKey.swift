@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Crypto
 import CryptoExtras
 import Foundation
@@ -61,17 +66,42 @@ public struct SigningKey: Sendable {
     /// The public half, as SubjectPublicKeyInfo PEM.
     public var publicKeyPEM: String { publicKey.pemRepresentation }
 
-    /// Loads `<directory>/signing-key-<alg>.pem`, creating it (0600) on first start.
+    /// Loads `<directory>/signing-key-<alg>.pem`, creating it on first start. A key file that
+    /// exists but cannot be read or parsed stops the daemon: replacing it would silently
+    /// invalidate every token it signed.
     public static func loadOrCreate(in directory: String, algorithm: Algorithm) throws -> SigningKey {
         let path = directory + "/signing-key-\(algorithm.rawValue.lowercased()).pem"
-        if let pem = try? String(contentsOfFile: path, encoding: .utf8) {
-            return try SigningKey(pem: pem, algorithm: algorithm)
+        if access(path, F_OK) == 0 {
+            guard let pem = try? String(contentsOfFile: path, encoding: .utf8) else { throw SigningKeyError.unreadable(path) }
+            do {
+                return try SigningKey(pem: pem, algorithm: algorithm)
+            } catch {
+                throw SigningKeyError.unreadable(path)
+            }
         }
         let key = try generate(algorithm)
-        let created = FileManager.default.createFile(
-            atPath: path, contents: Data(key.pem.utf8), attributes: [.posixPermissions: 0o600])
-        guard created else { throw SigningKeyError.cannotWrite(path) }
+        try writeNewFile(path, Array(key.pem.utf8))
         return key
+    }
+
+    /// Creates `path` owner-only from the first byte (never a moment readable by others) and
+    /// makes it durable before any token it signs leaves the process.
+    private static func writeNewFile(_ path: String, _ bytes: [UInt8]) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw SigningKeyError.cannotWrite(path) }
+        defer { close(fd) }
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            guard written > 0 else { throw SigningKeyError.cannotWrite(path) }
+            offset += written
+        }
+        guard fsync(fd) == 0 else { throw SigningKeyError.cannotWrite(path) }
+        let directory = open(String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directory >= 0 {
+            _ = fsync(directory)
+            close(directory)
+        }
     }
 
     public func sign(_ message: [UInt8]) throws -> [UInt8] {
@@ -97,10 +127,13 @@ public struct SigningKey: Sendable {
 
 public enum SigningKeyError: Error, CustomStringConvertible {
     case cannotWrite(String)
+    case unreadable(String)
 
     public var description: String {
         switch self {
         case .cannotWrite(let path): "cannot write the signing key to \(path)"
+        case .unreadable(let path):
+            "the signing key \(path) cannot be read or parsed; restore it (tokens it signed depend on it) or remove it to start with a new key"
         }
     }
 }

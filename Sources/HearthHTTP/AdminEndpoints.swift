@@ -8,7 +8,11 @@ extension IdentityToolkitAPI {
         try requireAdmin(call)
         let requested = Int(call.query["maxResults"] ?? "") ?? 20
         let limit = requested <= 0 ? 20 : min(requested, 1000)
-        let after = call.query["nextPageToken"].flatMap(UserID.init)
+        // A token that is no uid was not ours: restarting from the first page would loop an export.
+        let after = try call.query["nextPageToken"].flatMap { $0.isEmpty ? nil : $0 }.map { token in
+            guard let uid = UserID(token) else { throw FirebaseError.bad("INVALID_PAGE_SELECTION") }
+            return uid
+        }
         let users = try service.listAccounts(after: after, limit: limit, call.caller)
         var body: [String: JSONValue] = [
             "kind": "identitytoolkit#DownloadAccountResponse", "users": .array(users.map(UserRecord.json)),
@@ -103,7 +107,14 @@ extension IdentityToolkitAPI {
     {
         guard let id = try fields.string("localId"), !id.isEmpty else { throw FirebaseError.bad("localId is missing") }
         guard let uid = UserID(id) else { throw FirebaseError.bad("localId is invalid") }
-        var user = AccountCreated(method: .import, createdAt: try fields.int("createdAt") ?? now)
+        // Times from the past (or a little ahead of this clock): a later createdAt would date
+        // the account's sessions from the future.
+        func time(_ key: String) throws -> Int64? {
+            guard let value = try fields.int(key) else { return nil }
+            guard (0...(now + 3_600_000)).contains(value) else { throw FirebaseError.bad("\(key) is out of range") }
+            return value
+        }
+        var user = AccountCreated(method: .import, createdAt: try time("createdAt") ?? now)
         if let email = try fields.string("email") {
             guard let valid = try? Validation.email(email) else { throw FirebaseError.bad("email is invalid") }
             user.email = valid
@@ -123,7 +134,7 @@ extension IdentityToolkitAPI {
                 throw FirebaseError.bad("Invalid custom claims provided.")
             }
         }
-        user.lastSignInAt = try fields.int("lastLoginAt")
+        user.lastSignInAt = try time("lastLoginAt")
         if let hash = try fields.string("passwordHash") {
             user.password = try hashing.passwordHash(hash: hash, salt: try fields.string("salt"))
         }

@@ -6,9 +6,10 @@ import HummingbirdCore
 /// Every route Hearth serves, at the paths the Firebase SDKs use (each Google host becomes a
 /// path prefix, as in the Auth Emulator).
 public enum HearthRouter {
-    /// HTTP/1.1 whose parser rejections get the Firebase envelope too (a handler per connection).
-    public static var server: HTTPServerBuilder {
-        .http1(configuration: .init(additionalChannelHandlers: [MalformedRequestHandler()]))
+    /// HTTP/1.1 whose parser rejections get the Firebase envelope too (a handler per
+    /// connection), and which closes connections idle for `idleTimeout`, mid-request included.
+    public static func server(idleTimeout: Duration) -> HTTPServerBuilder {
+        .http1(configuration: .init(additionalChannelHandlers: [MalformedRequestHandler()], idleTimeout: .init(idleTimeout)))
     }
 
     public static func build<Context: RemoteAddressRequestContext>(

@@ -68,8 +68,13 @@ struct TokenTests {
         let first = try SigningKey.loadOrCreate(in: directory, algorithm: .es256)
         let again = try SigningKey.loadOrCreate(in: directory, algorithm: .es256)
         #expect(first.keyID == again.keyID)
-        let attributes = try FileManager.default.attributesOfItem(atPath: directory + "/signing-key-es256.pem")
+        let path = directory + "/signing-key-es256.pem"
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
+        // A damaged key file is an error, never silently replaced (every token it signed would die).
+        try "-----BEGIN PRIVATE KEY-----\ngarbage\n".write(toFile: path, atomically: false, encoding: .utf8)
+        #expect(throws: SigningKeyError.self) { try SigningKey.loadOrCreate(in: directory, algorithm: .es256) }
+        #expect(try String(contentsOfFile: path, encoding: .utf8).contains("garbage"))
     }
 
     @Test("refresh tokens carry their provider; anything else is not ours")

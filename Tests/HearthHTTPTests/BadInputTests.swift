@@ -93,6 +93,14 @@ struct BadInputTests {
                 expectEnvelope(try await api.admin("accounts:update", ["localId": user["localId"] ?? .null, "phoneNumber": .string(phone)]), status: 400)
             }
             expectEnvelope(try await api.v1("signUp", ["email": "two words@example.com", "password": "correct-horse-42"]), status: 400)
+            // Revocation only moves forward: a validSince far ahead would lock the account out for good.
+            let ahead = try await api.admin("accounts:update", ["localId": user["localId"] ?? .null, "validSince": "9223372036854775807"])
+            expectEnvelope(ahead, status: 400)
+            let future = try await api.admin("accounts:batchCreate", ["users": [["localId": "later", "createdAt": "9000000000000000"]]])
+            #expect(future["error"]?.arrayValue?.count == 1)
+            let page = try await api.send(
+                .get, APIClient.v1 + "projects/demo-hearth/accounts:batchGet?nextPageToken=%01", body: nil, headers: APIClient.admin)
+            #expect(page.errorCode == "INVALID_PAGE_SELECTION")
             #expect(try await api.lookup(try #require(user.string("idToken"))).status == 200)
         }
     }
