@@ -44,7 +44,7 @@ extension AuthService {
         let password = try await passwords.hash(try Validation.password(newPassword))
         try await write(caller, uid: uid) { tx in
             try tx.execute(.consumeOOBCode(project, codeHash: hash))
-            try tx.execute(.resetPassword(project, uid, password, email: code.email))
+            try tx.execute(.resetPassword(project, uid, password, email: code.email, codeIssuedAt: code.issuedAt))
         }
         return info
     }

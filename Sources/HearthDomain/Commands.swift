@@ -15,8 +15,9 @@ public enum Command: Equatable, Sendable {
     /// A trusted identity provider vouched for the account's own email (signInWithIdp with a
     /// verified email): the same rule as an email link, an unverified password goes.
     case confirmEmailByProvider(ProjectID, UserID, email: String)
-    /// A password-reset code sent to `email` was used: the new password replaces the old one.
-    case resetPassword(ProjectID, UserID, PasswordHash, email: String)
+    /// A password-reset code sent to `email` at `codeIssuedAt` was used: the new password
+    /// replaces the old one, unless a password was set after the code was sent.
+    case resetPassword(ProjectID, UserID, PasswordHash, email: String, codeIssuedAt: Int64)
     /// A VERIFY_EMAIL code sent to `email` was used (or, with `newEmail`, a
     /// VERIFY_AND_CHANGE_EMAIL code: the account moves to the address that received it).
     case applyEmailCode(ProjectID, UserID, email: String, newEmail: String?)
@@ -34,7 +35,7 @@ public enum Command: Equatable, Sendable {
         case .createAccount(let project, let uid, _), .signIn(let project, let uid, _, _),
             .linkProvider(let project, let uid, _), .unlinkProviders(let project, let uid, _),
             .setPassword(let project, let uid, _, _, _), .completeEmailLinkSignIn(let project, let uid, _, _),
-            .confirmEmailByProvider(let project, let uid, _), .resetPassword(let project, let uid, _, _),
+            .confirmEmailByProvider(let project, let uid, _), .resetPassword(let project, let uid, _, _, _),
             .applyEmailCode(let project, let uid, _, _),
             .update(let project, let uid, _), .revokeRefreshToken(let project, let uid, _),
             .deleteAccount(let project, let uid, _), .purgeAnonymous(let project, let uid):

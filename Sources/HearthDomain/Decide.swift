@@ -29,8 +29,11 @@ public enum Decide {
             let account = try activeAccount(uid, project, state)
             guard account.email == normalizeEmail(email) else { throw AuthError.invalidEmail }
             return confirmEmail(account, proof: .identityProvider, now: now)
-        case .resetPassword(let project, let uid, let hash, let email):
+        case .resetPassword(let project, let uid, let hash, let email, let codeIssuedAt):
             let account = try codeRecipient(uid, email: email, project, state)
+            // A later reset or change supersedes the code: a stale link in a mailbox someone
+            // else read must not undo the owner's new password.
+            if let updated = account.passwordUpdatedAt, updated > codeIssuedAt { throw AuthError.invalidOobCode }
             // The code reached the inbox, so the email is proven; whoever knew the old password
             // (and every session it opened) is shut out.
             var events: [EventPayload] = [.passwordSet(PasswordSet(password: hash, reason: .reset))]

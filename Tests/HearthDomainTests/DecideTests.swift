@@ -186,15 +186,20 @@ struct DecideTests {
 
     @Test mutating func aPasswordResetVerifiesTheEmailAndEndsEverySession() throws {
         try given(.createAccount(project, uid("r"), created(.password, email: "r@x.io", password: hash(1))))
-        #expect(try Decide.decide(.resetPassword(project, uid("r"), hash(2), email: "r@x.io"), state: state, now: now) == [
+        #expect(try Decide.decide(.resetPassword(project, uid("r"), hash(2), email: "r@x.io", codeIssuedAt: now), state: state, now: now) == [
             .passwordSet(PasswordSet(password: hash(2), reason: .reset)),
             .emailVerified(EmailVerified(email: "r@x.io")),
             .sessionsRevoked(SessionsRevoked(validSince: now / 1000, reason: .passwordChanged)),
         ])
+        // A password set after the code was sent (here: the reset just applied) supersedes it.
+        try given(.resetPassword(project, uid("r"), hash(2), email: "r@x.io", codeIssuedAt: now))
+        #expect(throws: AuthError.invalidOobCode) {
+            try Decide.decide(.resetPassword(project, uid("r"), hash(3), email: "r@x.io", codeIssuedAt: now - 1), state: state, now: now)
+        }
         // A code sent to an address the account no longer has does nothing.
         try given(.update(project, uid("r"), AccountUpdate(email: "moved@x.io")))
         #expect(throws: AuthError.invalidOobCode) {
-            try Decide.decide(.resetPassword(project, uid("r"), hash(3), email: "r@x.io"), state: state, now: now)
+            try Decide.decide(.resetPassword(project, uid("r"), hash(3), email: "r@x.io", codeIssuedAt: now), state: state, now: now)
         }
     }
 

@@ -57,6 +57,17 @@ struct ActionCodeTests {
             #expect(account?["emailVerified"] == true)
             let types = try harness.eventTypes(of: try #require(user.string("localId")))
             #expect(Array(types.suffix(5).prefix(3)) == ["account.password_set", "account.email_verified", "account.sessions_revoked"])
+
+            // Of two links, the older one dies once the newer one has set a password.
+            _ = try await api.v1("sendOobCode", ["requestType": "PASSWORD_RESET", "email": "reset@example.com"])
+            let (older, _) = try await Self.delivered(api, to: "reset@example.com", "PASSWORD_RESET")
+            harness.clock.advance(milliseconds: 1500)
+            _ = try await api.v1("sendOobCode", ["requestType": "PASSWORD_RESET", "email": "reset@example.com"])
+            let (newer, _) = try await Self.delivered(api, to: "reset@example.com", "PASSWORD_RESET")
+            #expect(older != newer)
+            harness.clock.advance(milliseconds: 1500)
+            #expect(try await api.v1("resetPassword", ["oobCode": .string(newer), "newPassword": "newest-pass-9"]).status == 200)
+            #expect(try await api.v1("resetPassword", ["oobCode": .string(older), "newPassword": "stale-pass-10"]).errorCode == "INVALID_OOB_CODE")
         }
     }
 
