@@ -20,7 +20,8 @@ extension AuthService {
                 case .emailExists?: "email exists in other account in database"
                 case .federatedUserIdAlreadyLinked?: "raw id exists in other account in database"
                 case .phoneNumberExists?: "phone number exists in other account in database"
-                default: "\(error)"
+                // Anything else is a rule of ours (its message) or a fault, not spelled out to a client.
+                default: (error as? FirebaseError)?.message ?? "the account could not be imported"
                 }
             return (index, message)
         }

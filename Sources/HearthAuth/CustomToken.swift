@@ -53,7 +53,8 @@ public struct CustomTokenVerifier: Sendable {
             throw invalid(keys.isEmpty ? "custom tokens are not accepted: no customTokenKeys are configured" : "invalid signature")
         }
         guard case .int(let issuedAt)? = parts.payload["iat"], case .int(let expires)? = parts.payload["exp"],
-            expires > issuedAt, expires - issuedAt <= Self.maxLifetimeSeconds
+            expires > issuedAt, case let (lifetime, overflow) = expires.subtractingReportingOverflow(issuedAt), !overflow,
+            lifetime <= Self.maxLifetimeSeconds
         else { throw invalid("iat and exp must span at most one hour") }
         let seconds = now / 1000
         guard issuedAt <= seconds + 300 else { throw invalid("issued in the future") }
