@@ -103,11 +103,8 @@ extension AuthService {
         let project = caller.project
         let uid = current.uid
         let finalUpdate = update
-        let recoveryCode = emailChanged && current.email != nil ? Self.newActionCode() : nil
-        let handler = recoveryCode == nil ? nil : try? actionHandler(origin)
         // The old address must hear of the change: without room for that email, no change.
-        let notice = handler == nil ? nil : try reserveEmail()
-        let lifetime = settings.oobCodeLifetime
+        let recovery = emailChanged ? try prepareEmailRecovery(from: current.email, origin: origin) : nil
         let issuedAt = session?.issuedAt
         let (account, replaced) = try await write(caller, uid: uid) { tx in
             if let issuedAt { _ = try Self.stillSignedIn(uid, project, since: issuedAt, in: tx) }
@@ -116,22 +113,9 @@ extension AuthService {
             if let refresh, let provider {
                 try tx.execute(.signIn(project, uid, method: provider, refreshTokenHash: refresh.hash))
             }
-            let account = try tx.account(uid, project)
-            guard let recoveryCode, handler != nil, let before, let after = account.email, after != before else {
-                return (account, nil as String?)
-            }
-            let issued = OOBCodeIssued(
-                requestType: .recoverEmail, email: before, uid: uid, newEmail: after, expiresAt: tx.now + lifetime)
-            try tx.execute(.issueOOBCode(project, codeHash: Self.codeHash(recoveryCode), issued))
-            return (account, before)
+            return (try tx.account(uid, project), try recovery?.issue(for: uid, project, replacing: before, in: tx))
         }
-        if let replaced, let recoveryCode, let handler {
-            let link = actionLink(
-                recoveryCode, .recoverEmail, project, email: replaced, newEmail: account.email, handler: handler,
-                apiKey: origin.apiKey)
-            outbox?.deliver(link)
-            notice?.send(link)
-        }
+        if let recovery, let replaced { deliver(recovery, replaced: replaced, by: account, project) }
         guard let refresh, let provider else { return UpdateResult(account: account, tokens: nil) }
         return UpdateResult(account: account, tokens: try signedIn(account, provider: provider, refresh: refresh, isNewUser: false, caller).tokens)
     }

@@ -38,10 +38,11 @@ extension AuthService {
     }
 
     /// How the iOS SDK upgrades the signed-in (often anonymous) user: signUp with its idToken.
-    /// The email is unverified; earlier sessions end and fresh tokens come back.
-    public func linkPassword(idToken: String, email: String?, password: String?, displayName: String?, _ caller: Caller)
-        async throws -> SignInResult
-    {
+    /// The email is unverified; earlier sessions end and fresh tokens come back. Replacing an
+    /// email the account already had is an email change: the old address gets RECOVER_EMAIL.
+    public func linkPassword(
+        idToken: String, email: String?, password: String?, displayName: String?, _ caller: Caller, origin: LinkOrigin
+    ) async throws -> SignInResult {
         let email = try Validation.email(email)
         let password = try Validation.password(password)
         let (current, session) = try authenticate(idToken, caller)
@@ -52,19 +53,22 @@ extension AuthService {
         }
         let hash = try await passwords.hash(password)
         let refresh = TokenIssuer.newRefreshToken(provider: "password")
-        let account = try await write(caller, uid: uid) { tx in
-            if try Self.stillSignedIn(uid, project, since: session.issuedAt, in: tx).password == nil {
+        let recovery = current.email != email ? try prepareEmailRecovery(from: current.email, origin: origin) : nil
+        let (account, replaced) = try await write(caller, uid: uid) { tx in
+            let before = try Self.stillSignedIn(uid, project, since: session.issuedAt, in: tx)
+            if before.password == nil && (before.email == nil || before.email == email) {
                 try tx.execute(.setPassword(project, uid, hash, email: email, reason: .initial))
             } else {
-                // Replacing a password ends the sessions the old one opened.
+                // Replacing a password or an email ends the sessions opened before.
                 try tx.execute(.update(project, uid, AccountUpdate(email: email, password: hash, validSince: tx.now / 1000)))
             }
             if let displayName {
                 try tx.execute(.update(project, uid, AccountUpdate(profile: ProfileUpdated(displayName: displayName))))
             }
             try tx.execute(.signIn(project, uid, method: "password", refreshTokenHash: refresh.hash))
-            return try tx.account(uid, project)
+            return (try tx.account(uid, project), try recovery?.issue(for: uid, project, replacing: before.email, in: tx))
         }
+        if let recovery, let replaced { deliver(recovery, replaced: replaced, by: account, project) }
         return try signedIn(account, provider: "password", refresh: refresh, isNewUser: false, caller)
     }
 

@@ -32,7 +32,7 @@ extension IdentityToolkitAPI {
         let result: SignInResult
         if let idToken = try fields.string("idToken") {
             result = try await service.linkPassword(
-                idToken: idToken, email: email, password: password, displayName: displayName, caller)
+                idToken: idToken, email: email, password: password, displayName: displayName, caller, origin: linkOrigin(call))
         } else if !(email ?? "").isEmpty || !(password ?? "").isEmpty {
             result = try await service.signUpWithPassword(email: email, password: password, displayName: displayName, caller)
         } else {

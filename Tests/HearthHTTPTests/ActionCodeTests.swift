@@ -234,6 +234,27 @@ struct ActionCodeTests {
         }
     }
 
+    @Test("linking a password with another email (iOS signUp with an idToken) is an email change: the old address is told, old sessions end")
+    func linkPasswordReplacingAnEmail() async throws {
+        try await APIHarness.run { harness, api in
+            let profile: JSONValue = ["sub": "gh-9", "email": "octo@example.com", "email_verified": true]
+            let federated = try await api.v1("signInWithIdp", FederatedTests.credential("github.com", profile))
+            let uid = try #require(federated.string("localId"))
+            harness.clock.advance(milliseconds: 1500)
+            let linked = try await api.v1(
+                "signUp", ["idToken": federated["idToken"] ?? .null, "email": "octo-new@example.com", "password": "correct-horse-42"])
+            #expect(linked.status == 200)
+            #expect(linked.string("email") == "octo-new@example.com")
+            let (code, _) = try await Self.delivered(api, to: "octo@example.com", "RECOVER_EMAIL")
+            #expect(try await api.lookup(try #require(federated.string("idToken"))).errorCode == "TOKEN_EXPIRED")
+            #expect(try await api.lookup(try #require(linked.string("idToken"))).status == 200)
+            // The owner of the old address takes the account back.
+            harness.clock.advance(milliseconds: 1500)
+            #expect(try await api.v1("update", ["oobCode": .string(code)]).string("email") == "octo@example.com")
+            #expect(try harness.eventTypes(of: uid).contains("account.sessions_revoked"))
+        }
+    }
+
     @Test("the action page restores an email from a recoverEmail link, and only from one")
     func recoverEmailPage() async throws {
         try await APIHarness.run { _, api in
