@@ -33,12 +33,21 @@ public struct PasswordHasher: Sendable {
 
     public func hash(_ password: String) async throws -> PasswordHash {
         let parameters = parameters
-        return try await pool.run { try Self.hash(password, salt: Self.randomSalt(), parameters) }
+        return try await onPool { try Self.hash(password, salt: Self.randomSalt(), parameters) }
     }
 
     /// Whether `password` matches; throws only for a hash this build cannot check.
     public func verify(_ password: String, against stored: PasswordHash) async throws -> Bool {
-        try await pool.run { try Self.verify(password, against: stored) }
+        try await onPool { try Self.verify(password, against: stored) }
+    }
+
+    /// A full hashing queue is Firebase's "too many attempts", a 400 the SDKs know.
+    private func onPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        do {
+            return try await pool.run(body)
+        } catch is WorkPool.Busy {
+            throw FirebaseError.bad("TOO_MANY_ATTEMPTS_TRY_LATER : too many password checks are waiting; try again later")
+        }
     }
 
     /// Whether a stored hash should be replaced by one with the current parameters.

@@ -2,13 +2,24 @@ import Foundation
 
 /// A fixed set of threads for CPU-heavy work (password hashing), so it never runs on the
 /// HTTP event loops or the cooperative pool, and at most `threads` hashes run at once.
+///
+/// The queue is bounded too: past `maxQueued` waiting jobs, `run` throws `Busy` at once, so
+/// a flood of sign-in attempts is refused instead of growing a backlog that every later
+/// sign-up, sign-in and reset would wait behind.
 public final class WorkPool: @unchecked Sendable {
+    public struct Busy: Error, Equatable {
+        public init() {}
+    }
+
     private let condition = NSCondition()
+    private let maxQueued: Int
     // Guarded by `condition`.
     private var jobs: [@Sendable () -> Void] = []
     private var stopping = false
 
-    public init(threads: Int, name: String) {
+    /// `maxQueued` defaults to 64 jobs per thread: about three seconds of scrypt at N=2^14.
+    public init(threads: Int, name: String, maxQueued: Int? = nil) {
+        self.maxQueued = max(1, maxQueued ?? 64 * max(1, threads))
         for index in 0..<max(1, threads) {
             let thread = Thread { [self] in work() }
             thread.name = "\(name)-\(index)"
@@ -18,11 +29,20 @@ public final class WorkPool: @unchecked Sendable {
 
     deinit { stop() }
 
-    /// Runs `body` on a pool thread and returns its result.
+    /// Runs `body` on a pool thread and returns its result; throws `Busy` when the queue is full.
     public func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            enqueue { continuation.resume(with: Result { try body() }) }
+            if !enqueue({ continuation.resume(with: Result { try body() }) }) {
+                continuation.resume(throwing: Busy())
+            }
         }
+    }
+
+    /// Jobs queued and not yet started.
+    public var waitingJobs: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return jobs.count
     }
 
     /// Lets the threads finish queued work and exit.
@@ -33,11 +53,14 @@ public final class WorkPool: @unchecked Sendable {
         condition.unlock()
     }
 
-    private func enqueue(_ job: @escaping @Sendable () -> Void) {
+    /// Queues `job` unless `maxQueued` jobs are already waiting.
+    private func enqueue(_ job: @escaping @Sendable () -> Void) -> Bool {
         condition.lock()
+        defer { condition.unlock() }
+        guard jobs.count < maxQueued else { return false }
         jobs.append(job)
         condition.signal()
-        condition.unlock()
+        return true
     }
 
     private func work() {

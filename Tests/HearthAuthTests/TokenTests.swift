@@ -92,6 +92,27 @@ struct TokenTests {
 
 @Suite("password hashing")
 struct PasswordHasherTests {
+    @Test("the hashing pool refuses work past its queue bound at once, and takes work again once it drains")
+    func boundedPool() async throws {
+        let pool = WorkPool(threads: 1, name: "bounded", maxQueued: 1)
+        defer { pool.stop() }
+        let gate = DispatchSemaphore(value: 0)
+        let running = DispatchSemaphore(value: 0)
+        async let first: Int = pool.run {
+            running.signal()
+            gate.wait()
+            return 1
+        }
+        running.wait()  // the only thread is busy now
+        async let second: Int = pool.run { 2 }
+        while pool.waitingJobs < 1 { try await Task.sleep(for: .milliseconds(5)) }
+        // The queue holds the second job: a third is refused at once.
+        await #expect(throws: WorkPool.Busy()) { try await pool.run { 3 } }
+        gate.signal()
+        #expect(try await first + second == 3)
+        #expect(try await pool.run { 4 } == 4)
+    }
+
     @Test("scrypt hashes verify, wrong passwords fail, old parameters are outdated")
     func scrypt() async throws {
         let pool = WorkPool(threads: 2, name: "test")
