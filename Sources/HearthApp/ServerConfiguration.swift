@@ -167,7 +167,10 @@ public struct ServerConfiguration: Sendable, Equatable {
         for (key, project) in apiKeys where key.isEmpty || ProjectID(project) == nil {
             throw ConfigurationError.invalid("apiKeys", source: project)
         }
-        guard (10...20).contains(scryptLogN), (1...32).contains(scryptBlockSize), (1...16).contains(scryptParallelization)
+        // Within the limits every stored hash is verified against, or Hearth's own would never match.
+        guard (10...StoredHashLimits.scryptLogN.upperBound).contains(scryptLogN),
+            StoredHashLimits.scryptBlockSize.contains(scryptBlockSize),
+            StoredHashLimits.scryptParallelization.contains(scryptParallelization)
         else { throw ConfigurationError.invalid("scrypt parameters", source: "logN \(scryptLogN)") }
         guard (1...256).contains(hashThreads) else { throw ConfigurationError.invalid("hashThreads", source: "\(hashThreads)") }
         guard (1...3600).contains(idleTimeoutSeconds) else {

@@ -107,8 +107,8 @@ extension AuthService {
         let recovery = emailChanged ? try prepareEmailRecovery(from: current.email, origin: origin) : nil
         let issuedAt = session?.issuedAt
         let (account, replaced) = try await write(caller, uid: uid) { tx in
-            if let issuedAt { _ = try Self.stillSignedIn(uid, project, since: issuedAt, in: tx) }
-            let before = try tx.account(uid, project).email
+            let stored = try issuedAt.map { try Self.stillSignedIn(uid, project, since: $0, in: tx) } ?? tx.account(uid, project)
+            let before = stored.email
             try tx.execute(.update(project, uid, finalUpdate))
             if let refresh, let provider {
                 try tx.execute(.signIn(project, uid, method: provider, refreshTokenHash: refresh.hash))

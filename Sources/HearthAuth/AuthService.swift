@@ -115,10 +115,15 @@ public final class AuthService: Sendable {
         guard let account = try read({ try $0.account(verified.uid, in: caller.project) }) else {
             throw FirebaseError.userNotFound
         }
-        // Revocation has whole-second granularity, as in Firebase.
-        guard verified.issuedAt >= account.validSince else { throw FirebaseError.tokenExpired }
-        guard !account.disabled else { throw FirebaseError.userDisabled }
+        try Self.checkSession(of: account, issuedAt: verified.issuedAt)
         return (account, verified)
+    }
+
+    /// Whether a session that began at `issuedAt` (seconds) may still act for `account`.
+    /// Revocation has whole-second granularity, as in Firebase.
+    private static func checkSession(of account: Account, issuedAt: Int64) throws {
+        guard issuedAt >= account.validSince else { throw FirebaseError.tokenExpired }
+        guard !account.disabled else { throw FirebaseError.userDisabled }
     }
 
     /// The account an ID token spoke for, read again inside the write that acts on it: a
@@ -128,8 +133,7 @@ public final class AuthService: Sendable {
         -> Account
     {
         let account = try tx.account(uid, project)
-        guard issuedAt >= account.validSince else { throw FirebaseError.tokenExpired }
-        guard !account.disabled else { throw FirebaseError.userDisabled }
+        try checkSession(of: account, issuedAt: issuedAt)
         return account
     }
 

@@ -20,6 +20,12 @@ public enum StoredHashLimits {
 
     /// The Firebase error code naming the first limit `stored` breaks, or `nil` within them.
     public static func violation(_ stored: PasswordHash) -> String? {
+        costViolation(stored) ?? shapeViolation(stored)
+    }
+
+    /// The limits on work factors alone, which an import's options decide for every user, so
+    /// they can be checked once per request (before any hash is seen).
+    public static func costViolation(_ stored: PasswordHash) -> String? {
         switch stored.algorithm {
         case PasswordHasher.algorithm, "STANDARD_SCRYPT":
             guard let logN = stored.memoryCost, scryptLogN.contains(logN) else { return "INVALID_MEMORY_COST" }
@@ -29,11 +35,28 @@ public enum StoredHashLimits {
             if stored.algorithm != PasswordHasher.algorithm && (128 << logN) * r > scryptMemoryBytes {
                 return "INVALID_MEMORY_COST"
             }
-            guard stored.keyLength.map({ $0 == stored.hash.count }) ?? true else { return "INVALID_DERIVED_KEY_LENGTH" }
-            return hashBytes.contains(stored.hash.count) ? nil : "INVALID_PASSWORD_HASH"
+            return nil
         case "FIREBASE_SCRYPT":
             guard let rounds = stored.rounds, (1...8).contains(rounds) else { return "INVALID_ROUNDS" }
             guard let memoryCost = stored.memoryCost, (1...14).contains(memoryCost) else { return "INVALID_MEMORY_COST" }
+            return nil
+        case "PBKDF2_SHA256", "PBKDF_SHA1":
+            guard let rounds = stored.rounds, pbkdf2Rounds.contains(rounds) else { return "INVALID_ROUNDS" }
+            return nil
+        case "BCRYPT", "HMAC_SHA512", "HMAC_SHA256", "HMAC_SHA1", "HMAC_MD5":
+            return nil  // bcrypt's cost is inside the hash; HMAC has none
+        default:
+            return "INVALID_HASH_ALGORITHM"
+        }
+    }
+
+    /// The limits on the hash itself (and the key it depends on), user by user.
+    static func shapeViolation(_ stored: PasswordHash) -> String? {
+        switch stored.algorithm {
+        case PasswordHasher.algorithm, "STANDARD_SCRYPT":
+            guard stored.keyLength.map({ $0 == stored.hash.count }) ?? true else { return "INVALID_DERIVED_KEY_LENGTH" }
+            return hashBytes.contains(stored.hash.count) ? nil : "INVALID_PASSWORD_HASH"
+        case "FIREBASE_SCRYPT":
             // The hash is the signer key encrypted (AES-CTR), so exactly as long as the key.
             guard let key = stored.key, hashBytes.contains(key.count) else { return "INVALID_SIGNER_KEY" }
             return stored.hash.count == key.count ? nil : "INVALID_PASSWORD_HASH"
@@ -46,7 +69,6 @@ public enum StoredHashLimits {
             else { return "INVALID_PASSWORD_HASH" }
             return bcryptCost.contains(cost) ? nil : "INVALID_ROUNDS"
         case "PBKDF2_SHA256", "PBKDF_SHA1":
-            guard let rounds = stored.rounds, pbkdf2Rounds.contains(rounds) else { return "INVALID_ROUNDS" }
             return hashBytes.contains(stored.hash.count) ? nil : "INVALID_PASSWORD_HASH"
         case "HMAC_SHA512", "HMAC_SHA256", "HMAC_SHA1", "HMAC_MD5":
             guard let key = stored.key, !key.isEmpty else { return "MISSING_SIGNER_KEY" }

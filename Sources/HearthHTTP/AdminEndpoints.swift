@@ -186,8 +186,6 @@ struct ImportHashOptions {
         case "SCRYPT":
             algorithm = "FIREBASE_SCRYPT"
             guard key != nil else { throw FirebaseError.bad("MISSING_SIGNER_KEY") }
-            guard let rounds, (1...8).contains(rounds) else { throw FirebaseError.bad("INVALID_ROUNDS") }
-            guard let memoryCost, (1...14).contains(memoryCost) else { throw FirebaseError.bad("INVALID_MEMORY_COST") }
             saltSeparator = try Self.bytes(fields, "saltSeparator", error: "INVALID_SALT_SEPARATOR")
         case "STANDARD_SCRYPT":
             algorithm = name
@@ -195,32 +193,21 @@ struct ImportHashOptions {
             guard let cost = try fields.int("cpuMemCost"), cost > 1, cost & (cost - 1) == 0, cost <= 1 << 20 else {
                 throw FirebaseError.bad("INVALID_MEMORY_COST")
             }
-            let logN = cost.trailingZeroBitCount
-            memoryCost = logN
-            guard let r = try fields.int("blockSize"), StoredHashLimits.scryptBlockSize.contains(Int(r)) else {
-                throw FirebaseError.bad("INVALID_BLOCK_SIZE")
-            }
-            guard let p = try fields.int("parallelization"), StoredHashLimits.scryptParallelization.contains(Int(p)) else {
-                throw FirebaseError.bad("INVALID_PARALLELIZATION")
-            }
-            guard (128 << logN) * Int(r) <= StoredHashLimits.scryptMemoryBytes else {
-                throw FirebaseError.bad("INVALID_MEMORY_COST : scrypt may use at most 256 MiB (128·N·r bytes)")
-            }
-            blockSize = Int(r)
-            parallelization = Int(p)
+            memoryCost = cost.trailingZeroBitCount
+            blockSize = try fields.int("blockSize").map(Int.init)
+            parallelization = try fields.int("parallelization").map(Int.init)
             keyLength = try fields.int("dkLen").map(Int.init)
-        case "PBKDF2_SHA256", "PBKDF_SHA1":
+        case "PBKDF2_SHA256", "PBKDF_SHA1", "BCRYPT":
             algorithm = name
-            guard let rounds, (1...120_000).contains(rounds) else { throw FirebaseError.bad("INVALID_ROUNDS") }
         case "HMAC_SHA512", "HMAC_SHA256", "HMAC_SHA1", "HMAC_MD5":
             algorithm = name
             guard key != nil else { throw FirebaseError.bad("MISSING_SIGNER_KEY") }
-        case "BCRYPT":
-            algorithm = name
         default:
             // Accepting a hash no sign-in could ever check would lock those users out silently.
             throw FirebaseError.bad("INVALID_HASH_ALGORITHM : Hearth cannot verify \(name) password hashes")
         }
+        // Work factors hold for every user of the request: one clear 400, before any user.
+        if let violation = StoredHashLimits.costViolation(stored(hash: [], salt: [])) { throw FirebaseError.bad(violation) }
     }
 
     private static func bytes(_ fields: RequestFields, _ name: String, error: String) throws -> [UInt8]? {
@@ -231,18 +218,23 @@ struct ImportHashOptions {
     }
 
     func passwordHash(hash: String, salt: String?) throws -> PasswordHash {
-        guard let algorithm else { throw FirebaseError.bad("MISSING_HASH_ALGORITHM") }
+        guard algorithm != nil else { throw FirebaseError.bad("MISSING_HASH_ALGORITHM") }
         guard let hashBytes = Base64URL.decode(hash) else { throw FirebaseError.bad("INVALID_PASSWORD_HASH") }
         let saltBytes = try salt.map { text in
             guard let bytes = Base64URL.decode(text) else { throw FirebaseError.bad("INVALID_SALT") }
             return bytes
         }
-        let stored = PasswordHash(
-            algorithm: algorithm, hash: hashBytes, salt: saltBytes ?? [], rounds: rounds, memoryCost: memoryCost,
-            blockSize: blockSize, parallelization: parallelization, keyLength: keyLength, key: key,
-            saltSeparator: saltSeparator, passwordFirst: passwordFirst)
+        let stored = stored(hash: hashBytes, salt: saltBytes ?? [])
         // A hash no sign-in could check (or one that would match anything) is refused here.
         if let violation = StoredHashLimits.violation(stored) { throw FirebaseError.bad(violation) }
         return stored
+    }
+
+    /// A user's hash under these options (`algorithm` is set once `init` has read it).
+    private func stored(hash: [UInt8], salt: [UInt8]) -> PasswordHash {
+        PasswordHash(
+            algorithm: algorithm ?? "", hash: hash, salt: salt, rounds: rounds, memoryCost: memoryCost,
+            blockSize: blockSize, parallelization: parallelization, keyLength: keyLength, key: key,
+            saltSeparator: saltSeparator, passwordFirst: passwordFirst)
     }
 }
