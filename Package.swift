@@ -91,6 +91,8 @@ let package = Package(
                 "HearthApp", "HearthDomain", "HearthLedger", "HearthProjections", "HearthStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strict),
 
