@@ -62,12 +62,13 @@ public enum JSONValue: Equatable, Sendable {
             out.append(UInt8(ascii: "]"))
         case .object(let members):
             out.append(UInt8(ascii: "{"))
-            // Sorted keys: the same object always serializes to the same bytes.
-            for (index, key) in members.keys.sorted().enumerated() {
+            // Sorted keys: the same object always serializes to the same bytes. Members are
+            // sorted whole, so no key is hashed again to find its value.
+            for (index, member) in members.sorted(by: { $0.key < $1.key }).enumerated() {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
-                Self.writeString(key, to: &out)
+                Self.writeString(member.key, to: &out)
                 out.append(UInt8(ascii: ":"))
-                members[key]!.write(to: &out)
+                member.value.write(to: &out)
             }
             out.append(UInt8(ascii: "}"))
         }
