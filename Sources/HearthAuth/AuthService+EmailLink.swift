@@ -21,7 +21,7 @@ extension AuthService {
         guard code.email == address else {
             throw FirebaseError.bad("INVALID_EMAIL : The email provided does not match the sign-in email address.")
         }
-        let newUid = Self.newUserID()
+        let newUid = newUserID()
         let refresh = TokenIssuer.newRefreshToken(provider: "password")
         let (account, isNew) = try await write(caller, uid: linking?.0.uid) { tx in
             try tx.execute(.consumeOOBCode(project, codeHash: hash))

@@ -36,7 +36,7 @@ extension AuthService {
             }
             return .signedIn(try signedIn(account, provider: provider, refresh: refresh, isNewUser: false, caller))
         }
-        let newUid = Self.newUserID()
+        let newUid = newUserID()
         let outcome: Result<(Account, Bool), NeedConfirmation> = try await write(caller) { tx in
             if let owner = try tx.state.owner(ofProvider: provider, federatedId: identity.subject, in: project) {
                 try tx.execute(.signIn(project, owner, method: provider, refreshTokenHash: refresh.hash))

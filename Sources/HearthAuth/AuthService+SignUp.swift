@@ -5,7 +5,7 @@ import HearthStore
 /// `accounts:signUp`: anonymous, email+password, linking email+password, admin create.
 extension AuthService {
     public func signUpAnonymously(_ caller: Caller) async throws -> SignInResult {
-        let uid = Self.newUserID()
+        let uid = newUserID()
         let project = caller.project
         let refresh = TokenIssuer.newRefreshToken(provider: "anonymous")
         let account = try await write(caller, uid: uid) { tx in
@@ -25,7 +25,7 @@ extension AuthService {
         // Fail fast before spending a hash; the writer checks again.
         if try read({ try $0.owner(ofEmail: email, in: project) }) != nil { throw FirebaseError(AuthError.emailExists) }
         let hash = try await passwords.hash(password)
-        let uid = Self.newUserID()
+        let uid = newUserID()
         let refresh = TokenIssuer.newRefreshToken(provider: "password")
         let account = try await write(caller, uid: uid) { tx in
             let created = AccountCreated(
@@ -91,7 +91,7 @@ extension AuthService {
         let password = try user.password.map { try Validation.password($0) }
         let phone = try user.phoneNumber.map(Validation.phoneNumber)
         let hash = if let password { try await passwords.hash(password) } else { PasswordHash?.none }
-        let uid = user.uid ?? Self.newUserID()
+        let uid = user.uid ?? newUserID()
         let project = caller.project
         return try await write(caller) { tx in
             let created = AccountCreated(

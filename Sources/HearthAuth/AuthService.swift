@@ -148,12 +148,15 @@ public final class AuthService: Sendable {
             provider: provider, isNewUser: isNewUser)
     }
 
-    /// A new uid: 28 characters of [A-Za-z0-9], like Firebase's.
-    public static func newUserID() -> UserID {
-        UserID(SecureRandom.string(28, from: uidAlphabet))!
+    /// A new uid, minted now: 28 characters of [0-9A-Za-z] that sort by creation time.
+    public func newUserID() -> UserID {
+        UserIDMinter.mint(at: now)
     }
 
-    private static let uidAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
+    /// An opaque random id (createAuthUri's `sessionId`): 28 characters of [0-9A-Za-z].
+    public static func randomID() -> String {
+        SecureRandom.string(28, from: UserIDMinter.alphabet)
+    }
 }
 
 extension StoreTransaction {

@@ -16,7 +16,7 @@ extension IdentityToolkitAPI {
             "kind": "identitytoolkit#CreateAuthUriResponse", "registered": .bool(methods.registered),
             "allProviders": .array(methods.allProviders.map(JSONValue.string)),
             "signinMethods": .array(methods.signInMethods.map(JSONValue.string)),
-            "sessionId": .string(try call.fields.string("sessionId") ?? AuthService.newUserID().rawValue),
+            "sessionId": .string(try call.fields.string("sessionId") ?? AuthService.randomID()),
         ]
     }
 

@@ -172,16 +172,4 @@ struct FakeIdentityProviderTests {
             try FakeIdentityProvider.identity(requestUri: "http://localhost", postBody: "providerId=x&id_token=%7B%22sub%22%3A1%7D")
         }
     }
-
-    @Test("uids: 28 characters of [A-Za-z0-9], every character drawn, none repeated")
-    func userIDs() {
-        let uids = (0..<2000).map { _ in AuthService.newUserID().rawValue }
-        #expect(Set(uids).count == uids.count)
-        #expect(uids.allSatisfy { $0.count == 28 && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } })
-        // 56,000 draws over 62 symbols: each appears about 900 times; a skewed draw would not.
-        var counts: [Character: Int] = [:]
-        for character in uids.joined() { counts[character, default: 0] += 1 }
-        #expect(counts.count == 62)
-        #expect(counts.values.allSatisfy { (700...1100).contains($0) })
-    }
 }

@@ -27,6 +27,20 @@ struct SignUpTests {
         }
     }
 
+    @Test("new uids carry the clock's time: accounts created later sort after earlier ones")
+    func uidsSortByCreation() async throws {
+        try await APIHarness.run { harness, api in
+            var uids: [String] = []
+            for _ in 0..<5 {
+                uids.append(try #require(try await api.v1("signUp", ["returnSecureToken": true]).string("localId")))
+                harness.clock.advance(milliseconds: 1)
+            }
+            #expect(uids == uids.sorted())
+            #expect(Set(uids.map { $0.prefix(8) }).count == 5)
+            #expect(uids.first?.prefix(8) == UserIDMinter.mint(at: harness.clock.now() - 5).rawValue.prefix(8))
+        }
+    }
+
     @Test("email+password: sign up on v1, sign in on v3, same account; errors in the envelope")
     func emailPassword() async throws {
         try await APIHarness.run { _, api in
