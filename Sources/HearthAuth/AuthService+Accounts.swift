@@ -99,9 +99,9 @@ extension AuthService {
 
         // Fresh tokens for a signed-in caller whose own sessions this ends.
         let provider = password != nil ? "password" : tokenProvider
-        let refresh = revokesNow && tokenProvider != nil ? provider.map { TokenIssuer.newRefreshToken(provider: $0) } : nil
         let project = caller.project
         let uid = current.uid
+        let refresh = revokesNow && tokenProvider != nil ? provider.map { TokenIssuer.newRefreshToken(for: uid, provider: $0) } : nil
         let finalUpdate = update
         // The old address must hear of the change: without room for that email, no change.
         let recovery = emailChanged ? try prepareEmailRecovery(from: current.email, origin: origin) : nil

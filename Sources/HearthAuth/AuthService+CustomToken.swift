@@ -8,7 +8,7 @@ extension AuthService {
         let custom = try settings.customTokens.verify(token, now: now)
         let project = caller.project
         let uid = custom.uid
-        let refresh = TokenIssuer.newRefreshToken(provider: "custom", claims: custom.claims)
+        let refresh = TokenIssuer.newRefreshToken(for: uid, provider: "custom", claims: custom.claims)
         let (account, isNewUser) = try await write(caller, uid: uid) { tx in
             // First use creates the account; signIn refuses a disabled one (USER_DISABLED).
             let isNew = try tx.state.account(uid, in: project) == nil

@@ -22,8 +22,8 @@ extension AuthService {
             throw FirebaseError.bad("INVALID_EMAIL : The email provided does not match the sign-in email address.")
         }
         let newUid = newUserID()
-        let refresh = TokenIssuer.newRefreshToken(provider: "password")
-        let (account, isNew) = try await write(caller, uid: linking?.0.uid) { tx in
+        // Which account signs in is settled inside the write, so its token is minted there.
+        let (account, refresh, isNew) = try await write(caller, uid: linking?.0.uid) { tx in
             try tx.execute(.consumeOOBCode(project, codeHash: hash))
             let owner = try tx.state.owner(ofEmail: address, in: project)
             var uid = newUid
@@ -37,8 +37,9 @@ extension AuthService {
                 let created = AccountCreated(method: .emailLink, createdAt: tx.now, email: address, emailVerified: true)
                 try tx.execute(.createAccount(project, uid, created))
             }
+            let refresh = TokenIssuer.newRefreshToken(for: uid, provider: "password")
             try tx.execute(.completeEmailLinkSignIn(project, uid, email: address, refreshTokenHash: refresh.hash))
-            return (try tx.account(uid, project), uid == newUid)
+            return (try tx.account(uid, project), refresh, uid == newUid)
         }
         return try signedIn(account, provider: "password", refresh: refresh, isNewUser: isNew, caller)
     }

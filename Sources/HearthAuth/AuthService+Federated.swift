@@ -19,10 +19,10 @@ extension AuthService {
             displayName: identity.displayName, photoUrl: identity.photoUrl, screenName: identity.screenName)
         let provider = identity.providerId
         let project = caller.project
-        let refresh = TokenIssuer.newRefreshToken(provider: provider)
         if let idToken {
             let (current, session) = try authenticate(idToken, caller)
             let uid = current.uid
+            let refresh = TokenIssuer.newRefreshToken(for: uid, provider: provider)
             let account = try await write(caller, uid: uid) { tx in
                 _ = try Self.stillSignedIn(uid, project, since: session.issuedAt, in: tx)
                 if let email = identity.email, try tx.state.config(of: project).oneAccountPerEmail,
@@ -37,10 +37,15 @@ extension AuthService {
             return .signedIn(try signedIn(account, provider: provider, refresh: refresh, isNewUser: false, caller))
         }
         let newUid = newUserID()
-        let outcome: Result<(Account, Bool), NeedConfirmation> = try await write(caller) { tx in
+        // Which account signs in is settled inside the write, so its token is minted there.
+        let outcome: Result<(Account, RefreshToken, Bool), NeedConfirmation> = try await write(caller) { tx in
+            func signIn(_ uid: UserID, isNew: Bool) throws -> Result<(Account, RefreshToken, Bool), NeedConfirmation> {
+                let refresh = TokenIssuer.newRefreshToken(for: uid, provider: provider)
+                try tx.execute(.signIn(project, uid, method: provider, refreshTokenHash: refresh.hash))
+                return .success((try tx.account(uid, project), refresh, isNew))
+            }
             if let owner = try tx.state.owner(ofProvider: provider, federatedId: identity.subject, in: project) {
-                try tx.execute(.signIn(project, owner, method: provider, refreshTokenHash: refresh.hash))
-                return .success((try tx.account(owner, project), false))
+                return try signIn(owner, isNew: false)
             }
             if let email = identity.email, try tx.state.config(of: project).oneAccountPerEmail,
                 let owner = try tx.state.owner(ofEmail: email, in: project)
@@ -52,18 +57,16 @@ extension AuthService {
                 // The provider vouches for the email: it joins the account that has it.
                 try tx.execute(.linkProvider(project, owner, link))
                 if !existing.emailVerified { try tx.execute(.confirmEmailByProvider(project, owner, email: email)) }
-                try tx.execute(.signIn(project, owner, method: provider, refreshTokenHash: refresh.hash))
-                return .success((try tx.account(owner, project), false))
+                return try signIn(owner, isNew: false)
             }
             let created = AccountCreated(
                 method: .federated, createdAt: tx.now, email: identity.email, emailVerified: identity.emailVerified,
                 displayName: identity.displayName, photoUrl: identity.photoUrl, providers: [link])
             try tx.execute(.createAccount(project, newUid, created))
-            try tx.execute(.signIn(project, newUid, method: provider, refreshTokenHash: refresh.hash))
-            return .success((try tx.account(newUid, project), true))
+            return try signIn(newUid, isNew: true)
         }
         switch outcome {
-        case .success(let (account, isNew)):
+        case .success(let (account, refresh, isNew)):
             return .signedIn(try signedIn(account, provider: provider, refresh: refresh, isNewUser: isNew, caller))
         case .failure(let pending):
             return .needConfirmation(email: pending.email, existingUid: pending.uid, providers: pending.providers)

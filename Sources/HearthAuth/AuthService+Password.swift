@@ -15,7 +15,7 @@ extension AuthService {
         // An imported or older hash is replaced by one with today's parameters (an event).
         let rehashed = passwords.isOutdated(stored) ? try await passwords.hash(password) : nil
         let uid = account.uid
-        let refresh = TokenIssuer.newRefreshToken(provider: "password")
+        let refresh = TokenIssuer.newRefreshToken(for: uid, provider: "password")
         let signedInAccount = try await write(caller, uid: uid) { tx in
             // The password checked above must still be the account's.
             guard try tx.account(uid, project).password == stored else { throw FirebaseError.invalidPassword }

@@ -17,6 +17,14 @@ extension AuthService {
         let hash = token.hash
         let project = caller.project
         let found = try read { reader -> Account? in
+            if let uid = session.uid {
+                // A token the account does not hold (revoked, or never issued) answers as an
+                // unknown one: a guessed token must not tell which uids exist or are disabled.
+                guard let account = try reader.account(uid, in: project), account.refreshTokens.contains(hash) else {
+                    return nil
+                }
+                return account
+            }
             guard let record = try reader.refreshToken(hash: hash), record.project == project else { return nil }
             return try reader.account(record.uid, in: project)
         }

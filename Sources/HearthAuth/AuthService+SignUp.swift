@@ -7,7 +7,7 @@ extension AuthService {
     public func signUpAnonymously(_ caller: Caller) async throws -> SignInResult {
         let uid = newUserID()
         let project = caller.project
-        let refresh = TokenIssuer.newRefreshToken(provider: "anonymous")
+        let refresh = TokenIssuer.newRefreshToken(for: uid, provider: "anonymous")
         let account = try await write(caller, uid: uid) { tx in
             try tx.execute(.createAccount(project, uid, AccountCreated(method: .anonymous, createdAt: tx.now)))
             try tx.execute(.signIn(project, uid, method: "anonymous", refreshTokenHash: refresh.hash))
@@ -26,7 +26,7 @@ extension AuthService {
         if try read({ try $0.owner(ofEmail: email, in: project) }) != nil { throw FirebaseError(AuthError.emailExists) }
         let hash = try await passwords.hash(password)
         let uid = newUserID()
-        let refresh = TokenIssuer.newRefreshToken(provider: "password")
+        let refresh = TokenIssuer.newRefreshToken(for: uid, provider: "password")
         let account = try await write(caller, uid: uid) { tx in
             let created = AccountCreated(
                 method: .password, createdAt: tx.now, email: email, password: hash, displayName: displayName)
@@ -52,7 +52,7 @@ extension AuthService {
             throw FirebaseError(AuthError.emailExists)
         }
         let hash = try await passwords.hash(password)
-        let refresh = TokenIssuer.newRefreshToken(provider: "password")
+        let refresh = TokenIssuer.newRefreshToken(for: uid, provider: "password")
         let recovery = current.email != email ? try prepareEmailRecovery(from: current.email, origin: origin) : nil
         let (account, replaced) = try await write(caller, uid: uid) { tx in
             let before = try Self.stillSignedIn(uid, project, since: session.issuedAt, in: tx)

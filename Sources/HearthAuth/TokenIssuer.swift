@@ -105,12 +105,14 @@ public struct TokenIssuer: Sendable {
         return result
     }
 
-    /// A new refresh token, `1.<provider>.<secret>[.<claims>]` in base64url. The sign-in
-    /// provider and any custom-token claims ride in the token so a refresh re-issues them; the
-    /// recorded hash covers every byte, so they cannot be altered.
-    public static func newRefreshToken(provider: String, claims: [String: JSONValue] = [:]) -> RefreshToken {
+    /// A new refresh token, `2.<uid>.<provider>.<secret>[.<claims>]` in base64url. The uid lets a
+    /// refresh read the account straight away (no token index to write at sign-in); the sign-in
+    /// provider and any custom-token claims ride along so a refresh re-issues them. The recorded
+    /// hash covers every byte, so none of them can be altered.
+    public static func newRefreshToken(for uid: UserID, provider: String, claims: [String: JSONValue] = [:]) -> RefreshToken {
         let secret = SecureRandom.bytes(32)
-        var text = "1." + Base64URL.encode(Array(provider.utf8)) + "." + Base64URL.encode(secret)
+        var text = "2." + Base64URL.encode(Array(uid.rawValue.utf8)) + "." + Base64URL.encode(Array(provider.utf8)) + "."
+            + Base64URL.encode(secret)
         if !claims.isEmpty { text += "." + Base64URL.encode(JSONValue.object(claims).encoded()) }
         return RefreshToken(text: text)
     }
@@ -125,22 +127,37 @@ public struct RefreshToken: Sendable, Equatable {
     /// Lowercase hex SHA-256: the only form the ledger and projections hold.
     public var hash: String { sha256Hex(text) }
 
-    /// What the session started with: its sign-in provider and any custom-token claims.
+    /// What the session started with: its account (`nil` in a v1 token, found by its hash), its
+    /// sign-in provider and any custom-token claims.
     public struct Session: Sendable, Equatable {
+        public var uid: UserID?
         public var provider: String
         public var claims: [String: JSONValue]
     }
 
-    /// `nil` when the token is not one of ours.
+    /// `nil` when the token is not one of ours: `2.<uid>.<provider>.<secret>[.<claims>]`, or
+    /// `1.<provider>.<secret>[.<claims>]` from before tokens named their account.
     public var session: Session? {
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard (3...4).contains(parts.count), parts[0] == "1", let bytes = Base64URL.decode(parts[1]), !bytes.isEmpty,
+        var parts = text.split(separator: ".", omittingEmptySubsequences: false)[...]
+        var uid: UserID?
+        switch parts.popFirst() {
+        case "2":
+            guard let bytes = parts.popFirst().flatMap({ Base64URL.decode($0) }), let text = String(validating: bytes, as: UTF8.self),
+                let named = UserID(text)
+            else { return nil }
+            uid = named
+        case "1": break
+        default: return nil
+        }
+        guard (2...3).contains(parts.count), let bytes = Base64URL.decode(parts[parts.startIndex]), !bytes.isEmpty,
             let provider = String(validating: bytes, as: UTF8.self),
-            let secret = Base64URL.decode(parts[2]), secret.count == 32
+            let secret = Base64URL.decode(parts[parts.startIndex + 1]), secret.count == 32
         else { return nil }
-        guard parts.count == 4 else { return Session(provider: provider, claims: [:]) }
-        guard let json = Base64URL.decode(parts[3]), let claims = JSONValue.parse(json)?.objectValue else { return nil }
-        return Session(provider: provider, claims: claims)
+        guard parts.count == 3 else { return Session(uid: uid, provider: provider, claims: [:]) }
+        guard let json = Base64URL.decode(parts[parts.startIndex + 2]), let claims = JSONValue.parse(json)?.objectValue else {
+            return nil
+        }
+        return Session(uid: uid, provider: provider, claims: claims)
     }
 }
 

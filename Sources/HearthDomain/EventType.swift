@@ -31,7 +31,8 @@ extension EventType {
     public static let accountDisabled = EventType("account.disabled", version: 1)
     public static let accountEnabled = EventType("account.enabled", version: 1)
     public static let sessionsRevoked = EventType("account.sessions_revoked", version: 1)
-    public static let refreshTokenIssued = EventType("account.refresh_token_issued", version: 1)
+    /// v2: the token names its account (no token-hash index entry).
+    public static let refreshTokenIssued = EventType("account.refresh_token_issued", version: 2)
     public static let refreshTokenRevoked = EventType("account.refresh_token_revoked", version: 1)
     public static let accountDeleted = EventType("account.deleted", version: 1)
     public static let anonymousPurged = EventType("account.anonymous_purged", version: 1)
@@ -39,10 +40,11 @@ extension EventType {
     public static let oobCodeConsumed = EventType("oob_code.consumed", version: 1)
     public static let projectConfigChanged = EventType("project.config_changed", version: 1)
 
-    /// Earlier versions still in ledgers: read through an upcaster, never written.
+    /// Earlier versions still in ledgers: read through an upcaster; new events never use them.
     public static let accountCreatedV1 = EventType("account.created", version: 1)
     public static let passwordSetV1 = EventType("account.password_set", version: 1)
-    public static let historical: [EventType] = [.accountCreatedV1, .passwordSetV1]
+    public static let refreshTokenIssuedV1 = EventType("account.refresh_token_issued", version: 1)
+    public static let historical: [EventType] = [.accountCreatedV1, .passwordSetV1, .refreshTokenIssuedV1]
 
     /// Every current event type; `schemas/` has one schema per entry here and in `historical`.
     public static let all: [EventType] = [

@@ -49,7 +49,7 @@ public enum EventPayload: Equatable, Sendable {
         case .accountDisabled: .accountDisabled
         case .accountEnabled: .accountEnabled
         case .sessionsRevoked: .sessionsRevoked
-        case .refreshTokenIssued: .refreshTokenIssued
+        case .refreshTokenIssued(let issued): issued.namesAccount ? .refreshTokenIssued : .refreshTokenIssuedV1
         case .refreshTokenRevoked: .refreshTokenRevoked
         case .accountDeleted: .accountDeleted
         case .anonymousPurged: .anonymousPurged
@@ -216,7 +216,17 @@ public struct SessionsRevoked: Equatable, Sendable, Encodable {
 public struct RefreshTokenIssued: Equatable, Sendable, Encodable {
     /// SHA-256 of the token, lowercase hex. The token itself is never stored.
     public var tokenHash: String
-    public init(tokenHash: String) { self.tokenHash = tokenHash }
+    /// Whether the token names its account, so a refresh finds the account by uid (v2). Tokens
+    /// recorded by v1 events do not: they are found through a token-hash index.
+    public var namesAccount: Bool
+
+    public init(tokenHash: String, namesAccount: Bool = true) {
+        self.tokenHash = tokenHash
+        self.namesAccount = namesAccount
+    }
+
+    // The event's version says which kind of token it was; the payload is the hash either way.
+    private enum CodingKeys: String, CodingKey { case tokenHash }
 }
 
 public struct RefreshTokenRevoked: Equatable, Sendable, Encodable {

@@ -77,6 +77,9 @@ public enum PayloadCodec {
         Decoder(.accountEnabled) { _ in .accountEnabled },
         Decoder(.sessionsRevoked) { .sessionsRevoked(SessionsRevoked(validSince: try $0.readInt64(), reason: try $0.readEnum())) },
         Decoder(.refreshTokenIssued) { .refreshTokenIssued(RefreshTokenIssued(tokenHash: try $0.readString())) },
+        Decoder(.refreshTokenIssuedV1) {
+            .refreshTokenIssued(RefreshTokenIssued(tokenHash: try $0.readString(), namesAccount: false))
+        },
         Decoder(.refreshTokenRevoked) { .refreshTokenRevoked(RefreshTokenRevoked(tokenHash: try $0.readString())) },
         Decoder(.accountDeleted) { .accountDeleted(AccountDeleted(by: try $0.readEnum())) },
         Decoder(.anonymousPurged) { .anonymousPurged(AnonymousPurged(dueAt: try $0.readInt64())) },

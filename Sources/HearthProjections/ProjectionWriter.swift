@@ -152,7 +152,9 @@ public final class ProjectionWriter {
         try updateIndex(projects.phones, before.phoneNumber, after.phoneNumber, key.uid) { Keys.phone(project, $0) }
         if before.providers != after.providers { try updateFederatedIds(key, before.providers, after.providers) }
         if before.refreshTokens != after.refreshTokens {
-            try updateRefreshTokens(key, before.refreshTokens, after.refreshTokens, at: event.recordedAt)
+            // Only v1 tokens, which do not name their account, need the token-hash index.
+            let unnamed = if case .refreshTokenIssued(let issued) = event.payload, !issued.namesAccount { issued.tokenHash } else { String?.none }
+            try updateRefreshTokens(key, before.refreshTokens, after.refreshTokens, indexing: unnamed, at: event.recordedAt)
         }
         if before.isAnonymous != after.isAnonymous {
             try updateCleanup(key, anonymousSince: after.isAnonymous ? accounts[slot].account?.createdAt : nil)
@@ -178,13 +180,14 @@ public final class ProjectionWriter {
         }
     }
 
-    private func updateRefreshTokens(_ key: AccountKey, _ old: [String], _ new: [String], at: Int64) throws {
+    /// Retired tokens leave the index (a token that names its account was never in it);
+    /// `indexing`, a v1 token just issued, enters it.
+    private func updateRefreshTokens(_ key: AccountKey, _ old: [String], _ new: [String], indexing: String?, at: Int64) throws {
         // At most `Evolve.maxRefreshTokensPerAccount` each: linear scans beat building sets.
         for hash in old where !new.contains(hash) { try txn.delete(projects.refreshTokens, Array(hash.utf8)) }
-        let added = new.filter { !old.contains($0) }
-        guard !added.isEmpty else { return }
+        guard let indexing, new.contains(indexing), !old.contains(indexing) else { return }
         let record = RefreshTokenRecord(project: key.project, uid: key.uid, issuedAt: at).binaryEncoded
-        for hash in added { try txn.put(projects.refreshTokens, Array(hash.utf8), record) }
+        try txn.put(projects.refreshTokens, Array(indexing.utf8), record)
     }
 
     /// Keeps `anonymousAccounts` and the cleanup schedule in step with the account: created

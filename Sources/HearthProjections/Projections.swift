@@ -6,7 +6,7 @@ import LMDB
 /// append (so they are never behind it) and rebuildable from sequence 0 to the same bytes.
 public struct Projections: Sendable {
     /// Bump when a record layout or index changes: the daemon then rebuilds on start.
-    public static let formatVersion: UInt64 = 3
+    public static let formatVersion: UInt64 = 4
 
     public typealias Table = Database<[UInt8], [UInt8]>
 
@@ -22,7 +22,7 @@ public struct Projections: Sendable {
     public let anonymousAccounts: Table
     /// project, due time, uid -> empty: the anonymous-cleanup schedule, in due order
     public let cleanupSchedule: Table
-    /// token hash -> `RefreshTokenRecord`
+    /// token hash -> `RefreshTokenRecord`, for v1 refresh tokens only (v2 tokens name their account)
     public let refreshTokens: Table
     /// project, code hash -> `OOBCode`
     public let oobCodes: Table

@@ -32,6 +32,7 @@ public enum SampleEvents {
         .accountEnabled,
         .sessionsRevoked(SessionsRevoked(validSince: 1_800_000_000, reason: .passwordChanged)),
         .refreshTokenIssued(RefreshTokenIssued(tokenHash: String(repeating: "ab", count: 32))),
+        .refreshTokenIssued(RefreshTokenIssued(tokenHash: String(repeating: "cd", count: 32), namesAccount: false)),
         .refreshTokenRevoked(RefreshTokenRevoked(tokenHash: String(repeating: "ab", count: 32))),
         .accountDeleted(AccountDeleted(by: .user)),
         .anonymousPurged(AnonymousPurged(dueAt: 99)),

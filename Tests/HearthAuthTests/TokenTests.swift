@@ -77,15 +77,31 @@ struct TokenTests {
         #expect(try String(contentsOfFile: path, encoding: .utf8).contains("garbage"))
     }
 
-    @Test("refresh tokens carry their provider; anything else is not ours")
+    @Test("refresh tokens carry their account and provider; v1 tokens (no account) still parse; anything else is not ours")
     func refreshTokens() {
-        let token = TokenIssuer.newRefreshToken(provider: "github.com")
+        let uid = UserID("0V70MWDgAbCdEfGhIjKlMnOpQrSt")!
+        let token = TokenIssuer.newRefreshToken(for: uid, provider: "github.com")
+        #expect(token.text.hasPrefix("2."))
+        #expect(token.session?.uid == uid)
         #expect(token.session?.provider == "github.com")
         #expect(token.session?.claims.isEmpty == true)
         #expect(token.hash.count == 64)
-        #expect(TokenIssuer.newRefreshToken(provider: "github.com").hash != token.hash)
-        for garbage in ["", "x", "1.Z2l0aHViLmNvbQ.short", "2.Z2l0aHViLmNvbQ.\(String(repeating: "A", count: 43))", "a.b.c.d"] {
-            #expect(RefreshToken(text: garbage).session == nil)
+        #expect(TokenIssuer.newRefreshToken(for: uid, provider: "github.com").hash != token.hash)
+        let custom = TokenIssuer.newRefreshToken(for: UserID("an.admin's uid")!, provider: "custom", claims: ["tier": 2])
+        #expect(custom.session?.uid == UserID("an.admin's uid"))
+        #expect(custom.session?.claims == ["tier": 2])
+
+        let secret = Base64URL.encode([UInt8](repeating: 7, count: 32))
+        let legacy = RefreshToken(text: "1.Z2l0aHViLmNvbQ." + secret)
+        #expect(legacy.session != nil)
+        #expect(legacy.session?.uid == nil)
+        #expect(legacy.session?.provider == "github.com")
+        for garbage in [
+            "", "x", "1.Z2l0aHViLmNvbQ.short", "2.Z2l0aHViLmNvbQ.\(String(repeating: "A", count: 43))", "a.b.c.d",
+            "3.Z2l0aHViLmNvbQ." + secret, "2..Z2l0aHViLmNvbQ." + secret, "2.AA.Z2l0aHViLmNvbQ." + secret,
+            "1.Z2l0aHViLmNvbQ.\(secret).e30.extra",
+        ] {
+            #expect(RefreshToken(text: garbage).session == nil, "\(garbage)")
         }
     }
 }

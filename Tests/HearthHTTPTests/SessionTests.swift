@@ -3,6 +3,7 @@ import HTTPTypes
 import HearthAuth
 import HearthDomain
 import HearthLedger
+import HearthProjections
 import HearthStore
 import HearthTesting
 import Testing
@@ -50,6 +51,50 @@ struct SessionTests {
             let again = try await api.v3("verifyPassword", ["email": "revoke@example.com", "password": "correct-horse-42"])
             #expect(try await api.lookup(try #require(again.string("idToken"))).status == 200)
             #expect(try await api.refresh(try #require(again.string("refreshToken"))).status == 200)
+        }
+    }
+
+    @Test("a v1 refresh token (from before tokens named their account) still refreshes, rebuilds, and ends on revocation")
+    func legacyRefreshToken() async throws {
+        try await APIHarness.run { harness, api in
+            let created = try await api.signUp(email: "legacy@example.com")
+            let uid = try #require(created.string("localId").flatMap { UserID($0) })
+            let secret = Base64URL.encode([UInt8](repeating: 9, count: 32))
+            let legacy = RefreshToken(text: "1." + Base64URL.encode(Array("password".utf8)) + "." + secret)
+            // Recorded as an older Hearth did: a v1 event, no uid in the token.
+            let store = harness.service.store
+            let issued = RefreshTokenIssued(tokenHash: legacy.hash, namesAccount: false)
+            let recorded = try store.appendAsRecorded(
+                [.refreshTokenIssued(issued)], to: .account(APIHarness.project, uid), at: harness.clock.now())
+            #expect(recorded.map(\.type) == [.refreshTokenIssuedV1])
+            let refreshed = try await api.refresh(legacy.text)
+            #expect(refreshed.status == 200)
+            #expect(refreshed.string("user_id") == uid.rawValue)
+            // The token-hash index the v1 token needs comes back from a rebuild, byte for byte.
+            let live = try store.maintenance.digest()
+            try store.maintenance.rebuild()
+            #expect(try store.maintenance.digest() == live)
+            #expect(try await api.refresh(legacy.text).status == 200)
+
+            harness.clock.advance(milliseconds: 2000)
+            let revoked = try await api.admin("accounts:update", ["localId": .string(uid.rawValue), "validSince": .int(harness.clock.now() / 1000)])
+            #expect(revoked.status == 200)
+            #expect(try await api.refresh(legacy.text).errorCode == "INVALID_REFRESH_TOKEN")
+            #expect(try await api.refresh(try #require(created.string("refreshToken"))).errorCode == "INVALID_REFRESH_TOKEN")
+        }
+    }
+
+    @Test("a refresh token names its account: a forged one for a real uid is just unknown, even for a disabled account")
+    func forgedRefreshToken() async throws {
+        try await APIHarness.run { _, api in
+            let created = try await api.signUp(email: "forged@example.com")
+            let uid = try #require(created.string("localId").flatMap { UserID($0) })
+            let forged = TokenIssuer.newRefreshToken(for: uid, provider: "password").text
+            #expect(try await api.refresh(forged).errorCode == "INVALID_REFRESH_TOKEN")
+            let disabled = try await api.admin("accounts:update", ["localId": .string(uid.rawValue), "disableUser": true])
+            #expect(disabled.status == 200)
+            #expect(try await api.refresh(forged).errorCode == "INVALID_REFRESH_TOKEN")
+            #expect(try await api.refresh(try #require(created.string("refreshToken"))).errorCode == "USER_DISABLED")
         }
     }
 

@@ -37,6 +37,13 @@ struct RebuildTests {
         try test.run(.update(p, uid("anon10"), AccountUpdate(disabled: false)), as: TestStore.admin)
         try test.run(.deleteAccount(p, uid("anon3"), by: .user))
         try test.run(.revokeRefreshToken(p, uid("anon4"), tokenHash: "r-anon-4"))
+        // Tokens an older Hearth issued (v1: found by their hash), one of them retired since.
+        for token in ["r-v1-anon11", "r-v1-anon11-b"] {
+            try test.store.appendAsRecorded(
+                [.refreshTokenIssued(RefreshTokenIssued(tokenHash: token, namesAccount: false))], to: .account(p, uid("anon11")),
+                at: at())
+        }
+        try test.run(.revokeRefreshToken(p, uid("anon11"), tokenHash: "r-v1-anon11-b"))
         test.clock.advance(days: 31)
         for index in 5..<9 { try test.run(.purgeAnonymous(p, uid("anon\(index)")), as: Metadata(actor: .scheduler)) }
     }
@@ -85,12 +92,18 @@ struct RebuildTests {
                 #expect(try reader.account(key.uid, in: key.project) == account)
                 #expect(try reader.cleanupDueAt(key.uid, in: key.project) == model.cleanupDue[key])
                 if let email = account.email { #expect(try reader.owner(ofEmail: email, in: key.project) == key.uid) }
-                for token in account.refreshTokens { #expect(try reader.refreshToken(hash: token)?.uid == key.uid) }
+                // Only v1 tokens are indexed by hash; the others name their account.
+                for token in account.refreshTokens {
+                    let indexed = try reader.refreshToken(hash: token)?.uid
+                    #expect(indexed == (token.hasPrefix("r-v1-") ? key.uid : nil), "\(token)")
+                }
             }
         }
-        #expect(try test.store.read { try $0.refreshToken(hash: "r-anon-4") } == nil)
-        #expect(try test.store.read { try $0.refreshToken(hash: "r-pw") } == nil)
-        #expect(try test.store.read { try $0.refreshToken(hash: "r-pw-link") }?.uid == UserID("pw"))
+        #expect(try test.store.read { try $0.refreshToken(hash: "r-v1-anon11") }?.uid == UserID("anon11"))
+        #expect(try test.store.read { try $0.refreshToken(hash: "r-v1-anon11-b") } == nil)
+        #expect(try test.store.read { try $0.refreshToken(hash: "r-anon-11") } == nil)
+        #expect(try test.store.read { try $0.account(UserID("anon11")!, in: TestStore.project) }?.refreshTokens
+            == ["r-anon-11", "r-v1-anon11"])
     }
 
     @Test func anOutdatedProjectionFormatIsRebuiltOnOpen() throws {
