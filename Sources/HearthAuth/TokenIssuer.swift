@@ -32,6 +32,7 @@ public struct TokenIssuer: Sendable {
     ) throws -> String {
         let issuedAt = now / 1000
         var claims: [String: JSONValue] = [:]
+        claims.reserveCapacity(16 + extraClaims.count)  // grown from empty, it would rehash four times
         if let name = account.displayName { claims["name"] = .string(name) }
         if let picture = account.photoUrl { claims["picture"] = .string(picture) }
         if let text = account.customClaims, let custom = JSONValue.parse(Array(text.utf8))?.objectValue {
