@@ -10,21 +10,24 @@ import LMDB
 /// Folds events into the projections within one write transaction.
 ///
 /// Accounts are cached and written back once, sorted by key, at `flush()`: an account touched
-/// by many events in a batch or rebuild chunk is decoded and encoded once, not per event.
-/// Indexes are written through as they change. The live writer flushes after every command;
-/// a rebuild flushes once per chunk; both reach the same bytes, which the digest proves.
+/// by many events in a write job or rebuild chunk is decoded and encoded once, not per event.
+/// Indexes are written through as they change. The live writer flushes at the end of each
+/// write job, and in between serves the job's reads of accounts (`account(_:in:)`, through
+/// `WriteState`); a rebuild flushes once per chunk; both reach the same bytes, which the
+/// digest proves.
 public final class ProjectionWriter {
     private struct AccountKey: Hashable {
         var project: ProjectID
         var uid: UserID
     }
 
-    /// An account as last read or folded, with its record key; every cached account is
+    /// An account as last read or folded, with its record key; the ones events changed are
     /// written back at `flush()`.
     private struct CachedAccount {
         var id: AccountKey
         var key: [UInt8]
         var account: Account?
+        var changed = false
     }
 
     /// What the indexes derive from, captured before an event so its changes can be diffed.
@@ -91,7 +94,7 @@ public final class ProjectionWriter {
                 }
             }
         }
-        for index in order {
+        for index in order where accounts[index].changed {
             if let account = accounts[index].account {
                 encoder.removeAll()
                 account.encode(to: &encoder)
@@ -106,6 +109,11 @@ public final class ProjectionWriter {
     }
 
     private var projects: Projections { projections }
+
+    /// The account as the events applied so far left it (not yet flushed), else as stored.
+    public func account(_ uid: UserID, in project: ProjectID) throws -> Account? {
+        accounts[try slot(AccountKey(project: project, uid: uid), creating: false)].account
+    }
 
     /// The cache slot of an account, read from the projection on first use. A creation needs
     /// no read: a stream is created only when it has no account (new, or deleted before).
@@ -146,6 +154,7 @@ public final class ProjectionWriter {
         let slot = try slot(key, creating: creating)
         let before = indexedFields(slot)
         Evolve.apply(event.payload, to: &accounts[slot].account, uid: key.uid, at: event.recordedAt)
+        accounts[slot].changed = true
         let after = indexedFields(slot)
         let project = key.project
         try updateIndex(projects.emails, before.email, after.email, key.uid) { Keys.email(project, $0) }

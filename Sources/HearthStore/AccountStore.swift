@@ -64,7 +64,7 @@ public final class AccountStore: Sendable {
     public func execute(
         _ command: Command, expecting expected: ExpectedVersion = .any, metadata: Metadata
     ) async throws -> [EventEnvelope] {
-        try await environment.writer.submit { [self] txn in try run(command, expected, metadata, txn) }
+        try await environment.writer.submit { [self] txn in try job(txn) { try run(command, expected, metadata, $0) } }
     }
 
     /// `execute` for synchronous callers (tools, tests); blocks the calling thread.
@@ -72,22 +72,24 @@ public final class AccountStore: Sendable {
     public func executeAndWait(
         _ command: Command, expecting expected: ExpectedVersion = .any, metadata: Metadata
     ) throws -> [EventEnvelope] {
-        try environment.writer.perform { [self] txn in try run(command, expected, metadata, txn) }
+        try environment.writer.perform { [self] txn in try job(txn) { try run(command, expected, metadata, $0) } }
     }
 
     /// Runs many commands in one transaction (imports, bulk tools). Each refused command fails
     /// alone, with its error in the result; the others commit together.
     public func executeAll(_ commands: [Command], metadata: Metadata) async throws -> [Result<[EventEnvelope], any Error>] {
         try await environment.writer.submit { [self] txn in
-            try commands.map { command in
-                let writes = txn.writeCount
-                do {
-                    return .success(try run(command, .any, metadata, txn))
-                } catch {
-                    // Only a command that wrote nothing may fail alone inside a shared
-                    // transaction; anything else fails the whole job, which the writer rolls back.
-                    if txn.writeCount != writes { throw error }
-                    return .failure(error)
+            try job(txn) { writer in
+                try commands.map { command in
+                    let writes = txn.writeCount
+                    do {
+                        return .success(try run(command, .any, metadata, writer))
+                    } catch {
+                        // Only a command that wrote nothing may fail alone inside a shared
+                        // transaction; anything else fails the whole job, which the writer rolls back.
+                        if txn.writeCount != writes { throw error }
+                        return .failure(error)
+                    }
                 }
             }
         }
@@ -100,19 +102,27 @@ public final class AccountStore: Sendable {
         metadata: Metadata, _ body: @escaping @Sendable (StoreTransaction) throws -> R
     ) async throws -> R {
         try await environment.writer.submit { [self] txn in
-            try body(StoreTransaction(store: self, txn: txn, metadata: metadata))
+            try job(txn) { writer in try body(StoreTransaction(store: self, writer: writer, metadata: metadata)) }
         }
     }
 
-    fileprivate func run(_ command: Command, _ expected: ExpectedVersion, _ metadata: Metadata, _ txn: WriteTransaction) throws
-        -> [EventEnvelope]
+    /// One write job: its commands fold into one projection writer, which serves their reads of
+    /// accounts and writes each account they changed back once, at the end.
+    private func job<R>(_ txn: WriteTransaction, _ body: (ProjectionWriter) throws -> R) throws -> R {
+        let writer = projections.writer(txn)
+        let result = try body(writer)
+        try writer.flush()
+        return result
+    }
+
+    fileprivate func run(_ command: Command, _ expected: ExpectedVersion, _ metadata: Metadata, _ writer: ProjectionWriter)
+        throws -> [EventEnvelope]
     {
         let now = clock.now()
-        let payloads = try Decide.decide(command, state: projections.reader(txn), now: now)
-        let envelopes = try ledger.append(payloads, to: command.stream, expecting: expected, metadata: metadata, at: now, in: txn)
-        let writer = projections.writer(txn)
+        let payloads = try Decide.decide(command, state: WriteState(writer), now: now)
+        let envelopes = try ledger.append(
+            payloads, to: command.stream, expecting: expected, metadata: metadata, at: now, in: writer.txn)
         for envelope in envelopes { try writer.apply(envelope) }
-        try writer.flush()
         return envelopes
     }
 
@@ -130,17 +140,17 @@ public final class AccountStore: Sendable {
 /// The view a `transaction` body gets: state as of the commands run so far, and `execute`.
 public struct StoreTransaction {
     fileprivate let store: AccountStore
-    fileprivate let txn: WriteTransaction
+    fileprivate let writer: ProjectionWriter
     public let metadata: Metadata
 
-    /// The projections, including what earlier commands of this transaction wrote.
-    public var state: ProjectionReader<WriteTransaction> { store.projections.reader(txn) }
+    /// The projections, including what earlier commands of this transaction did.
+    public var state: WriteState { WriteState(writer) }
 
     public var now: Int64 { store.clock.now() }
 
     @discardableResult
     public func execute(_ command: Command, expecting expected: ExpectedVersion = .any) throws -> [EventEnvelope] {
-        try store.run(command, expected, metadata, txn)
+        try store.run(command, expected, metadata, writer)
     }
 }
 
