@@ -15,8 +15,10 @@ public enum Evolve {
     public static func apply(_ payload: EventPayload, to state: inout Account?, uid: UserID, at: Int64) {
         if case .accountCreated(let created) = payload {
             state = accountCreated(created, uid: uid)
-        } else if state != nil, !apply(payload, to: &state!, at: at) {
-            state = nil
+        } else if var account = state.take() {
+            // Moved out, not copied: the account's arrays stay uniquely referenced, so the event
+            // mutates them in place.
+            if apply(payload, to: &account, at: at) { state = account }
         }
     }
 
