@@ -3,8 +3,6 @@ import Foundation
 import HearthApp
 import Hummingbird
 import Logging
-import NIOCore
-import NIOPosix
 
 /// `hearth serve`: the Firebase-compatible daemon.
 struct Serve: AsyncParsableCommand {
@@ -27,10 +25,6 @@ struct Serve: AsyncParsableCommand {
     var project: String?
 
     func run() async throws {
-        // Swift concurrency's jobs run on the server's event loops, so a request's handler does not
-        // hop to a second thread pool and back: about 1.4x the lookups and 1.6x the refreshes per
-        // second on two cores. Blocking work stays off them (writer thread, hashing pool).
-        NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
         var configuration = try ServerConfiguration.load(
             file: config ?? environmentValue("HEARTH_CONFIG"), environment: ProcessInfo.processInfo.environment)
         if let host { configuration.host = host }
@@ -40,6 +34,9 @@ struct Serve: AsyncParsableCommand {
         try configuration.validate()
         var logger = Logger(label: "hearth")
         logger.logLevel = environmentValue("HEARTH_LOG_LEVEL").flatMap(Logger.Level.init(rawValue:)) ?? .info
+        if !Hearth.runsOnEventLoops {
+            logger.warning("Swift concurrency could not be moved onto the event loops; serving with a thread hop per request")
+        }
         let app = try HearthServer.buildApplication(configuration, logger: logger)
         logger.info(
             "hearth serve",
