@@ -5,14 +5,14 @@ import Darwin
 #endif
 import Synchronization
 
-/// Secrets (refresh tokens, action codes, salts) and uids, from the C library's CSPRNG
-/// (`arc4random_buf`, fed by the kernel's `getrandom`). The bytes are drawn 4 KiB at a time
-/// and handed out once each, wiped as they go: a sign-up takes about 60 bytes, and a system
-/// call per draw was a visible share of its cost.
+/// Secrets (refresh tokens, action codes, salts) and uids, from the kernel's CSPRNG
+/// (`getentropy`, which is `getrandom`). The bytes are drawn 1 KiB at a time and handed out
+/// once each, wiped as they go: a sign-up takes about 60 bytes, and a system call per draw was
+/// a visible share of its cost. The pool is small so that few future secrets sit in memory.
 enum SecureRandom {
     private struct Pool: ~Copyable {
-        var bytes = [UInt8](repeating: 0, count: 4096)
-        var next = 4096
+        var bytes = [UInt8](repeating: 0, count: 1024)
+        var next = 1024
 
         mutating func take(_ count: Int) -> [UInt8] {
             if next + count > bytes.count {
@@ -51,8 +51,16 @@ enum SecureRandom {
         return String(decoding: result, as: UTF8.self)
     }
 
-    /// The C library's CSPRNG, seeded and reseeded from the kernel's (`getrandom`); it cannot fail.
+    /// At most 256 bytes per `getentropy` call. Without the kernel's randomness nothing secret
+    /// can be made, so its failing is fatal.
     private static func fill(_ bytes: inout [UInt8]) {
-        bytes.withUnsafeMutableBytes { arc4random_buf($0.baseAddress!, $0.count) }
+        bytes.withUnsafeMutableBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let count = min(256, buffer.count - offset)
+                guard getentropy(buffer.baseAddress! + offset, count) == 0 else { fatalError("getentropy failed: errno \(errno)") }
+                offset += count
+            }
+        }
     }
 }
