@@ -179,7 +179,7 @@ extension AuthService {
         try read { try $0.accountCount(in: caller.project) }
     }
 
-    public func listAccounts(after uid: UserID?, limit: Int, _ caller: Caller) throws -> [Account] {
-        try read { try $0.accounts(in: caller.project, after: uid, limit: limit) }
+    public func listAccounts(after uid: UserID?, skipping: Int = 0, limit: Int, _ caller: Caller) throws -> [Account] {
+        try read { try $0.accounts(in: caller.project, after: uid, skipping: skipping, limit: limit) }
     }
 }

@@ -38,10 +38,9 @@ extension IdentityToolkitAPI {
         let limit = Int(clamping: try fields.int("limit") ?? 500)
         let offset = Int(clamping: try fields.int("offset") ?? 0)
         guard (1...1000).contains(limit), offset >= 0 else { throw FirebaseError.invalidArgument("/limit or /offset out of range") }
-        // Past the end is an empty page; below it, offset + limit cannot overflow.
-        let end = offset < count ? min(count, offset + limit) : 0
-        var users = try service.listAccounts(after: nil, limit: end, call.caller).dropFirst(offset)
-        if try fields.string("order") == "DESC" { users = ArraySlice(users.reversed()) }
+        // Past the end is an empty page; the skipped accounts are stepped over, not decoded.
+        var users = offset < count ? try service.listAccounts(after: nil, skipping: offset, limit: limit, call.caller) : []
+        if try fields.string("order") == "DESC" { users.reverse() }
         body["userInfo"] = .array(users.map(UserRecord.json))
         return .object(body)
     }

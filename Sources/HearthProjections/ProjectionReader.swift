@@ -98,16 +98,22 @@ public struct ProjectionReader<T: Transaction>: DecisionState {
         return count
     }
 
-    /// Up to `limit` accounts of `project` in uid order, starting after `uid` (paging).
-    public func accounts(in project: ProjectID, after uid: UserID? = nil, limit: Int) throws -> [Account] {
+    /// Up to `limit` accounts of `project` in uid order, starting after `uid` (paging), past the
+    /// first `skipping` of those (stepped over, not decoded).
+    public func accounts(in project: ProjectID, after uid: UserID? = nil, skipping: Int = 0, limit: Int) throws -> [Account] {
         let prefix = Keys.project(project)
         let start = uid.map { Keys.account(project, $0) } ?? prefix
         var page: [Account] = []
         guard limit > 0 else { return page }
+        var skipped = 0
         try txn.withCursor(projections.accounts) { cursor in
             var entry = try cursor.seek(atLeast: start)
             while let (key, value) = entry, key.starts(with: prefix) {
-                if !key.elementsEqual(start) {
+                if key.elementsEqual(start) {
+                    // the page token's own account
+                } else if skipped < skipping {
+                    skipped += 1
+                } else {
                     page.append(try Account(binary: value))
                     if page.count == limit { return }
                 }

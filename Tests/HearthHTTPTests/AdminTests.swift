@@ -120,6 +120,12 @@ struct AdminTests {
             let page = try await api.post(
                 APIClient.v1 + "projects/demo-hearth:queryAccounts", ["limit": "2", "offset": "1"], headers: APIClient.admin)
             #expect(page["userInfo"]?.arrayValue?.compactMap { $0["localId"]?.stringValue } == ["q2", "q3"])
+            func uids(_ fields: [String: JSONValue]) async throws -> [String]? {
+                try await api.admin("accounts:query", .object(fields))["userInfo"]?.arrayValue?.compactMap { $0["localId"]?.stringValue }
+            }
+            #expect(try await uids(["limit": 1, "offset": 1]) == ["q2"])
+            #expect(try await uids(["offset": 1, "order": "DESC"]) == ["q3", "q2"])
+            #expect(try await uids(["offset": 3]) == [])
             #expect(try await api.admin("accounts:query", ["expression": []]).status == 400)
 
             let user = try await api.signUp(email: "cookie@example.com")
