@@ -46,35 +46,62 @@ struct CommandSequenceProperties {
     @Test func invariantsHoldForAnySequence() async throws {
         await propertyCheck(count: 60, input: Gen.int(in: 0...1_000_000).array(of: 1...50)) { numbers in
             do {
-                try Self.check(numbers)
+                try await Self.check(numbers)
             } catch {
                 Issue.record("infrastructure error: \(error)")
             }
         }
     }
 
-    static func check(_ numbers: [Int]) throws {
+    /// The same, with runs of up to four commands in one write job (`executeAll`): each command
+    /// must see the ones before it through the job's not-yet-flushed account cache.
+    @Test func invariantsHoldWhenCommandsShareAWriteJob() async throws {
+        await propertyCheck(count: 40, input: Gen.int(in: 0...1_000_000).array(of: 1...50)) { numbers in
+            do {
+                try await Self.check(numbers, sharingJobs: true)
+            } catch {
+                Issue.record("infrastructure error: \(error)")
+            }
+        }
+    }
+
+    static func check(_ numbers: [Int], sharingJobs: Bool = false) async throws {
         let test = try TestStore(label: "prop")
         defer { try? test.close() }
         var model = InMemoryState()
-        for n in numbers {
-            let command = command(n)
-            test.clock.advance(days: Int64(n % 4) * 10)
+        var rest = numbers[...]
+        while let first = rest.first {
+            let job = rest.prefix(sharingJobs ? 1 + first % 4 : 1)
+            rest = rest.dropFirst(job.count)
+            test.clock.advance(days: Int64(first % 4) * 10)
             let now = test.clock.now()
-            var modelCopy = model
-            let expected = Result { try modelCopy.execute(command, now: now) }
-            let actual = Result { try test.run(command) }
-            // The store decides exactly as the pure model does.
-            switch (expected, actual) {
-            case (.success(let events), .success(let envelopes)):
-                #expect(envelopes.map(\.payload) == events)
-                model = modelCopy
-            case (.failure(let modelError as AuthError), .failure(let storeError as AuthError)):
-                #expect(modelError == storeError)
-            default:
-                Issue.record("model \(expected) vs store \(actual) for \(command)")
+            let commands = job.map(command)
+            let results: [Result<[EventEnvelope], any Error>] =
+                if sharingJobs {
+                    try await test.store.executeAll(commands, metadata: TestStore.user)
+                } else {
+                    [Result { try test.run(commands[0]) }]
+                }
+            for (command, actual) in zip(commands, results) {
+                var modelCopy = model
+                let expected = Result { try modelCopy.execute(command, now: now) }
+                // The store decides exactly as the pure model does.
+                switch (expected, actual) {
+                case (.success(let events), .success(let envelopes)):
+                    #expect(envelopes.map(\.payload) == events)
+                    model = modelCopy
+                case (.failure(let modelError as AuthError), .failure(let storeError as AuthError)):
+                    #expect(modelError == storeError)
+                default:
+                    Issue.record("model \(expected) vs store \(actual) for \(command)")
+                }
             }
         }
+        try verify(test, model)
+    }
+
+    /// The invariants, the model's accounts and a rebuild, checked on the store's final state.
+    static func verify(_ test: TestStore, _ model: InMemoryState) throws {
         try test.store.read { reader throws in
             var emails = Set<String>()
             var federated = Set<String>()
