@@ -17,7 +17,7 @@ public enum EventPayload: Equatable, Sendable {
     case signInRecorded(SignInRecorded)
     indirect case providerLinked(ProviderLinked)
     case providerUnlinked(ProviderUnlinked)
-    case passwordSet(PasswordSet)
+    indirect case passwordSet(PasswordSet)
     case passwordRemoved(PasswordRemoved)
     case emailVerified(EmailVerified)
     case emailChanged(EmailChanged)

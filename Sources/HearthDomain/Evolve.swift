@@ -15,79 +15,11 @@ public enum Evolve {
     public static func apply(_ payload: EventPayload, to state: inout Account?, uid: UserID, at: Int64) {
         if case .accountCreated(let created) = payload {
             state = accountCreated(created, uid: uid)
-        } else if var account = state.take() {
-            // Moved out, not copied: the account's arrays stay uniquely referenced, so the event
-            // mutates them in place.
-            if apply(payload, to: &account, at: at) { state = account }
+        } else {
+            // Mutated where it lies, neither copied nor moved: the account's arrays stay uniquely
+            // referenced, so the event changes them in place.
+            if state?.evolve(payload, at: at) == false { state = nil }
         }
-    }
-
-    /// Applies an event to an existing account; `false` means the event ended the account.
-    private static func apply(_ payload: EventPayload, to account: inout Account, at: Int64) -> Bool {
-        switch payload {
-        case .accountCreated:
-            break
-        case .signInRecorded(let signIn):
-            account.lastSignInAt = at
-            if signIn.method == "emailLink" { account.emailLinkSignIn = true }
-            if signIn.method == "custom" { account.customAuth = true }
-        case .providerLinked(let linked):
-            account.providers.removeAll { $0.providerId == linked.provider.providerId }
-            account.providers.append(linked.provider)
-            account.providers.sort { $0.providerId < $1.providerId }
-        case .providerUnlinked(let unlinked):
-            account.providers.removeAll { $0.providerId == unlinked.providerId }
-            if unlinked.providerId == "phone" { account.phoneNumber = nil }
-            if unlinked.providerId == "password" { account.password = nil }
-        case .passwordSet(let set):
-            account.password = set.password
-            account.passwordUpdatedAt = at
-        case .passwordRemoved:
-            account.password = nil
-            account.passwordUpdatedAt = at
-        case .emailVerified(let verified):
-            if account.email == verified.email { account.emailVerified = true }
-        case .emailChanged(let changed):
-            account.email = changed.email
-            account.emailVerified = changed.email != nil && changed.verified
-            // Without an email there is nothing to send a sign-in link to.
-            if changed.email == nil { account.emailLinkSignIn = false }
-        case .profileUpdated(let update):
-            if let value = update.displayName { account.displayName = value }
-            if let value = update.photoUrl { account.photoUrl = value }
-            if let value = update.phoneNumber { account.phoneNumber = value }
-            for field in update.deleted {
-                switch field {
-                case .displayName: account.displayName = nil
-                case .photoUrl: account.photoUrl = nil
-                case .phoneNumber: account.phoneNumber = nil
-                }
-            }
-        case .customClaimsSet(let set):
-            account.customClaims = set.claims
-        case .accountDisabled:
-            account.disabled = true
-        case .accountEnabled:
-            account.disabled = false
-        case .sessionsRevoked(let revoked):
-            account.validSince = max(account.validSince, revoked.validSince)
-            account.refreshTokens = []
-        case .refreshTokenIssued(let issued):
-            account.refreshTokens.append(issued.tokenHash)
-            if account.refreshTokens.count > maxRefreshTokensPerAccount {
-                account.refreshTokens.removeFirst(account.refreshTokens.count - maxRefreshTokensPerAccount)
-            }
-        case .refreshTokenRevoked(let revoked):
-            account.refreshTokens.removeAll { $0 == revoked.tokenHash }
-        case .accountDeleted, .anonymousPurged:
-            return false
-        case .oobCodeIssued, .oobCodeConsumed, .projectConfigChanged:
-            break
-        }
-        // Upgrading is one-way: an account that ever gained a sign-in method is never
-        // anonymous again, so cleanup can never delete it.
-        if account.isAnonymous && account.hasSignInMethod { account.isAnonymous = false }
-        return true
     }
 
     private static func accountCreated(_ created: AccountCreated, uid: UserID) -> Account {
@@ -123,5 +55,75 @@ public enum Evolve {
             return code
         default: return code
         }
+    }
+}
+
+extension Account {
+    /// Applies an event to an existing account; `false` means the event ended the account.
+    fileprivate mutating func evolve(_ payload: EventPayload, at: Int64) -> Bool {
+        switch payload {
+        case .accountCreated:
+            break
+        case .signInRecorded(let signIn):
+            lastSignInAt = at
+            if signIn.method == "emailLink" { emailLinkSignIn = true }
+            if signIn.method == "custom" { customAuth = true }
+        case .providerLinked(let linked):
+            providers.removeAll { $0.providerId == linked.provider.providerId }
+            providers.append(linked.provider)
+            providers.sort { $0.providerId < $1.providerId }
+        case .providerUnlinked(let unlinked):
+            providers.removeAll { $0.providerId == unlinked.providerId }
+            if unlinked.providerId == "phone" { phoneNumber = nil }
+            if unlinked.providerId == "password" { password = nil }
+        case .passwordSet(let set):
+            password = set.password
+            passwordUpdatedAt = at
+        case .passwordRemoved:
+            password = nil
+            passwordUpdatedAt = at
+        case .emailVerified(let verified):
+            if email == verified.email { emailVerified = true }
+        case .emailChanged(let changed):
+            email = changed.email
+            emailVerified = changed.email != nil && changed.verified
+            // Without an email there is nothing to send a sign-in link to.
+            if changed.email == nil { emailLinkSignIn = false }
+        case .profileUpdated(let update):
+            if let value = update.displayName { displayName = value }
+            if let value = update.photoUrl { photoUrl = value }
+            if let value = update.phoneNumber { phoneNumber = value }
+            for field in update.deleted {
+                switch field {
+                case .displayName: displayName = nil
+                case .photoUrl: photoUrl = nil
+                case .phoneNumber: phoneNumber = nil
+                }
+            }
+        case .customClaimsSet(let set):
+            customClaims = set.claims
+        case .accountDisabled:
+            disabled = true
+        case .accountEnabled:
+            disabled = false
+        case .sessionsRevoked(let revoked):
+            validSince = max(validSince, revoked.validSince)
+            refreshTokens = []
+        case .refreshTokenIssued(let issued):
+            refreshTokens.append(issued.tokenHash)
+            if refreshTokens.count > Evolve.maxRefreshTokensPerAccount {
+                refreshTokens.removeFirst(refreshTokens.count - Evolve.maxRefreshTokensPerAccount)
+            }
+        case .refreshTokenRevoked(let revoked):
+            refreshTokens.removeAll { $0 == revoked.tokenHash }
+        case .accountDeleted, .anonymousPurged:
+            return false
+        case .oobCodeIssued, .oobCodeConsumed, .projectConfigChanged:
+            break
+        }
+        // Upgrading is one-way: an account that ever gained a sign-in method is never
+        // anonymous again, so cleanup can never delete it.
+        if isAnonymous && hasSignInMethod { isAnonymous = false }
+        return true
     }
 }

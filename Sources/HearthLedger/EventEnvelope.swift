@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import HearthDomain
 
 /// Who caused an event, for the audit trail (DESIGN rule 2's causation metadata).
@@ -124,7 +129,7 @@ public enum RecordFormat {
     /// Decodes a whole record (hash not checked here; `LedgerVerifier` does that).
     public static func decode(_ record: UnsafeRawBufferPointer) throws -> EventEnvelope {
         var reader = ByteReader(record)
-        let head = try readHead(&reader)
+        let head = try readHead(&reader) { try readStream(&$0) }
         let metadata = Metadata(
             actor: try reader.readEnum(), actorId: try reader.readOptionalString(),
             requestId: try reader.readOptionalString(), clientIp: try reader.readOptionalString())
@@ -138,15 +143,36 @@ public enum RecordFormat {
     }
 
     /// Decodes what a projection folds, skipping the metadata strings and the hashes: the
-    /// rebuild's hot path. The record's layout is still checked to its last byte.
-    public static func decodeRecordedEvent(_ record: UnsafeRawBufferPointer) throws -> RecordedEvent {
+    /// rebuild's hot path. The record's layout is still checked to its last byte. `streams`
+    /// remembers the last stream read, so a run of one stream's records parses its name once.
+    public static func decodeRecordedEvent(_ record: UnsafeRawBufferPointer, streams: inout StreamCache) throws -> RecordedEvent {
         var reader = ByteReader(record)
-        let head = try readHead(&reader)
+        let head = try readHead(&reader) { try streams.stream(&$0) }
         _ = try reader.readByteString()
         for _ in 0..<3 { _ = try reader.readOptional { try $0.readByteString() } }
         let payload = try readPayload(&reader, head.decoder)
         guard reader.remaining == 2 * hashSize else { throw BinaryFormatError.truncated(at: reader.offset) }
         return RecordedEvent(sequence: head.sequence, stream: head.stream, recordedAt: head.recordedAt, payload: payload)
+    }
+
+    /// The stream a run of records last named, and its stored bytes.
+    public struct StreamCache {
+        private var bytes: [UInt8] = []
+        private var stream: StreamID?
+
+        public init() {}
+
+        mutating func stream(_ reader: inout ByteReader) throws -> StreamID {
+            let name = try reader.readByteString()
+            if let stream, !name.isEmpty, name.count == bytes.count, bytes.withUnsafeBytes({ memcmp($0.baseAddress!, name.baseAddress!, name.count) == 0 }) {
+                return stream
+            }
+            let parsed = try RecordFormat.parseStream(name, at: reader.offset)
+            bytes.removeAll(keepingCapacity: true)
+            bytes.append(contentsOf: name)
+            stream = parsed
+            return parsed
+        }
     }
 
     private struct Head {
@@ -157,12 +183,12 @@ public enum RecordFormat {
         var decoder: PayloadCodec.Decoder
     }
 
-    private static func readHead(_ reader: inout ByteReader) throws -> Head {
+    private static func readHead(_ reader: inout ByteReader, stream: (inout ByteReader) throws -> StreamID) throws -> Head {
         let format = try reader.readByte()
         guard format == version else { throw BinaryFormatError.invalid("record format \(format)", at: 0) }
         return Head(
             sequence: try reader.readBigEndianUInt64(), recordedAt: Int64(bitPattern: try reader.readBigEndianUInt64()),
-            streamVersion: try reader.readVarint(), stream: try readStream(&reader), decoder: try readType(&reader))
+            streamVersion: try reader.readVarint(), stream: try stream(&reader), decoder: try readType(&reader))
     }
 
     private static func readPayload(_ reader: inout ByteReader, _ decoder: PayloadCodec.Decoder) throws -> EventPayload {
@@ -173,7 +199,10 @@ public enum RecordFormat {
     /// stored bytes, without the intermediate strings a split would make (rebuild's hot path).
     private static func readStream(_ reader: inout ByteReader) throws -> StreamID {
         let bytes = try reader.readByteString()
-        let offset = reader.offset
+        return try parseStream(bytes, at: reader.offset)
+    }
+
+    private static func parseStream(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws -> StreamID {
         var invalid: BinaryFormatError { .invalid("stream '\(String(decoding: bytes, as: UTF8.self))'", at: offset) }
         guard let first = bytes.firstIndex(of: 0x2f) else { throw invalid }
         let rest = bytes[(first + 1)...]

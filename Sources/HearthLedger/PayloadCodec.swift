@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import HearthDomain
 
 /// Event payloads to and from their stored bytes. Decoding dispatches on the stored type name
@@ -88,21 +93,28 @@ public enum PayloadCodec {
         Decoder(.projectConfigChanged) { .projectConfigChanged(try $0.read()) },
     ]
 
-    /// `decoders` by the length of their type name: a lookup compares one or two names.
-    private static let decodersByNameLength: [[Decoder]] = {
-        var buckets = [[Decoder]](repeating: [], count: (decoders.map(\.utf8Name.count).max() ?? 0) + 1)
-        for decoder in decoders { buckets[decoder.utf8Name.count].append(decoder) }
+    /// Positions in `decoders` by the length of their type name: a lookup compares one or two names.
+    private static let decodersByNameLength: [[Int]] = {
+        var buckets = [[Int]](repeating: [], count: (decoders.map(\.utf8Name.count).max() ?? 0) + 1)
+        for (index, decoder) in decoders.enumerated() { buckets[decoder.utf8Name.count].append(index) }
         return buckets
     }()
 
     /// The decoder for a stored type name (raw UTF-8) and version, matched without allocating.
-    public static func decoder(name: some Collection<UInt8>, version: Int) -> Decoder? {
-        guard name.count < decodersByNameLength.count else { return nil }
-        return decodersByNameLength[name.count].first { $0.type.version == version && $0.utf8Name.elementsEqual(name) }
+    public static func decoder(name: UnsafeRawBufferPointer, version: Int) -> Decoder? {
+        guard name.count < decodersByNameLength.count, let base = name.baseAddress else { return nil }
+        let found = decoders.withUnsafeBufferPointer { decoders in
+            decodersByNameLength[name.count].first { index in
+                decoders[index].type.version == version
+                    && decoders[index].utf8Name.withUnsafeBytes { memcmp($0.baseAddress!, base, name.count) == 0 }
+            }
+        }
+        return found.map { decoders[$0] }
     }
 
     public static func decode(_ type: EventType, from bytes: UnsafeRawBufferPointer) throws -> EventPayload {
-        guard let decoder = decoder(name: Array(type.name.utf8), version: type.version) else {
+        let name = Array(type.name.utf8)
+        guard let decoder = name.withUnsafeBytes({ decoder(name: $0, version: type.version) }) else {
             throw BinaryFormatError.unknownEventType(type.name, version: type.version)
         }
         return try decoder.decode(bytes)

@@ -1,5 +1,4 @@
 import Crypto
-import Dispatch
 import HearthLedger
 import LMDB
 
@@ -9,9 +8,10 @@ public struct ProjectionMaintenance: Sendable {
     public let environment: Environment
     public let ledger: Ledger
     public let projections: Projections
-    /// Events per write transaction while catching up. Bounded so memory stays flat and a
-    /// crash loses at most one chunk of work (the checkpoint commits with it).
-    public var chunkSize = 100_000
+    /// Events per chunk, the unit of the catch-up pipeline and of its write transactions (the
+    /// checkpoint commits with each). Small, so a chunk's events and accounts stay in the CPU
+    /// caches between stages, and memory stays flat; a crash loses a few chunks of work.
+    public var chunkSize = 10_000
 
     public init(environment: Environment, ledger: Ledger, projections: Projections) {
         self.environment = environment
@@ -28,8 +28,11 @@ public struct ProjectionMaintenance: Sendable {
 
     /// Applies every event after the checkpoint. `progress(applied, total)` runs after each chunk.
     ///
-    /// Nothing else may write projections meanwhile (the data-directory lock, or start-up
-    /// before serving, ensures it); each chunk's job checks the checkpoint did not move.
+    /// A pipeline over chunks, so a rebuild keeps both cores busy: two threads decode the
+    /// next chunks (`Lookahead`), this thread folds one (`ChunkFolder`), and the writer thread
+    /// stores the ones before it, committing while later ones are folded. Nothing else may
+    /// write projections meanwhile (the data-directory lock, or start-up before serving,
+    /// ensures it); each chunk's write checks that the checkpoint is the one it follows.
     @discardableResult
     public func catchUp(progress: (_ applied: UInt64, _ total: UInt64) -> Void = { _, _ in }) throws -> UInt64 {
         if try needsRebuild() {
@@ -40,35 +43,67 @@ public struct ProjectionMaintenance: Sendable {
         }
         guard head > start else { return 0 }
         let total = head - start
+        let size = UInt64(max(1, chunkSize))
+        let chunks = Int((total + size - 1) / size)
+        // Chunk k holds the events after start + k * size; lane l decodes chunks l, l + lanes, …
+        let lanes = min(Self.decodingThreads, chunks)
+        let decoding = (0..<lanes).map { lane in
+            Lookahead(count: (chunks - lane + lanes - 1) / lanes, depth: 2) { [self] index in
+                let first = start + UInt64(index * lanes + lane) * size + 1
+                return try decodeChunk(first...min(first + size - 1, head))
+            }
+        }
+        let folder = ChunkFolder(environment: environment, projections: projections)
         var applied: UInt64 = 0
         var checkpoint = start
-        var chunk = try decodeChunk(after: start)
-        while !chunk.isEmpty {
-            // Decode the next chunk on the other core while the writer folds this one.
-            let next = Prefetch { [self, after = chunk[chunk.count - 1].sequence] in try decodeChunk(after: after) }
-            defer { next.wait() }
-            try environment.writer.perform { [projections, chunk, checkpoint] txn in
-                guard try projections.checkpoint(in: txn) == checkpoint else { throw ProjectionError.concurrentWrite }
-                let writer = projections.writer(txn)
-                for event in chunk { try writer.apply(event) }
-                try writer.flush()
-            }
-            checkpoint = chunk[chunk.count - 1].sequence
-            applied += UInt64(chunk.count)
-            progress(min(applied, total), total)
-            chunk = try next.value()
+        var writing: [Pending<Int>] = []
+        // On an error, nothing may still be running when the caller closes the environment.
+        defer {
+            for lane in decoding { lane.stop() }
+            for write in writing { write.wait() }
         }
+        func settleOldestWrite() throws {
+            applied += UInt64(try writing.removeFirst().value())
+            progress(min(applied, total), total)
+        }
+        for chunk in 0..<chunks {
+            let events = try decoding[chunk % lanes].next()
+            guard !events.isEmpty else { continue }  // only a gap in the ledger's sequence
+            // The folder reads its last chunks' accounts from memory and older ones from a
+            // snapshot of the projections, so those older chunks must be committed.
+            while writing.count > ChunkFolder.carriedChunks { try settleOldestWrite() }
+            let folded = try folder.fold(events)
+            writing.append(write(folded, after: checkpoint))
+            checkpoint = folded.lastSequence
+        }
+        while !writing.isEmpty { try settleOldestWrite() }
         return applied
     }
 
-    /// Up to `chunkSize` events after `sequence`, decoded from a read snapshot.
-    private func decodeChunk(after sequence: UInt64) throws -> [RecordedEvent] {
+    /// Threads that decode ahead of the fold: two keep up with it on two cores.
+    static let decodingThreads = 2
+
+    /// Queues a folded chunk's write on the writer thread; delivers its event count once committed.
+    private func write(_ chunk: FoldedChunk, after checkpoint: UInt64) -> Pending<Int> {
+        let written = Pending<Int>()
+        environment.writer.enqueue({ [projections] txn in
+            guard try projections.checkpoint(in: txn) == checkpoint else { throw ProjectionError.concurrentWrite }
+            try projections.writer(txn).store(chunk)
+            return chunk.events
+        }, completion: written.deliver)
+        return written
+    }
+
+    /// The events of `sequences`, decoded from a read snapshot.
+    private func decodeChunk(_ sequences: ClosedRange<UInt64>) throws -> [RecordedEvent] {
         var events: [RecordedEvent] = []
-        events.reserveCapacity(chunkSize)
+        events.reserveCapacity(sequences.count)
+        var streams = RecordFormat.StreamCache()
         try environment.read { txn in
-            try ledger.forEachRecord(from: sequence + 1, in: txn) { _, record in
-                events.append(try RecordFormat.decodeRecordedEvent(record))
-                return events.count == chunkSize ? .stop : .continue
+            try ledger.forEachRecord(from: sequences.lowerBound, in: txn) { sequence, record in
+                guard sequence <= sequences.upperBound else { return .stop }
+                events.append(try RecordFormat.decodeRecordedEvent(record, streams: &streams))
+                return sequence == sequences.upperBound ? .stop : .continue
             }
         }
         return events
@@ -116,26 +151,3 @@ public enum ProjectionError: Error, CustomStringConvertible {
     }
 }
 
-/// Work started on a global queue now, its result collected later.
-private final class Prefetch<T: Sendable>: @unchecked Sendable {
-    private let done = DispatchSemaphore(value: 0)
-    private var result: Result<T, any Error>?
-
-    init(_ work: @escaping @Sendable () throws -> T) {
-        DispatchQueue.global().async {
-            self.result = Result { try work() }
-            self.done.signal()
-        }
-    }
-
-    /// Waits for the work to finish; may be called any number of times.
-    func wait() {
-        done.wait()
-        done.signal()
-    }
-
-    func value() throws -> T {
-        wait()
-        return try result!.get()
-    }
-}

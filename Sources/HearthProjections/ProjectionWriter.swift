@@ -1,51 +1,20 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import HearthDomain
 import HearthLedger
 import LMDB
 
 /// Folds events into the projections within one write transaction.
 ///
-/// Accounts are cached and written back once, sorted by key, at `flush()`: an account touched
-/// by many events in a write job or rebuild chunk is decoded and encoded once, not per event.
-/// Indexes are written through as they change. The live writer flushes at the end of each
-/// write job, and in between serves the job's reads of accounts (`account(_:in:)`, through
-/// `WriteState`); a rebuild flushes once per chunk; both reach the same bytes, which the
-/// digest proves.
+/// Account events go through an `AccountFold`: its cached accounts are written back once,
+/// sorted by key, at `flush()`, and the index changes they imply are written through as they
+/// happen. The live writer flushes at the end of each write job, and in between serves the
+/// job's reads of accounts (`account(_:in:)`, through `WriteState`). A rebuild folds its
+/// chunks on another core and stores each with `store(_:)`; both reach the same bytes, which
+/// the digest proves.
 public final class ProjectionWriter {
-    private struct AccountKey: Hashable {
-        var project: ProjectID
-        var uid: UserID
-    }
-
-    /// An account as last read or folded, with its record key; the ones events changed are
-    /// written back at `flush()`.
-    private struct CachedAccount {
-        var id: AccountKey
-        var key: [UInt8]
-        var account: Account?
-        var changed = false
-    }
-
-    /// What the indexes derive from, captured before an event so its changes can be diffed.
-    /// Holding the arrays costs a retain; they are copied only if the event changes them.
-    private struct IndexedFields {
-        var email: String?
-        var phoneNumber: String?
-        var providers: [ProviderLink]
-        var refreshTokens: [String]
-        var isAnonymous: Bool
-    }
-
     public let projections: Projections
     public let txn: WriteTransaction
-    private var accountSlots: [AccountKey: Int] = [:]
-    private var accounts: [CachedAccount] = []
-    /// The slot used last: an account's events mostly come together (a sign-in is two).
-    private var lastSlot = 0
+    private let fold: AccountFold
+    private var ops: [IndexOp] = []
     private var configs: [ProjectID: ProjectConfig] = [:]
     private var lastSequence: UInt64?
     private var encoder = ByteWriter(capacity: 512)
@@ -53,6 +22,9 @@ public final class ProjectionWriter {
     init(projections: Projections, txn: WriteTransaction) {
         self.projections = projections
         self.txn = txn
+        fold = AccountFold { key in
+            try projections.reader(txn).account(key.uid, in: key.project)
+        }
     }
 
     public func apply(_ envelope: EventEnvelope) throws {
@@ -60,85 +32,94 @@ public final class ProjectionWriter {
     }
 
     /// Folds one event into every projection.
-    public func apply(_ envelope: RecordedEvent) throws {
-        switch envelope.stream {
-        case .account(let project, let uid):
-            try applyAccountEvent(envelope, AccountKey(project: project, uid: uid))
+    public func apply(_ event: RecordedEvent) throws {
+        if case .account(let project, let uid) = event.stream {
+            try fold.apply(event.payload, at: event.recordedAt, to: AccountKey(project: project, uid: uid), ops: &ops)
+            for op in ops { try perform(op) }
+            ops.removeAll(keepingCapacity: true)
+        } else {
+            try applyUnfolded(event)
+        }
+        lastSequence = event.sequence
+    }
+
+    /// Stores a chunk a `ChunkFolder` folded: the same writes, in the same order, as applying
+    /// its events one by one and flushing.
+    func store(_ chunk: FoldedChunk) throws {
+        var others = chunk.unfolded[...]
+        for (position, op) in chunk.ops.enumerated() {
+            while let next = others.first, next.position == position {
+                try applyUnfolded(next.event)
+                others = others.dropFirst()
+            }
+            try perform(op)
+        }
+        for next in others { try applyUnfolded(next.event) }
+        try store(chunk.accounts)
+        try projections.setCheckpoint(chunk.lastSequence, in: txn)
+    }
+
+    /// Writes the accounts events changed, in key order, and the checkpoint.
+    public func flush() throws {
+        try store(fold.finish())
+        if let lastSequence { try projections.setCheckpoint(lastSequence, in: txn) }
+    }
+
+    private func store(_ accounts: FoldedAccounts) throws {
+        try accounts.forEachChanged { key, account in
+            if let account {
+                encoder.removeAll()
+                account.encode(to: &encoder)
+                try txn.putBytes(projections.accounts, key, encoder.bytes)
+            } else {
+                try txn.delete(projections.accounts, key)
+            }
+        }
+    }
+
+    /// The account as the events applied so far left it (not yet flushed), else as stored.
+    public func account(_ uid: UserID, in project: ProjectID) throws -> Account? {
+        try fold.account(AccountKey(project: project, uid: uid))
+    }
+
+    /// Project and code events: few, so they read and write the transaction directly.
+    private func applyUnfolded(_ event: RecordedEvent) throws {
+        switch event.stream {
+        case .account:
+            preconditionFailure("account events go through the account fold")
         case .project(let project):
             let before = try config(project)
-            let after = Evolve.project(before, envelope.payload)
+            let after = Evolve.project(before, event.payload)
             configs[project] = after
-            try txn.put(projects.projects, Keys.project(project), after.binaryEncoded)
+            try txn.put(projections.projects, Keys.project(project), after.binaryEncoded)
             if after.anonymousCleanup && !before.anonymousCleanup {
-                try scheduleExistingAnonymousAccounts(project, dueAt: envelope.recordedAt + anonymousCleanupDelayMilliseconds)
+                try scheduleExistingAnonymousAccounts(project, dueAt: event.recordedAt + anonymousCleanupDelayMilliseconds)
             }
         case .oobCode(let project, let codeHash):
             let key = Keys.oobCode(project, codeHash)
             let before = try projections.reader(txn).oobCode(codeHash, in: project)
-            if let after = Evolve.oobCode(before, envelope.payload, at: envelope.recordedAt) {
-                try txn.put(projects.oobCodes, key, after.binaryEncoded)
+            if let after = Evolve.oobCode(before, event.payload, at: event.recordedAt) {
+                try txn.put(projections.oobCodes, key, after.binaryEncoded)
             } else {
-                try txn.delete(projects.oobCodes, key)
+                try txn.delete(projections.oobCodes, key)
             }
         }
-        lastSequence = envelope.sequence
     }
 
-    /// Writes cached accounts, in key order, and the checkpoint.
-    public func flush() throws {
-        let order = accounts.indices.sorted { left, right in
-            accounts[left].key.withUnsafeBytes { l in
-                accounts[right].key.withUnsafeBytes { r in
-                    let common = memcmp(l.baseAddress!, r.baseAddress!, min(l.count, r.count))
-                    return common != 0 ? common < 0 : l.count < r.count
-                }
-            }
+    private func perform(_ op: IndexOp) throws {
+        switch op {
+        case .put(let table, let key, let value): try txn.put(self.table(table), key, value)
+        case .delete(let table, let key): try txn.delete(self.table(table), key)
+        case .anonymous(let key, let since): try updateCleanup(key, anonymousSince: since)
         }
-        for index in order where accounts[index].changed {
-            if let account = accounts[index].account {
-                encoder.removeAll()
-                account.encode(to: &encoder)
-                try txn.putBytes(projects.accounts, accounts[index].key, encoder.bytes)
-            } else {
-                try txn.delete(projects.accounts, accounts[index].key)
-            }
-        }
-        accounts.removeAll(keepingCapacity: true)
-        accountSlots.removeAll(keepingCapacity: true)
-        if let lastSequence { try projects.setCheckpoint(lastSequence, in: txn) }
     }
 
-    private var projects: Projections { projections }
-
-    /// The account as the events applied so far left it (not yet flushed), else as stored.
-    public func account(_ uid: UserID, in project: ProjectID) throws -> Account? {
-        accounts[try slot(AccountKey(project: project, uid: uid), creating: false)].account
-    }
-
-    /// The cache slot of an account, read from the projection on first use. A creation needs
-    /// no read: a stream is created only when it has no account (new, or deleted before).
-    private func slot(_ key: AccountKey, creating: Bool) throws -> Int {
-        if lastSlot < accounts.count && accounts[lastSlot].id == key { return lastSlot }
-        if let slot = accountSlots[key] {
-            lastSlot = slot
-            return slot
-        }
-        let stored = creating ? nil : try projections.reader(txn).account(key.uid, in: key.project)
-        accounts.append(CachedAccount(id: key, key: Keys.account(key.project, key.uid), account: stored))
-        lastSlot = accounts.count - 1
-        accountSlots[key] = lastSlot
-        return lastSlot
-    }
-
-    /// Read field by field, in place: copying the whole account would retain every field.
-    private func indexedFields(_ slot: Int) -> IndexedFields {
-        accounts.withUnsafeBufferPointer { buffer in
-            guard let account = buffer[slot].account else {
-                return IndexedFields(email: nil, phoneNumber: nil, providers: [], refreshTokens: [], isAnonymous: false)
-            }
-            return IndexedFields(
-                email: account.email, phoneNumber: account.phoneNumber, providers: account.providers,
-                refreshTokens: account.refreshTokens, isAnonymous: account.isAnonymous)
+    private func table(_ table: IndexTable) -> Projections.Table {
+        switch table {
+        case .emails: projections.emails
+        case .phones: projections.phones
+        case .federatedIds: projections.federatedIds
+        case .refreshTokens: projections.refreshTokens
         }
     }
 
@@ -149,56 +130,6 @@ public final class ProjectionWriter {
         return stored
     }
 
-    private func applyAccountEvent(_ event: RecordedEvent, _ key: AccountKey) throws {
-        let creating = if case .accountCreated = event.payload { true } else { false }
-        let slot = try slot(key, creating: creating)
-        let before = indexedFields(slot)
-        Evolve.apply(event.payload, to: &accounts[slot].account, uid: key.uid, at: event.recordedAt)
-        accounts[slot].changed = true
-        let after = indexedFields(slot)
-        let project = key.project
-        try updateIndex(projects.emails, before.email, after.email, key.uid) { Keys.email(project, $0) }
-        try updateIndex(projects.phones, before.phoneNumber, after.phoneNumber, key.uid) { Keys.phone(project, $0) }
-        if before.providers != after.providers { try updateFederatedIds(key, before.providers, after.providers) }
-        if before.refreshTokens != after.refreshTokens {
-            // Only v1 tokens, which do not name their account, need the token-hash index.
-            let unnamed = if case .refreshTokenIssued(let issued) = event.payload, !issued.namesAccount { issued.tokenHash } else { String?.none }
-            try updateRefreshTokens(key, before.refreshTokens, after.refreshTokens, indexing: unnamed, at: event.recordedAt)
-        }
-        if before.isAnonymous != after.isAnonymous {
-            try updateCleanup(key, anonymousSince: after.isAnonymous ? accounts[slot].account?.createdAt : nil)
-        }
-    }
-
-    private func updateIndex(
-        _ table: Projections.Table, _ old: String?, _ new: String?, _ uid: UserID, _ key: (String) -> [UInt8]
-    ) throws {
-        guard old != new else { return }
-        if let old { try txn.delete(table, key(old)) }
-        if let new { try txn.put(table, key(new), Array(uid.rawValue.utf8)) }
-    }
-
-    private func updateFederatedIds(_ key: AccountKey, _ before: [ProviderLink], _ after: [ProviderLink]) throws {
-        let old = Set(before.map { Keys.federated(key.project, $0.providerId, $0.federatedId) })
-        let new = Set(after.map { Keys.federated(key.project, $0.providerId, $0.federatedId) })
-        for bytes in old.subtracting(new).sorted(by: { $0.lexicographicallyPrecedes($1) }) {
-            try txn.delete(projects.federatedIds, bytes)
-        }
-        for bytes in new.subtracting(old).sorted(by: { $0.lexicographicallyPrecedes($1) }) {
-            try txn.put(projects.federatedIds, bytes, Array(key.uid.rawValue.utf8))
-        }
-    }
-
-    /// Retired tokens leave the index (a token that names its account was never in it);
-    /// `indexing`, a v1 token just issued, enters it.
-    private func updateRefreshTokens(_ key: AccountKey, _ old: [String], _ new: [String], indexing: String?, at: Int64) throws {
-        // At most `Evolve.maxRefreshTokensPerAccount` each: linear scans beat building sets.
-        for hash in old where !new.contains(hash) { try txn.delete(projects.refreshTokens, Array(hash.utf8)) }
-        guard let indexing, new.contains(indexing), !old.contains(indexing) else { return }
-        let record = RefreshTokenRecord(project: key.project, uid: key.uid, issuedAt: at).binaryEncoded
-        try txn.put(projects.refreshTokens, Array(indexing.utf8), record)
-    }
-
     /// Keeps `anonymousAccounts` and the cleanup schedule in step with the account: created
     /// anonymous -> listed (and scheduled if cleanup is on); upgraded or gone -> unlisted.
     private func updateCleanup(_ key: AccountKey, anonymousSince createdAt: Int64?) throws {
@@ -206,16 +137,16 @@ public final class ProjectionWriter {
         if let createdAt {
             if try config(key.project).anonymousCleanup {
                 let due = createdAt + anonymousCleanupDelayMilliseconds
-                try txn.put(projects.anonymousAccounts, bytes, dueBytes(due))
-                try txn.put(projects.cleanupSchedule, Keys.cleanup(key.project, dueAt: due, key.uid), [])
+                try txn.put(projections.anonymousAccounts, bytes, dueBytes(due))
+                try txn.put(projections.cleanupSchedule, Keys.cleanup(key.project, dueAt: due, key.uid), [])
             } else {
-                try txn.put(projects.anonymousAccounts, bytes, [])
+                try txn.put(projections.anonymousAccounts, bytes, [])
             }
         } else {
             if let due = try projections.reader(txn).cleanupDueAt(key.uid, in: key.project) {
-                try txn.delete(projects.cleanupSchedule, Keys.cleanup(key.project, dueAt: due, key.uid))
+                try txn.delete(projections.cleanupSchedule, Keys.cleanup(key.project, dueAt: due, key.uid))
             }
-            try txn.delete(projects.anonymousAccounts, bytes)
+            try txn.delete(projections.anonymousAccounts, bytes)
         }
     }
 
@@ -224,14 +155,14 @@ public final class ProjectionWriter {
     private func scheduleExistingAnonymousAccounts(_ project: ProjectID, dueAt: Int64) throws {
         let prefix = Keys.project(project)
         var unscheduled: [[UInt8]] = []
-        try txn.forEach(projects.anonymousAccounts, prefix: prefix) { key, value in
+        try txn.forEach(projections.anonymousAccounts, prefix: prefix) { key, value in
             if value.isEmpty { unscheduled.append(Array(key)) }
             return .continue
         }
         for key in unscheduled {
             guard let uid = UserID(String(decoding: key[prefix.count...], as: UTF8.self)) else { continue }
-            try txn.put(projects.anonymousAccounts, key, dueBytes(dueAt))
-            try txn.put(projects.cleanupSchedule, Keys.cleanup(project, dueAt: dueAt, uid), [])
+            try txn.put(projections.anonymousAccounts, key, dueBytes(dueAt))
+            try txn.put(projections.cleanupSchedule, Keys.cleanup(project, dueAt: dueAt, uid), [])
         }
     }
 

@@ -72,6 +72,14 @@ public final class Writer: @unchecked Sendable {
         return try outcome!.get()
     }
 
+    /// Submits a job without waiting. `completion` runs on the writer thread once the job's
+    /// batch has committed, or the job has failed. Jobs run in the order they are submitted.
+    public func enqueue<T>(
+        _ work: @escaping @Sendable (WriteTransaction) throws -> T, completion: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) {
+        enqueue(Job(work: work, completion: completion))
+    }
+
     private func enqueue(_ job: any WriteJob) {
         let accepted = lock.withLock {
             guard !stopping else { return false }

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import HearthTesting
 import LMDB
@@ -105,5 +106,36 @@ struct WriterTests {
         }
         #expect(value == 42)
         #expect(try environment.snapshot { try $0.get(database, BigEndianUInt64(1)) } == [9, 9])
+    }
+
+    @Test("enqueue does not wait; jobs run in the order queued; each completes once its batch committed")
+    func enqueuedJobsCompleteInOrderAfterCommit() throws {
+        let (environment, database) = try open()
+        defer { environment.close() }
+        final class Log: Sendable {
+            let completed = Mutex<[Int]>([])
+            let done = DispatchSemaphore(value: 0)
+        }
+        let log = Log()
+        let jobs = 200
+        for index in 0..<jobs {
+            environment.writer.enqueue({ txn -> Int in
+                // Each job sees every job queued before it: they ran first, in this transaction or an earlier one.
+                let seen = try txn.count(database)
+                if index == 7 { throw LMDBError.notFound }
+                try txn.put(database, BigEndianUInt64(UInt64(index)), [UInt8(truncatingIfNeeded: seen)])
+                return index
+            }, completion: { result in
+                log.completed.withLock { $0.append((try? result.get()) ?? -1) }
+                log.done.signal()
+            })
+        }
+        for _ in 0..<jobs { log.done.wait() }
+        #expect(log.completed.withLock { $0 } == (0..<jobs).map { $0 == 7 ? -1 : $0 })
+        try environment.snapshot { txn throws in
+            #expect(try txn.count(database) == jobs - 1)
+            #expect(try txn.get(database, BigEndianUInt64(8)) == [7])
+            #expect(try txn.get(database, BigEndianUInt64(199)) == [198])
+        }
     }
 }

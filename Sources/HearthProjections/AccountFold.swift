@@ -1,0 +1,191 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import HearthDomain
+import HearthLedger
+
+/// An account projection key: which account of which project.
+struct AccountKey: Hashable, Sendable {
+    var project: ProjectID
+    var uid: UserID
+}
+
+/// The index tables an account event can change.
+enum IndexTable: Sendable {
+    case emails, phones, federatedIds, refreshTokens
+}
+
+/// One change to an index table that an account event implies, applied in event order.
+enum IndexOp: Sendable {
+    case put(IndexTable, key: [UInt8], value: [UInt8])
+    case delete(IndexTable, key: [UInt8])
+    /// The account became anonymous (created at `since`) or stopped being so (`nil`). Whether
+    /// it is scheduled for cleanup depends on the project's configuration, which the writer holds.
+    case anonymous(AccountKey, since: Int64?)
+}
+
+/// An account as a fold last loaded or left it, with its record key.
+struct CachedAccount: Sendable {
+    var id: AccountKey
+    var key: [UInt8]
+    var account: Account?
+    var changed = false
+}
+
+/// The accounts a fold ended with: what it changed, for the writer to store in key order,
+/// and, in a rebuild, what the next chunk reads before the (not yet committed) projections.
+struct FoldedAccounts: Sendable {
+    fileprivate var slots: [AccountKey: Int] = [:]
+    fileprivate var accounts: [CachedAccount] = []
+    /// Slots of the changed accounts, in record-key order.
+    fileprivate var changed: [Int] = []
+
+    /// `nil` if the fold never saw the account; `.some(nil)` if it ended it.
+    func account(_ key: AccountKey) -> Account?? {
+        guard let slot = slots[key] else { return nil }
+        return .some(accounts[slot].account)
+    }
+
+    /// Visits the changed accounts in record-key order: the record key, and the account (nil once gone).
+    func forEachChanged(_ body: ([UInt8], Account?) throws -> Void) rethrows {
+        try accounts.withUnsafeBufferPointer { accounts in
+            for slot in changed { try body(accounts[slot].key, accounts[slot].account) }
+        }
+    }
+}
+
+/// The account half of projecting: folds account events into cached accounts and turns what
+/// each event changed into index operations. It touches no database itself: accounts it has
+/// not cached come from `load`. So the live writer runs it inside its transaction, and a
+/// rebuild runs it on another core while the writer thread stores the previous chunk.
+///
+/// Each account is decoded at most once and handed back once, at `finish`: an account touched
+/// by many events of a write job or rebuild chunk is not re-encoded per event.
+final class AccountFold {
+    /// What the indexes derive from, captured before an event so its changes can be diffed.
+    /// Holding the arrays costs a retain; they are copied only if the event changes them.
+    private struct IndexedFields {
+        var email: String?
+        var phoneNumber: String?
+        var providers: [ProviderLink]
+        var refreshTokens: [String]
+        var isAnonymous: Bool
+    }
+
+    private let load: (AccountKey) throws -> Account?
+    private var slots: [AccountKey: Int] = [:]
+    private var accounts: [CachedAccount] = []
+    /// The slot used last: an account's events mostly come together (a sign-in is two).
+    private var lastSlot = 0
+
+    init(load: @escaping (AccountKey) throws -> Account?) {
+        self.load = load
+    }
+
+    /// The account as the events folded so far left it, else as `load` gives it.
+    func account(_ key: AccountKey) throws -> Account? {
+        accounts[try slot(key, creating: false)].account
+    }
+
+    /// Folds one event of `key`'s stream and appends the index changes it implies to `ops`.
+    func apply(_ payload: EventPayload, at recordedAt: Int64, to key: AccountKey, ops: inout [IndexOp]) throws {
+        let creating = if case .accountCreated = payload { true } else { false }
+        let slot = try slot(key, creating: creating)
+        let before = indexedFields(slot)
+        Evolve.apply(payload, to: &accounts[slot].account, uid: key.uid, at: recordedAt)
+        accounts[slot].changed = true
+        let after = indexedFields(slot)
+        let project = key.project
+        let uid = key.uid
+        index(.emails, before.email, after.email, uid, &ops) { Keys.email(project, $0) }
+        index(.phones, before.phoneNumber, after.phoneNumber, uid, &ops) { Keys.phone(project, $0) }
+        if before.providers != after.providers { indexFederatedIds(key, before.providers, after.providers, &ops) }
+        if before.refreshTokens != after.refreshTokens {
+            // Only v1 tokens, which do not name their account, need the token-hash index.
+            let unnamed = if case .refreshTokenIssued(let issued) = payload, !issued.namesAccount { issued.tokenHash } else { String?.none }
+            indexRefreshTokens(key, before.refreshTokens, after.refreshTokens, indexing: unnamed, at: recordedAt, &ops)
+        }
+        if before.isAnonymous != after.isAnonymous {
+            ops.append(.anonymous(key, since: after.isAnonymous ? accounts[slot].account?.createdAt : nil))
+        }
+    }
+
+    /// Ends the fold: hands over its accounts, the changed ones sorted by record key, and
+    /// starts again empty.
+    func finish() -> FoldedAccounts {
+        let changed = accounts.indices.filter { accounts[$0].changed }.sorted { left, right in
+            accounts[left].key.withUnsafeBytes { l in
+                accounts[right].key.withUnsafeBytes { r in
+                    let common = memcmp(l.baseAddress!, r.baseAddress!, min(l.count, r.count))
+                    return common != 0 ? common < 0 : l.count < r.count
+                }
+            }
+        }
+        let folded = FoldedAccounts(slots: slots, accounts: accounts, changed: changed)
+        slots = [:]
+        accounts = []
+        lastSlot = 0
+        return folded
+    }
+
+    /// The cache slot of an account, loaded on first use. A creation needs no load: a stream
+    /// is created only when it has no account (new, or deleted before).
+    private func slot(_ key: AccountKey, creating: Bool) throws -> Int {
+        if lastSlot < accounts.count && accounts[lastSlot].id == key { return lastSlot }
+        if let slot = slots[key] {
+            lastSlot = slot
+            return slot
+        }
+        let stored = creating ? nil : try load(key)
+        accounts.append(CachedAccount(id: key, key: Keys.account(key.project, key.uid), account: stored))
+        lastSlot = accounts.count - 1
+        slots[key] = lastSlot
+        return lastSlot
+    }
+
+    /// Read field by field, in place: copying the whole account would retain every field.
+    private func indexedFields(_ slot: Int) -> IndexedFields {
+        accounts.withUnsafeBufferPointer { buffer in
+            guard let account = buffer[slot].account else {
+                return IndexedFields(email: nil, phoneNumber: nil, providers: [], refreshTokens: [], isAnonymous: false)
+            }
+            return IndexedFields(
+                email: account.email, phoneNumber: account.phoneNumber, providers: account.providers,
+                refreshTokens: account.refreshTokens, isAnonymous: account.isAnonymous)
+        }
+    }
+
+    private func index(
+        _ table: IndexTable, _ old: String?, _ new: String?, _ uid: UserID, _ ops: inout [IndexOp],
+        _ key: (String) -> [UInt8]
+    ) {
+        guard old != new else { return }
+        if let old { ops.append(.delete(table, key: key(old))) }
+        if let new { ops.append(.put(table, key: key(new), value: Array(uid.rawValue.utf8))) }
+    }
+
+    private func indexFederatedIds(_ key: AccountKey, _ before: [ProviderLink], _ after: [ProviderLink], _ ops: inout [IndexOp]) {
+        let old = Set(before.map { Keys.federated(key.project, $0.providerId, $0.federatedId) })
+        let new = Set(after.map { Keys.federated(key.project, $0.providerId, $0.federatedId) })
+        for bytes in old.subtracting(new).sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+            ops.append(.delete(.federatedIds, key: bytes))
+        }
+        for bytes in new.subtracting(old).sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+            ops.append(.put(.federatedIds, key: bytes, value: Array(key.uid.rawValue.utf8)))
+        }
+    }
+
+    /// Retired tokens leave the index (a token that names its account was never in it);
+    /// `indexing`, a v1 token just issued, enters it.
+    private func indexRefreshTokens(
+        _ key: AccountKey, _ old: [String], _ new: [String], indexing: String?, at: Int64, _ ops: inout [IndexOp]
+    ) {
+        // At most `Evolve.maxRefreshTokensPerAccount` each: linear scans beat building sets.
+        for hash in old where !new.contains(hash) { ops.append(.delete(.refreshTokens, key: Array(hash.utf8))) }
+        guard let indexing, new.contains(indexing), !old.contains(indexing) else { return }
+        let record = RefreshTokenRecord(project: key.project, uid: key.uid, issuedAt: at).binaryEncoded
+        ops.append(.put(.refreshTokens, key: Array(indexing.utf8), value: record))
+    }
+}

@@ -1,0 +1,74 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Dispatch
+import Synchronization
+
+/// A thread of its own that produces `count` items in order, at most `depth` ahead of the
+/// thread that consumes them: a stage of the catch-up pipeline (decoding chunks of events).
+///
+/// A thread, not Dispatch's global queue: its pool is sized to the cores and does not count
+/// the threads that block outside it (the caller, the writer), so it could leave a core idle.
+final class Lookahead<Item: Sendable>: Sendable {
+    private struct Buffer {
+        var items: [Result<Item, any Error>] = []
+        var stopped = false
+    }
+
+    private let ready = DispatchSemaphore(value: 0)
+    private let space = DispatchSemaphore(value: 0)
+    private let buffer = Mutex(Buffer())
+    private let finished = Pending<Void>()
+
+    /// Starts producing `produce(0)`, `produce(1)`, … `produce(count - 1)`; an error ends it.
+    init(count: Int, depth: Int, _ produce: @escaping @Sendable (Int) throws -> Item) {
+        // Created empty and then filled: Dispatch traps if a semaphore is freed below the value it was created with.
+        for _ in 0..<depth { space.signal() }
+        let body = ThreadBody { [self] in
+            for index in 0..<count {
+                let item = Result { try produce(index) }
+                space.wait()
+                let accepted = buffer.withLock { buffer in
+                    guard !buffer.stopped else { return false }
+                    buffer.items.append(item)
+                    return true
+                }
+                guard accepted else { break }
+                ready.signal()
+                if case .failure = item { break }
+            }
+            finished.deliver(.success(()))
+        }
+        var thread = pthread_t()
+        let created = pthread_create(&thread, nil, { context in
+            Unmanaged<ThreadBody>.fromOpaque(context!).takeRetainedValue().run()
+            return nil
+        }, Unmanaged.passRetained(body).toOpaque())
+        precondition(created == 0, "cannot start a pipeline thread")
+        pthread_detach(thread)
+    }
+
+    /// The next item, in order (rethrowing its error); call at most `count` times.
+    func next() throws -> Item {
+        ready.wait()
+        let item = buffer.withLock { $0.items.removeFirst() }
+        space.signal()
+        return try item.get()
+    }
+
+    /// Stops producing (after the item in hand) and waits until the thread has ended: it may
+    /// be reading an environment the caller closes next.
+    func stop() {
+        buffer.withLock { $0.stopped = true }
+        space.signal()
+        finished.wait()
+    }
+}
+
+private final class ThreadBody {
+    let run: () -> Void
+
+    init(_ run: @escaping () -> Void) { self.run = run }
+}
