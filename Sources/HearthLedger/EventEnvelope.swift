@@ -195,13 +195,13 @@ public enum RecordFormat {
         try decoder.decode(try reader.readByteString())
     }
 
-    /// Parses "account/<project>/<uid>", "project/<project>" or "oob/<project>/<hash>" from the
-    /// stored bytes, without the intermediate strings a split would make (rebuild's hot path).
     private static func readStream(_ reader: inout ByteReader) throws -> StreamID {
         let bytes = try reader.readByteString()
         return try parseStream(bytes, at: reader.offset)
     }
 
+    /// Parses "account/<project>/<uid>", "project/<project>" or "oob/<project>/<hash>" from the
+    /// stored bytes, without the intermediate strings a split would make (rebuild's hot path).
     private static func parseStream(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws -> StreamID {
         var invalid: BinaryFormatError { .invalid("stream '\(String(decoding: bytes, as: UTF8.self))'", at: offset) }
         guard let first = bytes.firstIndex(of: 0x2f) else { throw invalid }

@@ -12,8 +12,7 @@ struct FoldedChunk: Sendable {
     /// The accounts the chunk changed.
     var accounts = FoldedAccounts()
     var lastSequence: UInt64
-    /// How many events the chunk holds.
-    var events: Int
+    var eventCount: Int
 }
 
 /// Folds a catch-up's chunks, one after another, while the writer thread stores earlier ones.
@@ -42,7 +41,7 @@ final class ChunkFolder {
                 for chunk in carried { if let account = chunk.account(key) { return account } }
                 return try stored.account(key.uid, in: key.project)
             }
-            var chunk = FoldedChunk(lastSequence: events[events.count - 1].sequence, events: events.count)
+            var chunk = FoldedChunk(lastSequence: events[events.count - 1].sequence, eventCount: events.count)
             chunk.ops.reserveCapacity(events.count)
             // Read in place: iterating by value would copy (retain and release) every event.
             try events.withUnsafeBufferPointer { events in

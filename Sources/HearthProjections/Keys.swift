@@ -3,13 +3,16 @@ import HearthDomain
 /// Projection keys. Every key starts with the project id and a 0 byte, so one project's
 /// entries are contiguous; ids never contain 0 bytes (see `UserID`, `ProjectID`).
 enum Keys {
-    /// `parts` joined by 0 bytes, in one allocation.
-    private static func joined(_ parts: String...) -> [UInt8] {
+    /// `first`, a 0 byte, `second` (and a 0 byte and `third`), in one allocation.
+    private static func joined(_ first: String, _ second: String, _ third: String? = nil) -> [UInt8] {
         var key: [UInt8] = []
-        key.reserveCapacity(parts.reduce(parts.count) { $0 + $1.utf8.count })
-        for (index, part) in parts.enumerated() {
-            if index > 0 { key.append(0) }
-            key.append(contentsOf: part.utf8)
+        key.reserveCapacity(first.utf8.count + 1 + second.utf8.count + (third.map { $0.utf8.count + 1 } ?? 0))
+        key.append(contentsOf: first.utf8)
+        key.append(0)
+        key.append(contentsOf: second.utf8)
+        if let third {
+            key.append(0)
+            key.append(contentsOf: third.utf8)
         }
         return key
     }

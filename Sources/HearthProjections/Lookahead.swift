@@ -28,14 +28,12 @@ final class Lookahead<Item: Sendable>: Sendable {
         for _ in 0..<depth { space.signal() }
         let body = ThreadBody { [self] in
             for index in 0..<count {
-                let item = Result { try produce(index) }
+                // Room first, then work: never more than `depth` items ahead, and a stop is
+                // seen before another item is started.
                 space.wait()
-                let accepted = buffer.withLock { buffer in
-                    guard !buffer.stopped else { return false }
-                    buffer.items.append(item)
-                    return true
-                }
-                guard accepted else { break }
+                guard !buffer.withLock({ $0.stopped }) else { break }
+                let item = Result { try produce(index) }
+                buffer.withLock { $0.items.append(item) }
                 ready.signal()
                 if case .failure = item { break }
             }
@@ -58,8 +56,8 @@ final class Lookahead<Item: Sendable>: Sendable {
         return try item.get()
     }
 
-    /// Stops producing (after the item in hand) and waits until the thread has ended: it may
-    /// be reading an environment the caller closes next.
+    /// Stops producing (after the item in hand, if any) and waits until the thread is done with
+    /// `produce`: it may be reading an environment the caller closes next.
     func stop() {
         buffer.withLock { $0.stopped = true }
         space.signal()

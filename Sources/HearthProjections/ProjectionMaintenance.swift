@@ -26,7 +26,8 @@ public struct ProjectionMaintenance: Sendable {
         }
     }
 
-    /// Applies every event after the checkpoint. `progress(applied, total)` runs after each chunk.
+    /// Applies every event after the checkpoint. `progress(applied, total)` runs as each chunk
+    /// commits.
     ///
     /// A pipeline over chunks, so a rebuild keeps both cores busy: two threads decode the
     /// next chunks (`Lookahead`), this thread folds one (`ChunkFolder`), and the writer thread
@@ -89,7 +90,7 @@ public struct ProjectionMaintenance: Sendable {
         environment.writer.enqueue({ [projections] txn in
             guard try projections.checkpoint(in: txn) == checkpoint else { throw ProjectionError.concurrentWrite }
             try projections.writer(txn).store(chunk)
-            return chunk.events
+            return chunk.eventCount
         }, completion: written.deliver)
         return written
     }

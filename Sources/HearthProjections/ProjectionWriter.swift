@@ -7,9 +7,9 @@ import LMDB
 /// Account events go through an `AccountFold`: its cached accounts are written back once,
 /// sorted by key, at `flush()`, and the index changes they imply are written through as they
 /// happen. The live writer flushes at the end of each write job, and in between serves the
-/// job's reads of accounts (`account(_:in:)`, through `WriteState`). A rebuild folds its
-/// chunks on another core and stores each with `store(_:)`; both reach the same bytes, which
-/// the digest proves.
+/// job's reads of accounts (`account(_:in:)`, through `WriteState`). A catch-up folds its
+/// chunks off the writer thread (`ChunkFolder`) and stores each with `store(_:)`; both reach
+/// the same bytes, which the digest proves.
 public final class ProjectionWriter {
     public let projections: Projections
     public let txn: WriteTransaction
@@ -34,9 +34,10 @@ public final class ProjectionWriter {
     /// Folds one event into every projection.
     public func apply(_ event: RecordedEvent) throws {
         if case .account(let project, let uid) = event.stream {
+            // Emptied even if a write fails, so a job that goes on after the error replays nothing.
+            defer { ops.removeAll(keepingCapacity: true) }
             try fold.apply(event.payload, at: event.recordedAt, to: AccountKey(project: project, uid: uid), ops: &ops)
             for op in ops { try perform(op) }
-            ops.removeAll(keepingCapacity: true)
         } else {
             try applyUnfolded(event)
         }

@@ -72,9 +72,10 @@ public final class Writer: @unchecked Sendable {
         return try outcome!.get()
     }
 
-    /// Submits a job without waiting. `completion` runs on the writer thread once the job's
-    /// batch has committed, or the job has failed. Jobs run in the order they are submitted.
-    public func enqueue<T>(
+    /// Submits a job without waiting. `completion` runs once the job's batch has committed or
+    /// the job has failed: on the writer thread, or at once on the caller's if the writer has
+    /// stopped. Jobs run in the order they are submitted.
+    public func enqueue<T: Sendable>(
         _ work: @escaping @Sendable (WriteTransaction) throws -> T, completion: @escaping @Sendable (Result<T, any Error>) -> Void
     ) {
         enqueue(Job(work: work, completion: completion))
