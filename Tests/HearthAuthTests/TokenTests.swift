@@ -3,6 +3,7 @@ import CryptoExtras
 import Foundation
 import HearthAuth
 import HearthDomain
+import Synchronization
 import Testing
 
 @Suite("ID tokens and refresh tokens")
@@ -113,13 +114,15 @@ struct PasswordHasherTests {
         let pool = WorkPool(threads: 1, name: "bounded", maxQueued: 1)
         defer { pool.stop() }
         let gate = DispatchSemaphore(value: 0)
-        let running = DispatchSemaphore(value: 0)
+        let running = Atomic<Bool>(false)
         async let first: Int = pool.run {
-            running.signal()
-            gate.wait()
+            running.store(true, ordering: .sequentiallyConsistent)
+            gate.wait()  // on the pool's own thread, never a cooperative one
             return 1
         }
-        running.wait()  // the only thread is busy now
+        // Polled, not awaited on a semaphore: blocking this task would hold a cooperative thread.
+        while !running.load(ordering: .sequentiallyConsistent) { try await Task.sleep(for: .milliseconds(2)) }
+        // The only thread is busy now.
         async let second: Int = pool.run { 2 }
         while pool.waitingJobs < 1 { try await Task.sleep(for: .milliseconds(5)) }
         // The queue holds the second job: a third is refused at once.
