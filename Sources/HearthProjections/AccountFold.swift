@@ -35,12 +35,10 @@ struct CachedAccount: Sendable {
 }
 
 /// The accounts a fold ended with: what it changed, for the writer to store in key order,
-/// and, in a rebuild, what the next chunk reads before the (not yet committed) projections.
+/// and, in a rebuild, what the next chunks read before the (not yet committed) projections.
 struct FoldedAccounts: Sendable {
     fileprivate var slots: [AccountKey: Int] = [:]
     fileprivate var accounts: [CachedAccount] = []
-    /// Slots of the changed accounts, in record-key order.
-    fileprivate var changed: [Int] = []
 
     /// `nil` if the fold never saw the account; `.some(nil)` if it ended it.
     func account(_ key: AccountKey) -> Account?? {
@@ -48,9 +46,18 @@ struct FoldedAccounts: Sendable {
         return .some(accounts[slot].account)
     }
 
-    /// Visits the changed accounts in record-key order: the record key, and the account (nil once gone).
+    /// Visits the changed accounts in record-key order (sorted here, on the writer's side of a
+    /// rebuild, not by the fold): the record key, and the account (nil once gone).
     func forEachChanged(_ body: ([UInt8], Account?) throws -> Void) rethrows {
         try accounts.withUnsafeBufferPointer { accounts in
+            let changed = accounts.indices.filter { accounts[$0].changed }.sorted { left, right in
+                accounts[left].key.withUnsafeBytes { l in
+                    accounts[right].key.withUnsafeBytes { r in
+                        let common = memcmp(l.baseAddress!, r.baseAddress!, min(l.count, r.count))
+                        return common != 0 ? common < 0 : l.count < r.count
+                    }
+                }
+            }
             for slot in changed { try body(accounts[slot].key, accounts[slot].account) }
         }
     }
@@ -112,18 +119,9 @@ final class AccountFold {
         }
     }
 
-    /// Ends the fold: hands over its accounts, the changed ones sorted by record key, and
-    /// starts again empty.
+    /// Ends the fold: hands over its accounts and starts again empty.
     func finish() -> FoldedAccounts {
-        let changed = accounts.indices.filter { accounts[$0].changed }.sorted { left, right in
-            accounts[left].key.withUnsafeBytes { l in
-                accounts[right].key.withUnsafeBytes { r in
-                    let common = memcmp(l.baseAddress!, r.baseAddress!, min(l.count, r.count))
-                    return common != 0 ? common < 0 : l.count < r.count
-                }
-            }
-        }
-        let folded = FoldedAccounts(slots: slots, accounts: accounts, changed: changed)
+        let folded = FoldedAccounts(slots: slots, accounts: accounts)
         slots = [:]
         accounts = []
         lastSlot = 0

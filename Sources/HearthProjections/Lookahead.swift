@@ -23,10 +23,15 @@ final class Lookahead<Item: Sendable>: Sendable {
     private let finished = Pending<Void>()
 
     /// Starts producing `produce(0)`, `produce(1)`, … `produce(count - 1)`; an error ends it.
-    init(count: Int, depth: Int, _ produce: @escaping @Sendable (Int) throws -> Item) {
+    /// A positive `niceness` lowers the thread's priority, for a stage whose items have slack.
+    init(count: Int, depth: Int, niceness: Int32 = 0, _ produce: @escaping @Sendable (Int) throws -> Item) {
         // Created empty and then filled: Dispatch traps if a semaphore is freed below the value it was created with.
         for _ in 0..<depth { space.signal() }
         let body = ThreadBody { [self] in
+            #if os(Linux)
+            // A nice value is per thread on Linux, and 0 names the calling one.
+            if niceness != 0 { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness) }
+            #endif
             for index in 0..<count {
                 // Room first, then work: never more than `depth` items ahead, and a stop is
                 // seen before another item is started.

@@ -49,7 +49,8 @@ public struct ProjectionMaintenance: Sendable {
         // Chunk k holds the events after start + k * size; lane l decodes chunks l, l + lanes, …
         let lanes = min(Self.decodingThreads, chunks)
         let decoding = (0..<lanes).map { lane in
-            Lookahead(count: (chunks - lane + lanes - 1) / lanes, depth: 2) { [self] index in
+            // The fold is the critical path: decoding, with chunks in hand, yields the CPU to it.
+            Lookahead(count: (chunks - lane + lanes - 1) / lanes, depth: 2, niceness: 10) { [self] index in
                 let first = start + UInt64(index * lanes + lane) * size + 1
                 return try decodeChunk(first...min(first + size - 1, head))
             }

@@ -58,4 +58,14 @@ struct PipelineTests {
         #expect(count == 1)
         #expect(produced.load(ordering: .sequentiallyConsistent) == count)
     }
+
+    @Test("a lookahead with slack runs at a lower priority, on its own thread only")
+    func lookaheadNiceness() throws {
+        let priority: @Sendable () -> Int32 = { getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) }
+        let base = priority()
+        let stage = Lookahead(count: 1, depth: 1, niceness: 7) { _ in priority() }
+        defer { stage.stop() }
+        #expect(try stage.next() == min(base + 7, 19))
+        #expect(priority() == base)
+    }
 }
