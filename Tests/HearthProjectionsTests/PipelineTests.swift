@@ -51,6 +51,9 @@ struct PipelineTests {
             produced.add(1, ordering: .sequentiallyConsistent)
             return index
         }
+        // Wait for the first item, however slow the machine is to start the thread; the
+        // producer then blocks on the full buffer.
+        for _ in 0..<5_000 where produced.load(ordering: .sequentiallyConsistent) == 0 { usleep(1_000) }
         usleep(5_000)
         stage.stop()
         let count = produced.load(ordering: .sequentiallyConsistent)
