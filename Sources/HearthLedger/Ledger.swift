@@ -102,6 +102,20 @@ public struct Ledger: Sendable {
         }
     }
 
+    /// Visits raw records in descending sequence order, from `sequence` down.
+    public func forEachRecord(
+        downFrom sequence: UInt64, in txn: some Transaction,
+        _ body: (_ sequence: UInt64, _ record: UnsafeRawBufferPointer) throws -> IterationControl
+    ) throws {
+        try txn.withCursor(events) { cursor in
+            var entry = try cursor.seek(atMost: BigEndianUInt64(sequence))
+            while let (key, record) = entry {
+                if try body(try BigEndianUInt64(decoding: key).value, record) == .stop { return }
+                entry = try cursor.previous()
+            }
+        }
+    }
+
     /// Visits decoded events in sequence order from `sequence` on.
     public func forEachEvent(
         from sequence: UInt64 = 1, in txn: some Transaction, _ body: (EventEnvelope) throws -> IterationControl

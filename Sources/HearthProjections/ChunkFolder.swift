@@ -33,26 +33,26 @@ final class ChunkFolder {
         self.projections = projections
     }
 
-    func fold(_ events: [RecordedEvent]) throws -> FoldedChunk {
-        try environment.read { txn in
+    /// Folds a chunk's events, given newest first. Each is moved off the end of the array and
+    /// folded from a local: folding it in place would copy its payload (a retain per field),
+    /// as the fold cannot prove the array unchanged meanwhile.
+    func fold(_ newestFirst: consuming [RecordedEvent]) throws -> FoldedChunk {
+        var remaining = newestFirst
+        return try environment.read { txn in
             let stored = projections.reader(txn)
             let carried = self.carried
-            let fold = AccountFold { key in
+            let fold = AccountFold(capacity: remaining.count) { key in
                 for chunk in carried { if let account = chunk.account(key) { return account } }
                 return try stored.account(key.uid, in: key.project)
             }
-            var chunk = FoldedChunk(lastSequence: events[events.count - 1].sequence, eventCount: events.count)
-            chunk.ops.reserveCapacity(events.count)
-            // Read in place: iterating by value would copy (retain and release) every event.
-            try events.withUnsafeBufferPointer { events in
-                for index in events.indices {
-                    guard case .account(let project, let uid) = events[index].stream else {
-                        chunk.unfolded.append((chunk.ops.count, events[index]))
-                        continue
-                    }
-                    let key = AccountKey(project: project, uid: uid)
-                    try fold.apply(events[index].payload, at: events[index].recordedAt, to: key, ops: &chunk.ops)
+            var chunk = FoldedChunk(lastSequence: remaining[0].sequence, eventCount: remaining.count)
+            chunk.ops.reserveCapacity(remaining.count)
+            while let event = remaining.popLast() {
+                guard case .account(let project, let uid) = event.stream else {
+                    chunk.unfolded.append((chunk.ops.count, event))
+                    continue
                 }
+                try fold.apply(event.payload, at: event.recordedAt, to: AccountKey(project: project, uid: uid), ops: &chunk.ops)
             }
             chunk.accounts = fold.finish()
             self.carried = [chunk.accounts] + carried.prefix(Self.carriedChunks - 1)

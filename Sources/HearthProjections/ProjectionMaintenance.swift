@@ -96,16 +96,17 @@ public struct ProjectionMaintenance: Sendable {
         return written
     }
 
-    /// The events of `sequences`, decoded from a read snapshot.
+    /// The events of `sequences`, decoded from a read snapshot, newest first: the fold takes
+    /// them off the end, in sequence order, moving each out of the array instead of copying it.
     private func decodeChunk(_ sequences: ClosedRange<UInt64>) throws -> [RecordedEvent] {
         var events: [RecordedEvent] = []
         events.reserveCapacity(sequences.count)
         var streams = RecordFormat.StreamCache()
         try environment.read { txn in
-            try ledger.forEachRecord(from: sequences.lowerBound, in: txn) { sequence, record in
-                guard sequence <= sequences.upperBound else { return .stop }
+            try ledger.forEachRecord(downFrom: sequences.upperBound, in: txn) { sequence, record in
+                guard sequence >= sequences.lowerBound else { return .stop }
                 events.append(try RecordFormat.decodeRecordedEvent(record, streams: &streams))
-                return sequence == sequences.upperBound ? .stop : .continue
+                return sequence == sequences.lowerBound ? .stop : .continue
             }
         }
         return events

@@ -99,6 +99,22 @@ struct LedgerTests {
                 #expect(try ledger.firstSequence(recordedAtOrAfter: 1_500, in: txn) == 5)
                 #expect(try ledger.firstSequence(recordedAtOrAfter: 0, in: txn) == 1)
                 #expect(try ledger.firstSequence(recordedAtOrAfter: 2_001, in: txn) == nil)
+                // Raw records, up from a sequence and down from one (what a rebuild's decoding
+                // reads, newest first), each record the one stored under its sequence.
+                typealias Visit = (_ body: (UInt64, UnsafeRawBufferPointer) throws -> IterationControl) throws -> Void
+                func records(stoppingAt last: UInt64? = nil, _ visit: Visit) throws -> [UInt64] {
+                    var seen: [UInt64] = []
+                    try visit { (sequence: UInt64, record: UnsafeRawBufferPointer) throws -> IterationControl in
+                        #expect(try RecordFormat.sequence(of: record) == sequence)
+                        seen.append(sequence)
+                        return sequence == last ? .stop : .continue
+                    }
+                    return seen
+                }
+                #expect(try records { try ledger.forEachRecord(from: 2, in: txn, $0) } == [2, 3, 4, 5])
+                #expect(try records(stoppingAt: 2) { try ledger.forEachRecord(downFrom: 4, in: txn, $0) } == [4, 3, 2])
+                #expect(try records { try ledger.forEachRecord(downFrom: 9, in: txn, $0) } == [5, 4, 3, 2, 1])
+                #expect(try records { try ledger.forEachRecord(downFrom: 1, in: txn, $0) } == [1])
             }
         }
     }
