@@ -33,6 +33,9 @@ let package = Package(
         .systemLibrary(name: "CLMDB", pkgConfig: "lmdb", providers: [.apt(["liblmdb-dev"])]),
         // libxcrypt from the system (Debian: libcrypt-dev), for imported bcrypt hashes.
         .systemLibrary(name: "CCrypt", pkgConfig: "libxcrypt", providers: [.apt(["libcrypt-dev"])]),
+        // jemalloc from the system (Debian: libjemalloc-dev) and its options, linked by the
+        // executable only: it replaces malloc process-wide (the rebuild pipeline frees across threads).
+        .target(name: "CJemalloc", linkerSettings: [.linkedLibrary("jemalloc")]),
         .target(name: "LMDB", dependencies: ["CLMDB"], swiftSettings: strict),
         .target(name: "HearthDomain", swiftSettings: strict),
         .target(
@@ -89,6 +92,7 @@ let package = Package(
             name: "hearth",
             dependencies: [
                 "HearthApp", "HearthDomain", "HearthLedger", "HearthProjections", "HearthStore",
+                .target(name: "CJemalloc", condition: .when(platforms: [.linux])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),

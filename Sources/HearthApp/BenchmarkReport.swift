@@ -6,9 +6,10 @@ import Darwin
 
 /// A plain-text table of benchmark rows, with the machine it ran on.
 public enum BenchmarkReport {
-    public static func table(_ rows: [LedgerBenchmark.Row]) -> String {
+    /// `allocator`: which malloc served the run (it moves the rebuild's rate).
+    public static func table(_ rows: [LedgerBenchmark.Row], allocator: String) -> String {
         let nameWidth = rows.map(\.name.count).max() ?? 10
-        var lines = ["machine: \(sysconf(Int32(_SC_NPROCESSORS_ONLN))) cores, \(memoryGiB()) GiB RAM", ""]
+        var lines = ["machine: \(sysconf(Int32(_SC_NPROCESSORS_ONLN))) cores, \(memoryGiB()) GiB RAM, \(allocator)", ""]
         lines.append(pad("workload", nameWidth) + "  " + pad("rate", 14) + "  unit        ratio")
         for row in rows {
             var line = pad(row.name, nameWidth) + "  " + pad(formatCount(UInt64(row.rate.rounded())), 14) + "  " + pad(row.unit, 10)

@@ -32,7 +32,7 @@ struct Bench: AsyncParsableCommand {
                 err.flush()
             }
             let out = Output.standardOutput
-            out.line(BenchmarkReport.table(rows))
+            out.line(BenchmarkReport.table(rows, allocator: Allocator.description))
             out.flush()
         }
     }

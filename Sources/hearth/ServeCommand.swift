@@ -43,6 +43,7 @@ struct Serve: AsyncParsableCommand {
             metadata: [
                 "profile": "\(configuration.profile)", "project": "\(configuration.project)",
                 "address": "\(configuration.host):\(configuration.port)", "data": "\(configuration.dataDirectory)",
+                "allocator": "\(Allocator.description)",
             ])
         try await app.runService()
     }

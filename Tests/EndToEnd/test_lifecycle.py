@@ -62,3 +62,28 @@ def wait_until_serving(port):
         except requests.ConnectionError:
             time.sleep(0.1)
     raise AssertionError("hearth serve did not start")
+
+
+def serve_log_line(env):
+    """The daemon's start-up line (`hearth serve`, with its settings), then SIGTERM."""
+    with tempfile.TemporaryDirectory(prefix="hearth-allocator-") as root:
+        process = subprocess.Popen(
+            [BINARY, "serve", "--data", os.path.join(root, "data"), "--port", str(free_port())],
+            env=dict(os.environ, HEARTH_LOG_LEVEL="info", **env), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        )
+        try:
+            for line in process.stdout:
+                if b"hearth serve" in line:
+                    return line.decode()
+            raise AssertionError("no start-up line")
+        finally:
+            process.send_signal(signal.SIGTERM)
+            process.communicate(timeout=30)
+
+
+def test_runs_on_jemalloc_with_its_options():
+    # jemalloc serves the allocations (not merely linked), with the options Hearth builds in;
+    # an operator's MALLOC_CONF overrides them.
+    line = serve_log_line({})
+    assert "allocator=jemalloc 5." in line and "dirty_decay_ms -1" in line
+    assert "dirty_decay_ms 5000" in serve_log_line({"MALLOC_CONF": "dirty_decay_ms:5000"})
