@@ -33,9 +33,11 @@ let package = Package(
         .systemLibrary(name: "CLMDB", pkgConfig: "lmdb", providers: [.apt(["liblmdb-dev"])]),
         // libxcrypt from the system (Debian: libcrypt-dev), for imported bcrypt hashes.
         .systemLibrary(name: "CCrypt", pkgConfig: "libxcrypt", providers: [.apt(["libcrypt-dev"])]),
-        // jemalloc from the system (Debian: libjemalloc-dev) and its options, linked by the
-        // executable only: it replaces malloc process-wide (the rebuild pipeline frees across threads).
-        .target(name: "CJemalloc", linkerSettings: [.linkedLibrary("jemalloc")]),
+        // jemalloc from the system (Debian: libjemalloc-dev) and the options Hearth runs it with,
+        // linked by the executable only: it replaces malloc process-wide (the rebuild pipeline
+        // frees across threads).
+        .systemLibrary(name: "CJemalloc", pkgConfig: "jemalloc", providers: [.apt(["libjemalloc-dev"])]),
+        .target(name: "JemallocOptions"),
         .target(name: "LMDB", dependencies: ["CLMDB"], swiftSettings: strict),
         .target(name: "HearthDomain", swiftSettings: strict),
         .target(
@@ -93,6 +95,7 @@ let package = Package(
             dependencies: [
                 "HearthApp", "HearthDomain", "HearthLedger", "HearthProjections", "HearthStore",
                 .target(name: "CJemalloc", condition: .when(platforms: [.linux])),
+                .target(name: "JemallocOptions", condition: .when(platforms: [.linux])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -102,7 +102,7 @@ public struct Ledger: Sendable {
         }
     }
 
-    /// Visits raw records in descending sequence order, from `sequence` down.
+    /// Visits raw records in descending sequence order, from the last one at or below `sequence`.
     public func forEachRecord(
         downFrom sequence: UInt64, in txn: some Transaction,
         _ body: (_ sequence: UInt64, _ record: UnsafeRawBufferPointer) throws -> IterationControl

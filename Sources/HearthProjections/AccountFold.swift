@@ -170,9 +170,12 @@ final class AccountFold {
     }
 
     private func indexFederatedIds(_ key: AccountKey, _ before: [ProviderLink], _ after: [ProviderLink], _ ops: inout [IndexOp]) {
-        // A few links per account, one per provider: linear scans beat building sets.
+        // A few links per account, one per provider: linear scans beat building sets. Compared
+        // as bytes, like the keys they make (String == would equate Unicode-equivalent ids).
         func holds(_ links: [ProviderLink], _ link: ProviderLink) -> Bool {
-            links.contains { $0.providerId == link.providerId && $0.federatedId == link.federatedId }
+            links.contains {
+                $0.providerId.utf8.elementsEqual(link.providerId.utf8) && $0.federatedId.utf8.elementsEqual(link.federatedId.utf8)
+            }
         }
         for link in before where !holds(after, link) {
             ops.append(.delete(.federatedIds, key: Keys.federated(key.project, link.providerId, link.federatedId)))

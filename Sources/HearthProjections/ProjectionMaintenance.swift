@@ -74,7 +74,7 @@ public struct ProjectionMaintenance: Sendable {
             // The folder reads its last chunks' accounts from memory and older ones from a
             // snapshot of the projections, so those older chunks must be committed.
             while writing.count > ChunkFolder.carriedChunks { try settleOldestWrite() }
-            let folded = try folder.fold(events)
+            let folded = try folder.fold(consume events)
             writing.append(write(folded, after: checkpoint))
             checkpoint = folded.lastSequence
         }

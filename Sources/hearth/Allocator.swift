@@ -5,7 +5,7 @@ import CJemalloc
 /// On Linux the `hearth` executable links jemalloc, which then serves every allocation in the
 /// process, Swift's included: a rebuild frees chunks of events and accounts on other threads
 /// than the ones that made them, and with glibc's malloc it ran 15–20% slower. Its options
-/// are in `CJemalloc/MallocConf.c`.
+/// are in `JemallocOptions/MallocConf.c`.
 enum Allocator {
     /// "jemalloc 5.3.0, dirty_decay_ms -1" if jemalloc serves this thread's allocations (with
     /// the option that matters most here), else "system malloc".
@@ -28,7 +28,7 @@ enum Allocator {
     }
 
     #if canImport(CJemalloc)
-    private static func read<Value>(_ name: String, as: Value.Type) -> Value? {
+    private static func read<Value: BitwiseCopyable>(_ name: String, as: Value.Type) -> Value? {
         let value = UnsafeMutablePointer<Value>.allocate(capacity: 1)
         defer { value.deallocate() }
         var size = MemoryLayout<Value>.size

@@ -1,4 +1,5 @@
-"""systemd integration: READY=1 once the server listens, STOPPING=1 on SIGTERM, exit 0."""
+"""The daemon's life: systemd integration (READY=1 once the server listens, STOPPING=1 on SIGTERM,
+exit 0), one daemon per data directory, and the allocator it runs on."""
 
 import os
 import signal
@@ -69,7 +70,8 @@ def serve_log_line(env):
     with tempfile.TemporaryDirectory(prefix="hearth-allocator-") as root:
         process = subprocess.Popen(
             [BINARY, "serve", "--data", os.path.join(root, "data"), "--port", str(free_port())],
-            env=dict(os.environ, HEARTH_LOG_LEVEL="info", **env), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            env={**{k: v for k, v in os.environ.items() if k != "MALLOC_CONF"}, "HEARTH_LOG_LEVEL": "info", **env},
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         )
         try:
             for line in process.stdout:
