@@ -64,6 +64,7 @@ let package = Package(
             name: "HearthHTTP",
             dependencies: [
                 "HearthDomain", "HearthLedger", "HearthStore", "HearthAuth",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),

@@ -35,15 +35,33 @@ public enum HearthServer {
             logger.notice("no smtpHost: sendOobCode requests from apps will be refused (admin-generated links still work)")
         }
         let service = try makeAuthService(configuration, clock: clock, mailer: mailer)
+        let descriptorLimit = ConnectionLimit.raiseDescriptorLimit()
+        let (maxConnections, clamped) = ConnectionLimit.cap(
+            configured: configuration.maxConnections, descriptorLimit: descriptorLimit,
+            openNow: ConnectionLimit.openDescriptors())
+        if clamped {
+            logger.warning(
+                "maxConnections lowered to what the descriptor limit allows",
+                metadata: ["configured": "\(configuration.maxConnections ?? 0)", "maxConnections": "\(maxConnections)"])
+        }
+        logger.info("connections", metadata: ["maxConnections": "\(maxConnections)", "descriptorLimit": "\(descriptorLimit)"])
+        if configuration.profile == .development && !ListenAddress.isLoopback(configuration.host) {
+            logger.warning(
+                "INSECURE: the development profile is listening off loopback: anyone who reaches \(configuration.host) is admin (Bearer owner), signs in with unsigned custom tokens and wipes accounts",
+                metadata: ["option": "insecureDevelopmentOnNetwork"])
+        }
         let router = HearthRouter.build(service: service, access: configuration.access)
         // Services stop in reverse order after the server drains: the mail queue gets the links
         // of the last requests, then the store closes.
         var services: [any Service] = [StoreService(store: service.store, lock: lock, logger: logger)]
         if let mailQueue { services.append(mailQueue) }
         let app = Application(
-            router: router, server: HearthRouter.server(idleTimeout: .seconds(configuration.idleTimeoutSeconds)),
+            router: router,
+            server: HearthRouter.server(
+                idleTimeout: .seconds(configuration.idleTimeoutSeconds), requestTimeLimit: configuration.requestTimeLimit),
             configuration: .init(
-                address: .hostname(configuration.host, port: configuration.port), serverName: "hearth"),
+                address: .hostname(configuration.host, port: configuration.port), serverName: "hearth",
+                availableConnectionsDelegate: CappedConnections(maximum: maxConnections, logger: logger)),
             services: services,
             onServerRunning: { _ in SystemdNotifier.notify("READY=1") },
             logger: logger)

@@ -14,8 +14,12 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var project = "demo-hearth"
     /// Production: API key -> project id.
     public var apiKeys: [String: String] = [:]
-    /// Bearer tokens accepted as admin (production needs at least one for the admin API).
-    public var adminTokens: [String] = []
+    /// Bearer tokens accepted as admin, each for every project or the ones it names
+    /// (production needs at least one for the admin API).
+    public var adminTokens: [AdminCredential] = []
+    /// Lets the development profile (`Bearer owner`, unsigned custom tokens, the fake IdP,
+    /// `/emulator/*`) listen on an address other machines reach. Off: development is loopback only.
+    public var insecureDevelopmentOnNetwork = false
     public var signingAlgorithm = SigningKey.Algorithm.rs256
     /// PEM public keys that may sign custom tokens (the app backend's service account key).
     /// Production accepts custom tokens only when this is set.
@@ -28,6 +32,15 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// A connection that sends nothing for this long, between requests or in the middle of
     /// one, is closed: a stalled client cannot hold a connection and a body read for ever.
     public var idleTimeoutSeconds = 60
+    /// A request must arrive whole (headers and body) within this many seconds of its first
+    /// byte, plus a second for every `requestMinBytesPerSecond` received, and never take longer
+    /// than `requestTimeoutMaxSeconds`: a client trickling a body cannot hold a connection.
+    public var requestTimeoutSeconds = 10
+    public var requestMinBytesPerSecond = 1024
+    public var requestTimeoutMaxSeconds = 60
+    /// Connections served at once; further clients wait in the listen backlog. `nil`: derived
+    /// from the descriptor limit at start, less a reserve (ConnectionLimit).
+    public var maxConnections: Int?
     /// The app's action handler that email links point at (production needs it for links).
     public var actionUrl: String?
     /// What emails call the app (Firebase's %APP_NAME%); the project id when unset.
@@ -50,8 +63,10 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Keys of the JSON file and their environment variables.
     enum Key: String, CaseIterable {
         case host, port, dataDirectory, profile, project, apiKeys, adminTokens, adminTokenFile, signingAlgorithm
+        case insecureDevelopmentOnNetwork
         case customTokenKeys
         case scryptLogN, scryptBlockSize, scryptParallelization, hashThreads, idleTimeoutSeconds
+        case requestTimeoutSeconds, requestMinBytesPerSecond, requestTimeoutMaxSeconds, maxConnections
         case actionUrl, appName, mailFrom, mailFromName
         case smtpHost, smtpPort, smtpSecurity, smtpUsername, smtpPassword, smtpPasswordFile, smtpTrustRoots
 
@@ -63,8 +78,11 @@ public struct ServerConfiguration: Sendable, Equatable {
         }
     }
 
-    /// Defaults, then `file` (if given), then `environment`.
-    public static func load(file: String?, environment: [String: String]) throws -> ServerConfiguration {
+    /// Defaults, then `file` (if given), then `environment`, then the command line's `flags`;
+    /// validated as a whole.
+    public static func load(
+        file: String?, environment: [String: String], flags: (inout ServerConfiguration) -> Void = { _ in }
+    ) throws -> ServerConfiguration {
         var configuration = ServerConfiguration()
         if let file {
             guard let data = FileManager.default.contents(atPath: file) else { throw ConfigurationError.unreadable(file) }
@@ -84,6 +102,7 @@ public struct ServerConfiguration: Sendable, Equatable {
                 }
             try configuration.apply(key, value, source: key.environmentName)
         }
+        flags(&configuration)
         try configuration.validate()
         return configuration
     }
@@ -118,10 +137,17 @@ public struct ServerConfiguration: Sendable, Equatable {
             }
         case .adminTokens:
             guard let items = value.arrayValue else { throw ConfigurationError.invalid(key.rawValue, source: source) }
-            adminTokens = items.compactMap(\.stringValue)
+            adminTokens = try items.flatMap { item in try Self.adminCredentials(item, source: source) }
         case .adminTokenFile:
             // A systemd credential (LoadCredential=) or any file holding one token per line.
-            adminTokens += try Self.credentialLines(try text())
+            adminTokens += try Self.credentialLines(try text()).map { AdminCredential(token: $0) }
+        case .insecureDevelopmentOnNetwork:
+            switch value {
+            case .bool(let flag): insecureDevelopmentOnNetwork = flag
+            case .string(let text) where ["true", "1", "yes"].contains(text.lowercased()): insecureDevelopmentOnNetwork = true
+            case .string(let text) where ["false", "0", "no"].contains(text.lowercased()): insecureDevelopmentOnNetwork = false
+            default: throw ConfigurationError.invalid(key.rawValue, source: source)
+            }
         case .signingAlgorithm:
             guard let parsed = SigningKey.Algorithm(rawValue: try text().uppercased()) else {
                 throw ConfigurationError.invalid(key.rawValue, source: source)
@@ -135,6 +161,10 @@ public struct ServerConfiguration: Sendable, Equatable {
         case .scryptParallelization: scryptParallelization = try number()
         case .hashThreads: hashThreads = try number()
         case .idleTimeoutSeconds: idleTimeoutSeconds = try number()
+        case .requestTimeoutSeconds: requestTimeoutSeconds = try number()
+        case .requestMinBytesPerSecond: requestMinBytesPerSecond = try number()
+        case .requestTimeoutMaxSeconds: requestTimeoutMaxSeconds = try number()
+        case .maxConnections: maxConnections = try number()
         case .actionUrl: actionUrl = try text()
         case .appName: appName = try text()
         case .mailFrom: mailFrom = try text()
@@ -153,6 +183,33 @@ public struct ServerConfiguration: Sendable, Equatable {
             smtpPassword = try Self.credentialLines(try text()).first ?? ""
         case .smtpTrustRoots: smtpTrustRoots = try text()
         }
+    }
+
+    /// An `adminTokens` entry: a token for every project, or `{"token" | "tokenFile": …,
+    /// "projects": [...]}` for the projects named (a file may hold several tokens, one a line).
+    static func adminCredentials(_ item: JSONValue, source: String) throws -> [AdminCredential] {
+        if let token = item.stringValue { return [AdminCredential(token: token)] }
+        guard let object = item.objectValue, Set(object.keys).isSubset(of: ["token", "tokenFile", "projects"]) else {
+            throw ConfigurationError.invalid("adminTokens", source: source)
+        }
+        var scope = AdminCredential.Scope.everyProject
+        if let listed = object["projects"] {
+            let projects = try (listed.arrayValue ?? []).map { entry in
+                guard let project = entry.stringValue.flatMap(ProjectID.init) else {
+                    throw ConfigurationError.invalid("adminTokens projects", source: source)
+                }
+                return project
+            }
+            guard !projects.isEmpty else { throw ConfigurationError.invalid("adminTokens projects (empty)", source: source) }
+            scope = .projects(Set(projects))
+        }
+        let tokens: [String]
+        switch (object["token"]?.stringValue, object["tokenFile"]?.stringValue) {
+        case (let token?, nil): tokens = [token]
+        case (nil, let file?): tokens = try credentialLines(file)
+        default: throw ConfigurationError.invalid("adminTokens (one of token, tokenFile)", source: source)
+        }
+        return tokens.map { AdminCredential(token: $0, scope: scope) }
     }
 
     /// A secret file's non-empty lines (systemd `LoadCredential=` or any file an operator keeps).
@@ -175,6 +232,26 @@ public struct ServerConfiguration: Sendable, Equatable {
         guard (1...256).contains(hashThreads) else { throw ConfigurationError.invalid("hashThreads", source: "\(hashThreads)") }
         guard (1...3600).contains(idleTimeoutSeconds) else {
             throw ConfigurationError.invalid("idleTimeoutSeconds", source: "\(idleTimeoutSeconds)")
+        }
+        guard (1...3600).contains(requestTimeoutSeconds) else {
+            throw ConfigurationError.invalid("requestTimeoutSeconds", source: "\(requestTimeoutSeconds)")
+        }
+        guard (requestTimeoutSeconds...3600).contains(requestTimeoutMaxSeconds) else {
+            throw ConfigurationError.invalid("requestTimeoutMaxSeconds (at least requestTimeoutSeconds)", source: "\(requestTimeoutMaxSeconds)")
+        }
+        guard requestMinBytesPerSecond >= 1 else {
+            throw ConfigurationError.invalid("requestMinBytesPerSecond", source: "\(requestMinBytesPerSecond)")
+        }
+        if let maxConnections, maxConnections < 1 {
+            throw ConfigurationError.invalid("maxConnections", source: "\(maxConnections)")
+        }
+        for credential in adminTokens {
+            if let weakness = credential.weakness {
+                throw ConfigurationError.weakAdminToken(weakness)
+            }
+        }
+        if profile == .development && !insecureDevelopmentOnNetwork && !ListenAddress.isLoopback(host) {
+            throw ConfigurationError.developmentOffLoopback(host)
         }
         if profile == .production && apiKeys.isEmpty {
             throw ConfigurationError.productionNeedsAPIKeys
@@ -228,11 +305,16 @@ public struct ServerConfiguration: Sendable, Equatable {
         return CustomTokenVerifier(keys: keys, acceptsUnsigned: profile == .development)
     }
 
+    public var requestTimeLimit: RequestTimeLimit {
+        RequestTimeLimit(
+            base: .seconds(requestTimeoutSeconds), minBytesPerSecond: requestMinBytesPerSecond,
+            maximum: .seconds(requestTimeoutMaxSeconds))
+    }
+
     public var access: APIAccess {
         var keys: [String: ProjectID] = [:]
         for (key, project) in apiKeys { keys[key] = ProjectID(project) }
-        return APIAccess(
-            profile: profile, defaultProject: ProjectID(project)!, apiKeys: keys, adminTokens: Set(adminTokens))
+        return APIAccess(profile: profile, defaultProject: ProjectID(project)!, apiKeys: keys, adminTokens: adminTokens)
     }
 }
 
@@ -242,6 +324,8 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
     case unknownKey(String, in: String)
     case invalid(String, source: String)
     case productionNeedsAPIKeys
+    case weakAdminToken(String)
+    case developmentOffLoopback(String)
 
     public var description: String {
         switch self {
@@ -250,6 +334,13 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
         case .unknownKey(let key, let path): "unknown setting '\(key)' in \(path)"
         case .invalid(let key, let source): "invalid \(key) (\(source))"
         case .productionNeedsAPIKeys: "the production profile needs apiKeys (API key -> project id)"
+        case .weakAdminToken(let weakness):
+            // The token itself is not repeated: this line goes to logs.
+            "an admin token is \(weakness); use at least \(AdminCredential.minimumLength) random characters (openssl rand -base64 32)"
+        case .developmentOffLoopback(let host):
+            "the development profile serves Bearer owner, unsigned custom tokens and the fake IdP to anyone who can reach it, "
+                + "so it listens on loopback only (\(host) is not): use 127.0.0.1 or ::1, the production profile, "
+                + "or --insecure-development-on-network if this network is yours alone"
         }
     }
 }

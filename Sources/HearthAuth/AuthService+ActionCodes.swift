@@ -131,9 +131,7 @@ extension AuthService {
 
     private func checkContinueUrl(_ continueUrl: String?, _ config: ProjectConfig, _ caller: Caller) throws {
         guard let continueUrl else { return }
-        guard let url = URL(string: continueUrl), let host = url.host, !host.isEmpty, url.scheme != nil else {
-            throw FirebaseError.bad("INVALID_CONTINUE_URI : ((expected an absolute URI with valid scheme and host))")
-        }
+        let host = try Validation.continueURL(continueUrl).host ?? ""
         // Admins generate links for any domain; apps only for the project's own.
         guard caller.isAdmin || config.authorizedDomains.contains(host.lowercased()) else {
             throw FirebaseError.bad("UNAUTHORIZED_DOMAIN : Domain not allowlisted by project")

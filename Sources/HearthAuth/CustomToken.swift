@@ -57,7 +57,7 @@ public struct CustomTokenVerifier: Sendable {
             lifetime <= Self.maxLifetimeSeconds
         else { throw invalid("iat and exp must span at most one hour") }
         let seconds = now / 1000
-        guard issuedAt <= seconds + 300 else { throw invalid("issued in the future") }
+        guard issuedAt <= seconds + TokenIssuer.allowedClockSkew else { throw invalid("issued in the future") }
         guard seconds < expires else { throw invalid("token expired") }
     }
 

@@ -48,6 +48,9 @@ public struct FirebaseError: Error, Equatable, Sendable, CustomStringConvertible
     public static let notFound = FirebaseError(httpStatus: 404, message: "Not Found", status: "NOT_FOUND", reason: "notFound")
     public static let missingAPIKey = FirebaseError(
         httpStatus: 403, message: "The request is missing a valid API key.", status: "PERMISSION_DENIED", reason: "forbidden")
+    /// A valid admin credential used on a project it does not cover.
+    public static let permissionDenied = FirebaseError(
+        httpStatus: 403, message: "The caller does not have permission", status: "PERMISSION_DENIED", reason: "forbidden")
     public static let invalidCredentials = FirebaseError(
         httpStatus: 401,
         message: "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.",

@@ -20,6 +20,10 @@ public struct TokenIssuer: Sendable {
         "https://securetoken.google.com/\(project.rawValue)"
     }
 
+    /// Seconds an ID token's `iat` or `auth_time` may lie ahead of this clock (Firebase's
+    /// libraries allow five minutes): tokens from a clock that ran ahead, not from the future.
+    public static let allowedClockSkew: Int64 = 300
+
     /// Claims no custom claim may set (Firebase's reserved names).
     public static let reservedClaims: Set<String> = [
         "acr", "amr", "at_hash", "aud", "auth_time", "azp", "cnf", "c_hash", "exp", "firebase", "iat", "iss", "jti",
@@ -100,6 +104,10 @@ public struct TokenIssuer: Sendable {
             case .int(let issuedAt)? = claims["iat"], case .int(let expires)? = claims["exp"]
         else { throw .invalid }
         guard expires > now / 1000 else { throw .expired }
+        // Issued, and signed in, no later than now give or take Firebase's clock skew.
+        guard case .int(let authTime)? = claims["auth_time"],
+            issuedAt <= now / 1000 + Self.allowedClockSkew, authTime <= now / 1000 + Self.allowedClockSkew
+        else { throw .invalid }
         let provider = claims["firebase"]?["sign_in_provider"]?.stringValue ?? "custom"
         let result = VerifiedIDToken(uid: uid, issuedAt: issuedAt, provider: provider, claims: claims)
         verified.insert(VerifiedTokenCache.Entry(project: project, expiresAt: expires, token: result), for: token)

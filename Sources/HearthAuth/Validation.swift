@@ -1,3 +1,4 @@
+import Foundation
 import HearthDomain
 
 /// Input rules shared by the flows, in the emulator's words.
@@ -31,6 +32,18 @@ public enum Validation {
             throw FirebaseError.invalidEmail
         }
         return normalizeEmail(email)
+    }
+
+    /// A continue URL (ActionCodeSettings' `continueUrl`, createAuthUri's `continueUri`): where a
+    /// browser is sent afterwards, so only an absolute `http` or `https` URL with a host; any other
+    /// scheme (`javascript:`, `data:`) would run in the page that redirects to it.
+    public static func continueURL(_ text: String) throws -> URLComponents {
+        guard let url = URLComponents(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let host = url.host, !host.isEmpty
+        else {
+            throw FirebaseError.bad("INVALID_CONTINUE_URI : The continue URL must be an absolute http or https URL.")
+        }
+        return url
     }
 
     public static func password(_ password: String?) throws -> String {

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import HearthAuth
 import HTTPTypes
@@ -17,16 +18,20 @@ public struct APIAccess: Sendable {
     public var defaultProject: ProjectID
     /// Production: API key -> project.
     public var apiKeys: [String: ProjectID]
-    /// Production: bearer tokens that grant admin access.
-    public var adminTokens: Set<String>
+    /// Bearer tokens that grant admin access, by their SHA-256 (a lookup by digest tells a
+    /// timing observer nothing about the tokens), with the projects each may act on.
+    private var adminScopes: [SHA256Digest: AdminCredential.Scope]
 
     public init(
-        profile: Profile, defaultProject: ProjectID, apiKeys: [String: ProjectID] = [:], adminTokens: Set<String> = []
+        profile: Profile, defaultProject: ProjectID, apiKeys: [String: ProjectID] = [:], adminTokens: [AdminCredential] = []
     ) {
         self.profile = profile
         self.defaultProject = defaultProject
         self.apiKeys = apiKeys
-        self.adminTokens = adminTokens
+        adminScopes = [:]
+        for credential in adminTokens {
+            adminScopes[SHA256.hash(data: Array(credential.token.utf8)), default: .projects([])].widen(by: credential.scope)
+        }
     }
 
     public static func development(project: ProjectID) -> APIAccess {
@@ -45,22 +50,23 @@ public struct APIAccess: Sendable {
         -> Resolved
     {
         let apiKey = query["key"] ?? request.headers[Self.apiKeyHeader]
-        let isAdmin = try isAdminBearer(request)
+        let adminScope = try self.adminScope(request)
         var project: ProjectID
         if let pathProject {
             guard let parsed = ProjectID(String(pathProject)) else { throw FirebaseError.bad("INVALID_PROJECT_ID") }
-            guard isAdmin else {
+            guard adminScope != nil else {
                 throw FirebaseError.bad("INSUFFICIENT_PERMISSION : Only authenticated requests can specify target_project_id.")
             }
             project = parsed
-        } else if isAdmin {
-            project = defaultProject
+        } else if let adminScope {
+            project = adminScope.onlyProject ?? defaultProject
         } else {
             guard let apiKey, !apiKey.isEmpty else { throw FirebaseError.missingAPIKey }
             project = try self.project(forKey: apiKey)
         }
-        if profile == .production, isAdmin, pathProject == nil, let apiKey, let keyed = apiKeys[apiKey] { project = keyed }
-        return Resolved(caller: context.caller(project: project, isAdmin: isAdmin), apiKey: apiKey)
+        if profile == .production, adminScope != nil, pathProject == nil, let apiKey, let keyed = apiKeys[apiKey] { project = keyed }
+        if let adminScope, !adminScope.covers(project) { throw FirebaseError.permissionDenied }
+        return Resolved(caller: context.caller(project: project, isAdmin: adminScope != nil), apiKey: apiKey)
     }
 
     /// The API key action links carry when the request had none (Admin SDK calls): one the
@@ -81,18 +87,76 @@ public struct APIAccess: Sendable {
         }
     }
 
-    /// `Authorization: Bearer <token>`; other schemes are ignored, an unknown bearer is a 401.
-    private func isAdminBearer(_ request: Request) throws -> Bool {
-        guard let header = request.headers[.authorization] else { return false }
+    /// What `Authorization: Bearer <token>` may administer: `nil` for no bearer (other schemes
+    /// are ignored); an unknown bearer is a 401.
+    private func adminScope(_ request: Request) throws -> AdminCredential.Scope? {
+        guard let header = request.headers[.authorization] else { return nil }
         let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return false }
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
         let token = String(parts[1]).trimmingCharacters(in: .whitespaces)
-        let accepted =
-            switch profile {
-            case .development: token.lowercased() == "owner" || adminTokens.contains(token)
-            case .production: adminTokens.contains(token)
+        if let scope = adminScopes[SHA256.hash(data: Array(token.utf8))] { return scope }
+        // The Auth Emulator's owner credential, on loopback only (ServerConfiguration.validate).
+        guard profile == .development, token.lowercased() == "owner" else { throw FirebaseError.invalidCredentials }
+        return .everyProject
+    }
+}
+
+/// A bearer token that grants admin access, to every project or to the ones it names (one
+/// deployment serving several projects gives each operator a token of its own).
+public struct AdminCredential: Sendable, Equatable {
+    public enum Scope: Sendable, Equatable {
+        case everyProject
+        case projects(Set<ProjectID>)
+
+        func covers(_ project: ProjectID) -> Bool {
+            switch self {
+            case .everyProject: true
+            case .projects(let projects): projects.contains(project)
             }
-        guard accepted else { throw FirebaseError.invalidCredentials }
-        return true
+        }
+
+        /// The project a call that names none acts on, when the token allows just one.
+        var onlyProject: ProjectID? {
+            guard case .projects(let projects) = self, projects.count == 1 else { return nil }
+            return projects.first
+        }
+
+        /// The same token listed twice grants what either entry grants.
+        mutating func widen(by other: Scope) {
+            switch (self, other) {
+            case (.projects(let mine), .projects(let theirs)): self = .projects(mine.union(theirs))
+            default: self = .everyProject
+            }
+        }
+    }
+
+    public var token: String
+    public var scope: Scope
+
+    public init(token: String, scope: Scope = .everyProject) {
+        self.token = token
+        self.scope = scope
+    }
+
+    /// The shortest token accepted: 32 characters, e.g. `openssl rand -base64 32` gives 44.
+    public static let minimumLength = 32
+    /// Fewer distinct characters than this is no random token ("aaaa…", "0123012301230123…").
+    public static let minimumDistinctCharacters = 8
+    /// Tokens that are published, so never secret: the emulator's, the README's examples and the
+    /// usual placeholders (compared case-insensitively).
+    public static let knownDefaults: Set<String> = [
+        "owner", "admin", "root", "secret", "password", "changeme", "token", "test", "default", "hearth", "firebase",
+        "replace-with-a-long-random-token-from-openssl-rand",
+    ]
+
+    /// Why this token is refused, or `nil` when it may guard the admin API.
+    public var weakness: String? {
+        if Self.knownDefaults.contains(token.lowercased()) { return "a published default" }
+        if token.count < Self.minimumLength { return "shorter than \(Self.minimumLength) characters" }
+        if token.contains(where: \.isWhitespace) { return "contains white space" }
+        if Set(token).count < Self.minimumDistinctCharacters {
+            return "fewer than \(Self.minimumDistinctCharacters) distinct characters"
+        }
+        return nil
     }
 }

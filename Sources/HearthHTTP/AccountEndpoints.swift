@@ -69,6 +69,7 @@ extension IdentityToolkitAPI {
     func lookup(_ call: Call) throws -> JSONValue {
         let fields = call.fields
         var users: [Account]
+        var hashes = UserRecord.PasswordHashes.redacted
         let identifiers = ["localId", "email", "phoneNumber", "federatedUserId"]
         if call.caller.isAdmin && identifiers.contains(where: fields.has) {
             let uids = try fields.strings("localId").map { uid in
@@ -82,12 +83,13 @@ extension IdentityToolkitAPI {
             users = try service.lookup(
                 uids: uids, emails: try fields.strings("email"), phoneNumbers: try fields.strings("phoneNumber"),
                 federated: federated, call.caller)
+            hashes = .exported
         } else {
             users = [try service.authenticate(try fields.string("idToken"), call.caller).0]
         }
         var body: [String: JSONValue] = ["kind": "identitytoolkit#GetAccountInfoResponse"]
         // "Not found" is 200 without users: the Admin SDK builds its own message from that.
-        if !users.isEmpty { body["users"] = .array(users.map(UserRecord.json)) }
+        if !users.isEmpty { body["users"] = .array(users.map { UserRecord.json($0, hashes) }) }
         return .object(body)
     }
 
@@ -132,7 +134,8 @@ extension IdentityToolkitAPI {
         if let newEmail { body["newEmail"] = .string(newEmail) }
         if let name = account.displayName { body["displayName"] = .string(name) }
         if let photo = account.photoUrl { body["photoUrl"] = .string(photo) }
-        if let password = account.password { body["passwordHash"] = UserRecord.passwordHash(password) }
+        // Redacted even for admins: only the calls that export accounts carry hashes.
+        if account.password != nil { body["passwordHash"] = UserRecord.redactedHash }
         if let tokens { body.merge(UserRecord.tokens(tokens)) { _, new in new } }
         return .object(body)
     }

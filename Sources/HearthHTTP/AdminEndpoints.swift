@@ -15,7 +15,7 @@ extension IdentityToolkitAPI {
         }
         let users = try service.listAccounts(after: after, limit: limit, call.caller)
         var body: [String: JSONValue] = [
-            "kind": "identitytoolkit#DownloadAccountResponse", "users": .array(users.map(UserRecord.json)),
+            "kind": "identitytoolkit#DownloadAccountResponse", "users": .array(users.map { UserRecord.json($0, .exported) }),
         ]
         // A full page names its last uid; the next page starts after it.
         if users.count == limit, let last = users.last { body["nextPageToken"] = .string(last.uid.rawValue) }
@@ -41,11 +41,13 @@ extension IdentityToolkitAPI {
         // Past the end is an empty page; the skipped accounts are stepped over, not decoded.
         var users = offset < count ? try service.listAccounts(after: nil, skipping: offset, limit: limit, call.caller) : []
         if try fields.string("order") == "DESC" { users.reverse() }
-        body["userInfo"] = .array(users.map(UserRecord.json))
+        body["userInfo"] = .array(users.map { UserRecord.json($0, .exported) })
         return .object(body)
     }
 
+    /// A 14-day credential minted from a one-hour one: Firebase's Admin-only call, on every path.
     func createSessionCookie(_ call: Call) throws -> JSONValue {
+        try requireAdmin(call)
         let cookie = try service.createSessionCookie(
             idToken: try call.fields.string("idToken"), validDuration: try call.fields.int("validDuration"), call.caller)
         return ["sessionCookie": .string(cookie)]

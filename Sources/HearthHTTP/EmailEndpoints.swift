@@ -11,6 +11,7 @@ extension IdentityToolkitAPI {
             throw FirebaseError.bad("MISSING_CONTINUE_URI")
         }
         guard (try? Validation.email(identifier)) != nil else { throw FirebaseError.bad("INVALID_IDENTIFIER") }
+        _ = try Validation.continueURL(continueUri)
         let methods = try service.signInMethods(for: identifier, call.caller)
         return [
             "kind": "identitytoolkit#CreateAuthUriResponse", "registered": .bool(methods.registered),

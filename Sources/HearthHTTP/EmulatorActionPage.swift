@@ -20,10 +20,14 @@ struct EmulatorActionPage: Sendable {
         }
         let caller = context.caller(project: project, isAdmin: false)
         let continueUrl = query["continueUrl"].flatMap { $0.isEmpty ? nil : $0 }
+        // The page redirects there: a `javascript:` URL would run as this origin.
+        if let continueUrl, (try? Validation.continueURL(continueUrl)) == nil {
+            return Self.failure("Invalid continueUrl query parameter", "The continue URL must be an absolute http or https URL.")
+        }
         switch query["mode"] {
         case "signIn":
             // The app completes the sign-in (it must know the email); the code is not used here.
-            guard let continueUrl, var target = URLComponents(string: continueUrl), target.host != nil else {
+            guard let continueUrl, var target = try? Validation.continueURL(continueUrl) else {
                 return Self.failure("Missing continueUrl query parameter", "To sign in, append &continueUrl=YOUR_APP_URL to the link.")
             }
             let carried = query.filter { $0.key != "continueUrl" }.sorted { $0.key < $1.key }

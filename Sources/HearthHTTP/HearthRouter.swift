@@ -6,11 +6,18 @@ import HummingbirdCore
 /// Every route Hearth serves, at the paths the Firebase SDKs use (each Google host becomes a
 /// path prefix, as in the Auth Emulator).
 public enum HearthRouter {
-    /// HTTP/1.1 whose parser rejections get the Firebase envelope too (a handler per
-    /// connection), and which closes connections idle for `idleTimeout`, mid-request included.
-    public static func server(idleTimeout: Duration) -> HTTPServerBuilder {
-        .http1(configuration: .init(additionalChannelHandlers: [MalformedRequestHandler()], idleTimeout: .init(idleTimeout)))
+    /// HTTP/1.1 that closes connections idle for `idleTimeout`, and (a `RequestGuard` per
+    /// connection) requests not received within `requestTimeLimit` or rejected by the parser,
+    /// with the Firebase envelope, after answering the requests pipelined before them.
+    public static func server(idleTimeout: Duration, requestTimeLimit: RequestTimeLimit) -> HTTPServerBuilder {
+        .http1(
+            configuration: .init(
+                additionalChannelHandlers: [RequestGuard(limit: requestTimeLimit)], idleTimeout: .init(idleTimeout)))
     }
+
+    /// Seconds a verifier may cache the ID-token key set: an ID token's lifetime, so a replaced
+    /// key reaches every verifier before the tokens it signed could (Firebase's is a few hours).
+    static let keySetMaxAge = 3600
 
     public static func build<Context: RemoteAddressRequestContext>(
         service: AuthService, access: APIAccess, context: Context.Type = HearthRequestContext.self
@@ -24,7 +31,11 @@ public enum HearthRouter {
             JSONResponse.ok(["authEmulator": ["ready": true, "server": "hearth"]])
         }
         router.get("/.well-known/jwks.json") { _, _ in
-            JSONResponse.ok(["keys": [service.tokens.key.publicJWK]])
+            // Verifiers cache the key as Firebase's JWKS tells them to (`public, max-age`): the
+            // key lives as long as the data directory's key file.
+            var response = JSONResponse.ok(["keys": [service.tokens.key.publicJWK]])
+            response.headers[.cacheControl] = "public, max-age=\(Self.keySetMaxAge), must-revalidate, no-transform"
+            return response
         }
         // /identitytoolkit.googleapis.com/v1/accounts:<method> and /v1/projects/{p}/...; one
         // catch-all per method, parsed here, because ':' sits inside path components.

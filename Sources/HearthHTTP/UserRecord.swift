@@ -5,7 +5,17 @@ import HearthDomain
 /// An account as the wire's user record (emulator 2.9; firebase-clients-wire.md A.3, B.2):
 /// only set fields appear; times in milliseconds as strings, `validSince` in seconds.
 enum UserRecord {
-    static func json(_ account: Account) -> JSONValue {
+    /// What a record says of a password: the hash itself only where accounts are exported to
+    /// an admin (batchGet, admin lookup, query); everywhere else Firebase's placeholder, which
+    /// still tells the SDKs the account has a password (a hash is enough to crack it offline).
+    enum PasswordHashes {
+        case exported, redacted
+    }
+
+    /// base64("REDACTED"): what Firebase shows end users, and what the Admin SDKs read as no hash.
+    static let redactedHash: JSONValue = "UkVEQUNURUQ="
+
+    static func json(_ account: Account, _ hashes: PasswordHashes) -> JSONValue {
         var record: [String: JSONValue] = [
             "localId": .string(account.uid.rawValue),
             "createdAt": .string(String(account.createdAt)),
@@ -22,8 +32,13 @@ enum UserRecord {
         if let phone = account.phoneNumber { record["phoneNumber"] = .string(phone) }
         if let password = account.password {
             // Admin exports carry the hash and salt (B.2); iOS only needs it non-empty.
-            record["passwordHash"] = passwordHash(password)
-            record["salt"] = .string(Data(password.salt).base64EncodedString())
+            switch hashes {
+            case .exported:
+                record["passwordHash"] = .string(Data(password.hash).base64EncodedString())
+                record["salt"] = .string(Data(password.salt).base64EncodedString())
+            case .redacted:
+                record["passwordHash"] = redactedHash
+            }
         }
         if let updated = account.passwordUpdatedAt { record["passwordUpdatedAt"] = .int(updated) }
         if let lastSignIn = account.lastSignInAt, lastSignIn > 0 {
@@ -35,10 +50,6 @@ enum UserRecord {
         if account.emailLinkSignIn { record["emailLinkSignin"] = true }
         if account.customAuth { record["customAuth"] = true }
         return .object(record)
-    }
-
-    static func passwordHash(_ password: PasswordHash) -> JSONValue {
-        .string(Data(password.hash).base64EncodedString())
     }
 
     /// `password` (email with a password or email link), `phone`, then federated providers;

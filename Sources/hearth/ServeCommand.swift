@@ -24,14 +24,23 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Default project id (default demo-hearth).")
     var project: String?
 
+    @Flag(
+        help: """
+            Let the development profile listen off loopback. Anyone who reaches the address is then \
+            admin (Bearer owner) and can sign in as anyone: only on a network that is yours alone.
+            """)
+    var insecureDevelopmentOnNetwork = false
+
     func run() async throws {
-        var configuration = try ServerConfiguration.load(
-            file: config ?? environmentValue("HEARTH_CONFIG"), environment: ProcessInfo.processInfo.environment)
-        if let host { configuration.host = host }
-        if let port { configuration.port = port }
-        if let dataDirectory { configuration.dataDirectory = dataDirectory }
-        if let project { configuration.project = project }
-        try configuration.validate()
+        let configuration = try ServerConfiguration.load(
+            file: config ?? environmentValue("HEARTH_CONFIG"), environment: ProcessInfo.processInfo.environment
+        ) { configuration in
+            if let host { configuration.host = host }
+            if let port { configuration.port = port }
+            if let dataDirectory { configuration.dataDirectory = dataDirectory }
+            if let project { configuration.project = project }
+            if insecureDevelopmentOnNetwork { configuration.insecureDevelopmentOnNetwork = true }
+        }
         var logger = Logger(label: "hearth")
         logger.logLevel = environmentValue("HEARTH_LOG_LEVEL").flatMap(Logger.Level.init(rawValue:)) ?? .info
         if !Hearth.runsOnEventLoops {

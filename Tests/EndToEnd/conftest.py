@@ -27,18 +27,21 @@ def free_port():
 class Daemon:
     """One `hearth serve` process over a data directory that outlives restarts."""
 
-    def __init__(self, data_dir, port, env=None):
+    def __init__(self, data_dir, port, env=None, wrapper=()):
         self.data_dir = data_dir
         self.port = port
         self.env = env or {}
+        # A command the binary runs under, e.g. ("prlimit", "--nofile=256:256").
+        self.wrapper = list(wrapper)
         self.url = f"http://127.0.0.1:{port}"
         self.process = None
-        self.log = open(os.path.join(data_dir, "..", f"serve-{port}.log"), "ab")
+        self.log_path = os.path.join(data_dir, "..", f"serve-{port}.log")
+        self.log = open(self.log_path, "ab")
 
     def start(self):
         env = dict(os.environ, HEARTH_SCRYPT_LOG_N="12", HEARTH_LOG_LEVEL="warning", **self.env)
         self.process = subprocess.Popen(
-            [BINARY, "serve", "--data", self.data_dir, "--port", str(self.port)],
+            self.wrapper + [BINARY, "serve", "--data", self.data_dir, "--port", str(self.port)],
             stdout=self.log, stderr=self.log, env=env,
         )
         deadline = time.time() + 30

@@ -26,6 +26,7 @@ from conftest import Daemon, free_port
 API_KEY = "prod-key"
 ACTION_URL = "https://app.example.com/auth/action"
 SENDER = "no-reply@example.com"
+ADMIN_TOKEN = "e2e-admin-token-4b8d2f6a9c1e3057"
 SMTP_USER, SMTP_PASSWORD = "hearth", "relay-s3cret"
 
 
@@ -122,7 +123,7 @@ def production(request):
         os.makedirs(data_dir)
         env = {
             "HEARTH_PROFILE": "production", "HEARTH_API_KEYS": f'{{"{API_KEY}": "demo-hearth"}}',
-            "HEARTH_ADMIN_TOKENS": "admin-s3cret", "HEARTH_ACTION_URL": ACTION_URL, "HEARTH_APP_NAME": "Hearth Mail Test",
+            "HEARTH_ADMIN_TOKENS": ADMIN_TOKEN, "HEARTH_ACTION_URL": ACTION_URL, "HEARTH_APP_NAME": "Hearth Mail Test",
             "HEARTH_MAIL_FROM": SENDER, "HEARTH_SMTP_HOST": "localhost", "HEARTH_SMTP_PORT": str(smtp_port),
             "HEARTH_SMTP_SECURITY": security,
         }

@@ -45,6 +45,23 @@ struct TokenTests {
         #expect(throws: TokenError.invalid) { try otherKey.verifyIDToken(token, project: Self.project, now: Self.now) }
     }
 
+    @Test("a token issued or signed in more than five minutes ahead of this clock is refused; within the skew it verifies")
+    func futureTokens() throws {
+        let issuer = TokenIssuer(key: try SigningKey.generate(.es256))
+        var account = Self.account()
+        // Minted by a clock six minutes ahead: iat and auth_time both lie in the future.
+        account.lastSignInAt = Self.now + 360_000
+        let ahead = try issuer.idToken(for: account, in: Self.project, provider: "password", now: Self.now + 360_000)
+        #expect(throws: TokenError.invalid) { try issuer.verifyIDToken(ahead, project: Self.project, now: Self.now) }
+        // Only auth_time ahead (iat now).
+        let signedInAhead = try issuer.idToken(for: account, in: Self.project, provider: "password", now: Self.now)
+        #expect(throws: TokenError.invalid) { try issuer.verifyIDToken(signedInAhead, project: Self.project, now: Self.now) }
+        // Four minutes ahead is within Firebase's skew.
+        account.lastSignInAt = Self.now + 240_000
+        let skewed = try issuer.idToken(for: account, in: Self.project, provider: "password", now: Self.now + 240_000)
+        #expect(try issuer.verifyIDToken(skewed, project: Self.project, now: Self.now).uid == account.uid)
+    }
+
     @Test("the published RS256 JWK verifies a token with nothing but n and e")
     func jwk() throws {
         let key = try SigningKey.generate(.rs256)

@@ -8,10 +8,11 @@ import Testing
 
 @Suite("profiles: production turns the development conveniences off")
 struct ProfileTests {
+    static let adminToken = "test-admin-token-7f3a9c1e5b2d8046"
     static func production(_ configuration: inout ServerConfiguration) {
         configuration.profile = .production
         configuration.apiKeys = ["key-a": "project-a", "key-b": "project-b"]
-        configuration.adminTokens = ["s3cret-admin"]
+        configuration.adminTokens = [AdminCredential(token: adminToken)]
     }
 
     @Test("registered API keys select their project; unknown keys, Bearer owner and /emulator are refused")
@@ -33,7 +34,7 @@ struct ProfileTests {
             let admin = try await api.post(
                 APIClient.v1 + "projects/project-a/accounts:lookup",
                 ["localId": [.string(inA.string("localId") ?? "")]],
-                headers: [.authorization: "Bearer s3cret-admin", .contentType: "application/json"])
+                headers: [.authorization: "Bearer \(Self.adminToken)", .contentType: "application/json"])
             #expect(admin["users"]?.arrayValue?.count == 1)
 
             let wipe = try await api.send(.delete, "/emulator/v1/projects/project-a/accounts", body: nil, headers: [:])
@@ -47,7 +48,7 @@ struct ProfileTests {
 
     @Test("production links point at the configured action handler; apps' emails need a relay")
     func productionLinks() async throws {
-        let admin: HTTPFields = [.authorization: "Bearer s3cret-admin", .contentType: "application/json"]
+        let admin: HTTPFields = [.authorization: "Bearer \(Self.adminToken)", .contentType: "application/json"]
         let generate: JSONValue = ["requestType": "PASSWORD_RESET", "email": "links@example.com", "returnOobLink": true]
         try await APIHarness.run(configure: Self.production) { _, api in
             _ = try await api.post(APIClient.v1 + "accounts:signUp?key=key-a", ["email": "links@example.com", "password": "secret-1"])
