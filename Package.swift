@@ -149,6 +149,10 @@ let package = Package(
             dependencies: [
                 "HearthApp", "HearthHTTP", "HearthMail", "HearthTesting", "LMDB",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                // The connection guard's tests drive a real HTTP codec on an embedded channel.
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: strictTests),

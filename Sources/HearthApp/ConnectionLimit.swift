@@ -8,33 +8,44 @@ import HummingbirdCore
 import Logging
 
 /// How many connections `hearth serve` holds at once, so that clients can never take the last
-/// file descriptors. Running out is not only refused connections: libdispatch's worker-pool
-/// monitor (which Foundation, the async main and the signal handling use) opens
-/// `/proc/<tid>/stat` every second and traps when that fails, killing the daemon. At the cap,
+/// file descriptors. Running out is not only refused connections: `Task.sleep` (Hummingbird's
+/// once-a-second date timer among others) runs through libdispatch even with the event-loop
+/// executor, and libdispatch's worker-pool monitor, when its once-a-second tick finds work
+/// queued, opens `/proc/<tid>/stat` of each worker and traps if that fails. At the cap,
 /// the listener stops accepting (Hummingbird's accept backpressure): new clients wait in the
 /// kernel's backlog until a connection closes.
 public enum ConnectionLimit {
     /// Descriptors kept out of the connections' reach: LMDB's files, the data-directory lock, the
-    /// signing key, SMTP connections, libdispatch's `/proc` reads, the event loops' epoll and
-    /// timer descriptors created later, with room to spare.
-    public static let reserve = 64
+    /// signing key, SMTP connections, libdispatch's `/proc` reads, with room to spare, and about
+    /// three per event loop (epoll, eventfd, timerfd) in case the loops start after the count.
+    public static let reserve = 64 + 4 * ProcessInfo.processInfo.activeProcessorCount
 
     /// Raises the soft `RLIMIT_NOFILE` to the hard limit (the kernel allows any process that)
     /// and returns the limit now in force.
     public static func raiseDescriptorLimit() -> Int {
+        #if os(Linux)
+        let resource = Int32(RLIMIT_NOFILE.rawValue)
+        #else
+        let resource = RLIMIT_NOFILE
+        #endif
         var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
+        guard getrlimit(resource, &limit) == 0 else { return 1024 }
         if limit.rlim_cur < limit.rlim_max {
             var raised = limit
             raised.rlim_cur = limit.rlim_max
-            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
+            if setrlimit(resource, &raised) == 0 { limit = raised }
         }
         return Int(clamping: limit.rlim_cur)  // RLIM_INFINITY (all ones) clamps to Int.max
     }
 
     /// Descriptors this process has open now.
     public static func openDescriptors() -> Int {
-        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
+        #if os(Linux)
+        let directory = "/proc/self/fd"
+        #else
+        let directory = "/dev/fd"
+        #endif
+        return (try? FileManager.default.contentsOfDirectory(atPath: directory).count) ?? 0
     }
 
     /// The cap: what the descriptor limit leaves after those open now and the reserve, or the

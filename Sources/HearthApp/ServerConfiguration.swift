@@ -17,6 +17,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Bearer tokens accepted as admin, each for every project or the ones it names
     /// (production needs at least one for the admin API).
     public var adminTokens: [AdminCredential] = []
+    /// Those read from `adminTokenFile`, for every project (kept apart, so that setting one
+    /// source never drops the other's).
+    public var adminTokenFileTokens: [AdminCredential] = []
     /// Lets the development profile (`Bearer owner`, unsigned custom tokens, the fake IdP,
     /// `/emulator/*`) listen on an address other machines reach. Off: development is loopback only.
     public var insecureDevelopmentOnNetwork = false
@@ -87,9 +90,12 @@ public struct ServerConfiguration: Sendable, Equatable {
         if let file {
             guard let data = FileManager.default.contents(atPath: file) else { throw ConfigurationError.unreadable(file) }
             guard let object = JSONValue.parse([UInt8](data))?.objectValue else { throw ConfigurationError.notJSONObject(file) }
-            for (name, value) in object {
-                guard let key = Key(rawValue: name) else { throw ConfigurationError.unknownKey(name, in: file) }
-                try configuration.apply(key, value, source: file)
+            if let unknown = object.keys.sorted().first(where: { Key(rawValue: $0) == nil }) {
+                throw ConfigurationError.unknownKey(unknown, in: file)
+            }
+            // In a fixed order, not the dictionary's (which changes from run to run).
+            for key in Key.allCases {
+                if let value = object[key.rawValue] { try configuration.apply(key, value, source: file) }
             }
         }
         for key in Key.allCases {
@@ -97,7 +103,8 @@ public struct ServerConfiguration: Sendable, Equatable {
             let value: JSONValue =
                 switch key {
                 case .apiKeys: JSONValue.parse(Array(text.utf8)) ?? .string(text)
-                case .adminTokens, .customTokenKeys: .array(text.split(separator: ",").map { .string(String($0)) })
+                case .adminTokens, .customTokenKeys:
+                    .array(text.split(separator: ",").map { .string($0.trimmingCharacters(in: .whitespaces)) })
                 default: .string(text)
                 }
             try configuration.apply(key, value, source: key.environmentName)
@@ -140,7 +147,7 @@ public struct ServerConfiguration: Sendable, Equatable {
             adminTokens = try items.flatMap { item in try Self.adminCredentials(item, source: source) }
         case .adminTokenFile:
             // A systemd credential (LoadCredential=) or any file holding one token per line.
-            adminTokens += try Self.credentialLines(try text()).map { AdminCredential(token: $0) }
+            adminTokenFileTokens = try Self.credentialLines(try text()).map { AdminCredential(token: $0) }
         case .insecureDevelopmentOnNetwork:
             switch value {
             case .bool(let flag): insecureDevelopmentOnNetwork = flag
@@ -194,7 +201,10 @@ public struct ServerConfiguration: Sendable, Equatable {
         }
         var scope = AdminCredential.Scope.everyProject
         if let listed = object["projects"] {
-            let projects = try (listed.arrayValue ?? []).map { entry in
+            guard let listed = listed.arrayValue else {
+                throw ConfigurationError.invalid("adminTokens projects (a list of project ids)", source: source)
+            }
+            let projects = try listed.map { entry in
                 guard let project = entry.stringValue.flatMap(ProjectID.init) else {
                     throw ConfigurationError.invalid("adminTokens projects", source: source)
                 }
@@ -215,7 +225,7 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// A secret file's non-empty lines (systemd `LoadCredential=` or any file an operator keeps).
     static func credentialLines(_ path: String) throws -> [String] {
         guard let contents = try? String(contentsOfFile: path, encoding: .utf8) else { throw ConfigurationError.unreadable(path) }
-        return contents.split(whereSeparator: \.isNewline).map(String.init).filter { !$0.isEmpty }
+        return contents.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
     public func validate() throws {
@@ -245,7 +255,7 @@ public struct ServerConfiguration: Sendable, Equatable {
         if let maxConnections, maxConnections < 1 {
             throw ConfigurationError.invalid("maxConnections", source: "\(maxConnections)")
         }
-        for credential in adminTokens {
+        for credential in allAdminTokens {
             if let weakness = credential.weakness {
                 throw ConfigurationError.weakAdminToken(weakness)
             }
@@ -314,7 +324,11 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var access: APIAccess {
         var keys: [String: ProjectID] = [:]
         for (key, project) in apiKeys { keys[key] = ProjectID(project) }
-        return APIAccess(profile: profile, defaultProject: ProjectID(project)!, apiKeys: keys, adminTokens: adminTokens)
+        return APIAccess(profile: profile, defaultProject: ProjectID(project)!, apiKeys: keys, adminTokens: allAdminTokens)
+    }
+
+    public var allAdminTokens: [AdminCredential] {
+        adminTokens + adminTokenFileTokens
     }
 }
 

@@ -95,7 +95,8 @@ public struct APIAccess: Sendable {
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
         let token = String(parts[1]).trimmingCharacters(in: .whitespaces)
         if let scope = adminScopes[SHA256.hash(data: Array(token.utf8))] { return scope }
-        // The Auth Emulator's owner credential, on loopback only (ServerConfiguration.validate).
+        // The Auth Emulator's owner credential: development only, which listens on loopback
+        // unless its operator chose otherwise (ServerConfiguration.validate).
         guard profile == .development, token.lowercased() == "owner" else { throw FirebaseError.invalidCredentials }
         return .everyProject
     }

@@ -108,11 +108,13 @@ extension IdentityToolkitAPI {
     {
         guard let id = try fields.string("localId"), !id.isEmpty else { throw FirebaseError.bad("localId is missing") }
         guard let uid = UserID(id) else { throw FirebaseError.bad("localId is invalid") }
-        // Times from the past (or a little ahead of this clock): a later createdAt would date
-        // the account's sessions from the future.
+        // Times from the past, or ahead of this clock by no more than ID tokens may be: the
+        // account's tokens carry them as auth_time, which a verifier refuses from the future.
         func time(_ key: String) throws -> Int64? {
             guard let value = try fields.int(key) else { return nil }
-            guard (0...(now + 3_600_000)).contains(value) else { throw FirebaseError.bad("\(key) is out of range") }
+            guard (0...(now + TokenIssuer.allowedClockSkew * 1000)).contains(value) else {
+                throw FirebaseError.bad("\(key) is out of range")
+            }
             return value
         }
         var user = AccountCreated(method: .import, createdAt: try time("createdAt") ?? now)

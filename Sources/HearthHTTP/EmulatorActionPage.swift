@@ -19,21 +19,27 @@ struct EmulatorActionPage: Sendable {
             return Self.failure("missing oobCode query parameter", "Please modify the URL to specify an oobCode, such as ...&oobCode=YOUR_OOB_CODE")
         }
         let caller = context.caller(project: project, isAdmin: false)
-        let continueUrl = query["continueUrl"].flatMap { $0.isEmpty ? nil : $0 }
         // The page redirects there: a `javascript:` URL would run as this origin.
-        if let continueUrl, (try? Validation.continueURL(continueUrl)) == nil {
-            return Self.failure("Invalid continueUrl query parameter", "The continue URL must be an absolute http or https URL.")
+        let continueTarget: URLComponents?
+        switch query["continueUrl"] {
+        case nil, "": continueTarget = nil
+        case let text?:
+            guard let valid = try? Validation.continueURL(text) else {
+                return Self.failure("Invalid continueUrl query parameter", "The continue URL must be an absolute http or https URL.")
+            }
+            continueTarget = valid
         }
+        let continueUrl = continueTarget == nil ? nil : query["continueUrl"]
         switch query["mode"] {
         case "signIn":
             // The app completes the sign-in (it must know the email); the code is not used here.
-            guard let continueUrl, var target = try? Validation.continueURL(continueUrl) else {
+            guard var target = continueTarget else {
                 return Self.failure("Missing continueUrl query parameter", "To sign in, append &continueUrl=YOUR_APP_URL to the link.")
             }
             let carried = query.filter { $0.key != "continueUrl" }.sorted { $0.key < $1.key }
             target.queryItems = (target.queryItems ?? []).filter { item in query[item.name] == nil }
                 + carried.map { URLQueryItem(name: $0.key, value: $0.value) }
-            return Self.redirect(target.string ?? continueUrl)
+            return Self.redirect(target.string ?? query["continueUrl"] ?? "")
         case "resetPassword":
             return try await resetPassword(oobCode, newPassword: query["newPassword"], continueUrl, request, caller)
         case "recoverEmail":

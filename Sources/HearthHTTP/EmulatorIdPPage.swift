@@ -43,20 +43,41 @@ struct EmulatorIdPPage: Sendable {
         /// Android: the app's package.
         case android(package: String)
 
+        /// `nil` without an app, or when the scheme or package it names could be anything but
+        /// an app's (a `javascript` scheme, characters that break out of the intent).
         init?(_ query: [String: String]) {
             if let package = query["apn"], !package.isEmpty {
+                guard package.utf8.allSatisfy({ Self.isAlphanumeric($0) || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".") })
+                else { return nil }
                 self = .android(package: package)
             } else if let bundle = query["ibi"], !bundle.isEmpty {
+                let scheme: String
+                var firebaseHost = true
                 if let clientId = query["clientId"], !clientId.isEmpty {
-                    self = .ios(scheme: clientId.split(separator: ".").reversed().joined(separator: "."), firebaseHost: true)
+                    scheme = clientId.split(separator: ".").reversed().joined(separator: ".")
                 } else if let appId = query["appId"], !appId.isEmpty {
-                    self = .ios(scheme: "app-" + appId.replacingOccurrences(of: ":", with: "-"), firebaseHost: true)
+                    scheme = "app-" + appId.replacingOccurrences(of: ":", with: "-")
                 } else {
-                    self = .ios(scheme: bundle, firebaseHost: false)
+                    scheme = bundle
+                    firebaseHost = false
                 }
+                guard Self.isAppScheme(scheme) else { return nil }
+                self = .ios(scheme: scheme, firebaseHost: firebaseHost)
             } else {
                 return nil
             }
+        }
+
+        /// RFC 3986's scheme characters, and none a browser runs or reads locally.
+        static func isAppScheme(_ scheme: String) -> Bool {
+            guard let first = scheme.utf8.first, Self.isAlphanumeric(first), first > UInt8(ascii: "9"),
+                scheme.utf8.allSatisfy({ Self.isAlphanumeric($0) || "+-.".utf8.contains($0) })
+            else { return false }
+            return !["javascript", "data", "vbscript", "file", "blob", "about", "http", "https"].contains(scheme.lowercased())
+        }
+
+        private static func isAlphanumeric(_ byte: UInt8) -> Bool {
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
         }
 
         /// The deep link (iOS) or intent (Android) that hands the chosen identity to the SDK.
@@ -70,8 +91,8 @@ struct EmulatorIdPPage: Sendable {
                 if let eventId = query["eventId"] { callback += "&eventId=\(encoded(eventId))" }
                 return "\(scheme)://\(firebaseHost ? "firebaseauth" : "google")/link?deep_link_id=\(encoded(callback))"
             case .android(let package):
-                var intent = "intent://firebase.auth/#Intent;scheme=genericidp;package=\(package);S.authType=\(authType);"
-                if let eventId = query["eventId"] { intent += "S.eventId=\(eventId);" }
+                var intent = "intent://firebase.auth/#Intent;scheme=genericidp;package=\(package);S.authType=\(encoded(authType));"
+                if let eventId = query["eventId"] { intent += "S.eventId=\(encoded(eventId));" }
                 return intent + "S.link=\(encoded(response));B.encryptionEnabled=false;end;"
             }
         }

@@ -15,8 +15,9 @@ public enum HearthRouter {
                 additionalChannelHandlers: [RequestGuard(limit: requestTimeLimit)], idleTimeout: .init(idleTimeout)))
     }
 
-    /// Seconds a verifier may cache the ID-token key set: an ID token's lifetime, so a replaced
-    /// key reaches every verifier before the tokens it signed could (Firebase's is a few hours).
+    /// Seconds a verifier may cache the ID-token key set (Firebase's says a few hours). Kept to
+    /// an hour because a verifier sees a key replaced in the data directory only when its cache
+    /// expires: until then it refuses the new key's tokens.
     static let keySetMaxAge = 3600
 
     public static func build<Context: RemoteAddressRequestContext>(

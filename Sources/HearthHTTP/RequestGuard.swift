@@ -14,15 +14,18 @@ public struct RequestTimeLimit: Sendable, Equatable {
     public var maximum: Duration
 
     public init(base: Duration = .seconds(10), minBytesPerSecond: Int = 1024, maximum: Duration = .seconds(60)) {
+        precondition(minBytesPerSecond > 0 && base > .zero && maximum >= base, "an impossible request time limit")
         self.base = base
         self.minBytesPerSecond = minBytesPerSecond
-        self.maximum = maximum
+        self.maximum = min(maximum, .seconds(86_400))
     }
 
-    /// The time allowed once `bytes` of the request have arrived.
+    /// The time allowed once `bytes` of the request have arrived; whole seconds earned, so no
+    /// byte count can overflow it.
     func allowance(afterReceiving bytes: Int) -> TimeAmount {
-        let earned = TimeAmount(base) + .nanoseconds(Int64(bytes) * 1_000_000_000 / Int64(minBytesPerSecond))
-        return min(earned, TimeAmount(maximum))
+        let maximum = TimeAmount(self.maximum)
+        let earned = min(Int64(bytes / minBytesPerSecond), maximum.nanoseconds / 1_000_000_000)
+        return min(TimeAmount(base) + .seconds(earned), maximum)
     }
 }
 
@@ -30,8 +33,9 @@ public struct RequestTimeLimit: Sendable, Equatable {
 /// an answer in the Firebase envelope, instead of Hummingbird's bodiless 400 or a silent close,
 /// when a request can not be read: the parser rejected it (400, or 431 for a URL or headers over
 /// NIO's limits) or it did not arrive in time (408, `RequestTimeLimit`). Requests read whole
-/// before that are answered first, in order (HTTP/1.1 pipelining): whatever was run gets its
-/// response, nothing after the failure runs, then the error and the close.
+/// before that are answered first, in order (HTTP/1.1 pipelining); the request cut short never
+/// runs (its body read fails instead of ending early), nor does anything after it; then the
+/// error, and the close.
 final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -41,18 +45,30 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private let limit: RequestTimeLimit
     /// When the request being received started, and its bytes so far; `nil` between requests.
     private var receiving: (startedAt: NIODeadline, bytes: Int)?
-    private var timer: Scheduled<Void>?
-    /// Requests read whole (and passed on) and responses written whole.
+    /// One timer per connection at most, not one per request: a request that ends leaves it
+    /// running, and when it fires it looks at whatever request is being received then.
+    private var timer: (task: Scheduled<Void>, deadline: NIODeadline)?
+    /// Requests passed on whole, a head passed on without its end yet, responses written whole.
     private var requestsRead = 0
+    private var requestUnfinished = false
     private var responsesWritten = 0
-    private var responseInProgress = false
+    private var response = ResponseState.none
+
+    private enum ResponseState {
+        case none, passing, dropping
+    }
+
     /// The failure that ends the connection: its answer waits for the requests before it.
     private enum Ending {
-        case none
+        case serving
         case pending(FirebaseError)
         case answered
     }
-    private var ending = Ending.none
+    private var ending = Ending.serving
+
+    /// How long a connection whose output Hummingbird closed (after `Connection: close`) may
+    /// stay half open: a client that pipelined more and never closes does not hold it for ever.
+    static let lingerTime = TimeAmount.seconds(2)
 
     init(limit: RequestTimeLimit) {
         self.limit = limit
@@ -61,48 +77,46 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// Puts the byte counter ahead of the HTTP decoder: only there are the bytes of a request
     /// that is not yet a request (a header trickled in) seen.
     func handlerAdded(context: ChannelHandlerContext) {
-        try? context.pipeline.syncOperations.addHandler(ByteCounter(guard: self, context: context), position: .first)
+        do {
+            try context.pipeline.syncOperations.addHandler(ByteCounter(guard: self, context: context), position: .first)
+        } catch {
+            context.close(promise: nil)  // unguarded, the connection is not served
+        }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        timer?.cancel()
+        timer?.task.cancel()
         timer = nil
     }
+
+    // MARK: Receiving
 
     /// Raw bytes arrived (from `ByteCounter`): the first ones after a complete request start the
     /// next request's clock; every byte earns it time.
     fileprivate func received(_ count: Int, context: ChannelHandlerContext) {
-        guard case .none = ending else { return }
+        guard case .serving = ending else { return }
         if var current = receiving {
             current.bytes += count
             receiving = current
         } else {
-            receiving = (.now(), count)
-            if timer == nil { schedule(context) }
-        }
-    }
-
-    /// One timer per connection at most, not one per request: a request that ends leaves it
-    /// running, and when it fires it looks at whatever request is being received then.
-    private func schedule(_ context: ChannelHandlerContext) {
-        guard let receiving else { return }
-        let deadline = receiving.startedAt + limit.allowance(afterReceiving: receiving.bytes)
-        let loopContext = NIOLoopBound(context, eventLoop: context.eventLoop)
-        timer = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [self] in
-            timer = nil
-            guard let current = self.receiving else { return }
-            // Bytes that arrived meanwhile may have earned more time, or this is a later request.
-            if current.startedAt + limit.allowance(afterReceiving: current.bytes) > .now() {
-                schedule(loopContext.value)
-            } else {
-                fail(Self.timedOut, loopContext.value)
-            }
+            receiving = (context.eventLoop.now, count)
+            scheduleTimer(context)
         }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard case .none = ending else { return }  // nothing runs after the failure
-        if case .end = unwrapInboundIn(data) {
+        guard case .serving = ending else { return }  // nothing runs after the failure
+        switch unwrapInboundIn(data) {
+        case .head:
+            requestUnfinished = true
+            // Its first bytes may have come in the read that ended the request before.
+            if receiving == nil {
+                receiving = (context.eventLoop.now, 0)
+                scheduleTimer(context)
+            }
+        case .body: break
+        case .end:
+            requestUnfinished = false
             requestsRead += 1
             receiving = nil
         }
@@ -117,30 +131,106 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         fail(Self.firebaseError(parserError), context)
     }
 
+    /// A request cut off by the peer going away must fail, not run with what arrived of it.
+    func channelInactive(context: ChannelHandlerContext) {
+        abandonUnfinishedRequest(context)
+        context.fireChannelInactive()
+    }
+
+    private func scheduleTimer(_ context: ChannelHandlerContext) {
+        guard let receiving else { return }
+        let deadline = receiving.startedAt + limit.allowance(afterReceiving: receiving.bytes)
+        if let timer {
+            guard deadline < timer.deadline else { return }
+            timer.task.cancel()
+        }
+        let loopContext = NIOLoopBound(context, eventLoop: context.eventLoop)
+        let task = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [self] in
+            timer = nil
+            timerFired(loopContext.value)
+        }
+        timer = (task, deadline)
+    }
+
+    private func timerFired(_ context: ChannelHandlerContext) {
+        guard case .serving = ending, var current = receiving else { return }
+        if responsesWritten < requestsRead {
+            // Earlier requests are still being answered, and the server reads no further meanwhile
+            // (backpressure): the clock starts again once they are.
+            current.startedAt = context.eventLoop.now
+            receiving = current
+            scheduleTimer(context)
+        } else if current.startedAt + limit.allowance(afterReceiving: current.bytes) > context.eventLoop.now {
+            scheduleTimer(context)  // bytes that arrived meanwhile earned more time
+        } else {
+            fail(Self.timedOut, context)
+        }
+    }
+
+    // MARK: Answering
+
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        switch unwrapOutboundIn(data) {
-        case .head: responseInProgress = true
-        case .body: break
-        case .end:
-            responseInProgress = false
-            responsesWritten += 1
+        let part = unwrapOutboundIn(data)
+        if case .head = part {
+            // After a failure only the requests read whole before it are answered: a handler
+            // still running for the request cut short writes into the void.
+            let answerable: Bool
+            switch ending {
+            case .serving: answerable = true
+            case .pending: answerable = responsesWritten < requestsRead
+            case .answered: answerable = false
+            }
+            response = answerable ? .passing : .dropping
+        }
+        guard case .passing = response else {
+            if case .end = part { response = .none }
+            promise?.fail(ChannelError.ioOnClosedChannel)
+            return
         }
         context.write(data, promise: promise)
-        if case .pending = ending { answerIfDue(context) }
+        guard case .end = part else { return }
+        response = .none
+        responsesWritten += 1
+        switch ending {
+        case .serving:
+            // A request pipelined behind this one waited for it: its clock starts now.
+            if responsesWritten >= requestsRead, var current = receiving {
+                current.startedAt = context.eventLoop.now
+                receiving = current
+            }
+        case .pending: answerIfDue(context)
+        case .answered: break
+        }
+    }
+
+    /// After `Connection: close` Hummingbird half-closes and waits for the client to close.
+    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        context.close(mode: mode, promise: promise)
+        if mode == .output { closeSoon(context) }
     }
 
     private func fail(_ error: FirebaseError, _ context: ChannelHandlerContext) {
-        guard case .none = ending else { return }
+        guard case .serving = ending else { return }
         ending = .pending(error)
         receiving = nil
-        timer?.cancel()
+        timer?.task.cancel()
         timer = nil
+        abandonUnfinishedRequest(context)
         answerIfDue(context)
+    }
+
+    /// Hummingbird reads a body until its end part; an inbound error makes that read throw, so
+    /// the handler never sees a body cut short as a whole one. Requests buffered before it are
+    /// still delivered first.
+    private func abandonUnfinishedRequest(_ context: ChannelHandlerContext) {
+        guard requestUnfinished else { return }
+        requestUnfinished = false
+        context.fireErrorCaught(Self.cutShort)
     }
 
     /// Writes the failure and closes, once every request read whole before it has its answer.
     private func answerIfDue(_ context: ChannelHandlerContext) {
-        guard case .pending(let failure) = ending, !responseInProgress, responsesWritten >= requestsRead else { return }
+        guard case .pending(let failure) = ending, case .none = response, responsesWritten >= requestsRead else { return }
         ending = .answered
         let body = ByteBuffer(bytes: JSONResponse.envelope(failure).encoded())
         let head = HTTPResponse(
@@ -153,10 +243,20 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         context.write(wrapOutboundOut(.body(body)), promise: nil)
         let loopContext = NIOLoopBound(context, eventLoop: context.eventLoop)
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in loopContext.value.close(promise: nil) }
+        closeSoon(context)  // a client that reads nothing does not hold the socket either
+    }
+
+    private func closeSoon(_ context: ChannelHandlerContext) {
+        let loopContext = NIOLoopBound(context, eventLoop: context.eventLoop)
+        context.eventLoop.assumeIsolated().scheduleTask(in: Self.lingerTime) { loopContext.value.close(promise: nil) }
     }
 
     static let timedOut = FirebaseError(
         httpStatus: 408, message: "Request not received in time", status: "DEADLINE_EXCEEDED", reason: "timeout")
+
+    /// What the body read of a request cut short throws (its answer is never sent).
+    static let cutShort = FirebaseError(
+        httpStatus: 400, message: "Request incomplete", status: "INVALID_ARGUMENT", reason: "badRequest")
 
     static func firebaseError(_ error: HTTPParserError) -> FirebaseError {
         switch error {

@@ -56,10 +56,13 @@ struct TokenTests {
         // Only auth_time ahead (iat now).
         let signedInAhead = try issuer.idToken(for: account, in: Self.project, provider: "password", now: Self.now)
         #expect(throws: TokenError.invalid) { try issuer.verifyIDToken(signedInAhead, project: Self.project, now: Self.now) }
-        // Four minutes ahead is within Firebase's skew.
-        account.lastSignInAt = Self.now + 240_000
-        let skewed = try issuer.idToken(for: account, in: Self.project, provider: "password", now: Self.now + 240_000)
+        // Up to exactly five minutes ahead is within Firebase's skew; a second more is not.
+        account.lastSignInAt = Self.now + 300_000
+        let skewed = try issuer.idToken(for: account, in: Self.project, provider: "password", now: Self.now + 300_000)
         #expect(try issuer.verifyIDToken(skewed, project: Self.project, now: Self.now).uid == account.uid)
+        account.lastSignInAt = Self.now + 301_000
+        let past = try issuer.idToken(for: account, in: Self.project, provider: "password", now: Self.now + 301_000)
+        #expect(throws: TokenError.invalid) { try issuer.verifyIDToken(past, project: Self.project, now: Self.now) }
     }
 
     @Test("the published RS256 JWK verifies a token with nothing but n and e")

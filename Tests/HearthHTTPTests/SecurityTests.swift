@@ -92,6 +92,14 @@ struct SecurityTests {
                 #expect(page.status == .badRequest, "\(mode)")
                 #expect(page.headers[.location] == nil)
             }
+            // The development IdP page sends the browser to the app's scheme: never a scheme a browser runs.
+            for app in ["ibi=b&clientId=javascript", "ibi=b&clientId=alert(1).javascript:", "ibi=javascript", "apn=a;S.x=1"] {
+                let handler = try await api.client.executeRequest(
+                    uri: "/emulator/auth/handler?providerId=github.com&apiKey=k&finish=1&sub=1&\(app)", method: .get,
+                    headers: [:], body: nil)
+                #expect(handler.status == .badRequest, "\(app)")
+                #expect(handler.headers[.location] == nil)
+            }
             let applied = try await api.client.executeRequest(
                 uri: "/emulator/action?mode=verifyEmail&oobCode=\(code)&apiKey=k&continueUrl=https://app.example.com/done",
                 method: .get, headers: [:], body: nil)
@@ -186,7 +194,8 @@ struct SecurityTests {
                 AdminCredential(token: Self.tokenA, scope: .projects([ProjectID("project-a")!])),
                 AdminCredential(token: Self.tokenEverywhere, scope: .projects([ProjectID("project-b")!, ProjectID("project-c")!])),
             ])
-        try #"{"adminTokens": [{"token": "x", "projects": []}]}"#.write(toFile: file, atomically: true, encoding: .utf8)
+        try #"{"adminTokens": [{"token": "J8v2Qk4m7Xz1Lp0sRt6Yw9Nc3Hb5Gd8F", "projects": []}]}"#.write(
+            toFile: file, atomically: true, encoding: .utf8)
         #expect(throws: ConfigurationError.self) { try ServerConfiguration.load(file: file, environment: [:]) }
         try #"{"adminTokens": ["owner"]}"#.write(toFile: file, atomically: true, encoding: .utf8)
         #expect(throws: ConfigurationError.self) { try ServerConfiguration.load(file: file, environment: [:]) }
