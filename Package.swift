@@ -26,6 +26,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
@@ -63,9 +64,13 @@ let package = Package(
         .target(
             name: "HearthHTTP",
             dependencies: [
-                "HearthDomain", "HearthLedger", "HearthStore", "HearthAuth",
+                "HearthDomain", "HearthAuth",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             ],
@@ -86,8 +91,9 @@ let package = Package(
             dependencies: [
                 "LMDB", "HearthDomain", "HearthLedger", "HearthProjections", "HearthStore", "HearthAuth", "HearthHTTP",
                 "HearthMail",
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),
@@ -99,6 +105,7 @@ let package = Package(
                 .target(name: "JemallocOptions", condition: .when(platforms: [.linux])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
@@ -113,7 +120,7 @@ let package = Package(
         // A child process for the crash-safety test: appends under load until SIGKILLed.
         .executableTarget(
             name: "hearth-crash-harness",
-            dependencies: ["HearthStore", "HearthApp"],
+            dependencies: ["HearthDomain", "HearthLedger", "HearthStore"],
             path: "Tests/CrashHarness",
             swiftSettings: strict),
         .testTarget(name: "LMDBTests", dependencies: ["LMDB", "HearthTesting"], swiftSettings: strictTests),
@@ -125,30 +132,47 @@ let package = Package(
             swiftSettings: strictTests),
         .testTarget(
             name: "HearthLedgerTests",
-            dependencies: ["HearthLedger", "HearthTesting", .product(name: "PropertyBased", package: "swift-property-based")],
-            swiftSettings: strictTests),
-        .testTarget(
-            name: "HearthProjectionsTests", dependencies: ["HearthProjections", "HearthTesting"], swiftSettings: strictTests),
-        .testTarget(
-            name: "HearthStoreTests",
             dependencies: [
-                "HearthStore", "HearthTesting", .product(name: "PropertyBased", package: "swift-property-based"),
+                "LMDB", "HearthDomain", "HearthLedger", "HearthTesting",
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: strictTests),
         .testTarget(
-            name: "HearthAppTests", dependencies: ["HearthApp", "HearthAuth", "HearthMail", "HearthTesting"],
+            name: "HearthProjectionsTests",
+            dependencies: ["LMDB", "HearthDomain", "HearthLedger", "HearthProjections", "HearthStore", "HearthTesting"],
+            swiftSettings: strictTests),
+        .testTarget(
+            name: "HearthStoreTests",
+            dependencies: [
+                "LMDB", "HearthDomain", "HearthLedger", "HearthProjections", "HearthStore", "HearthTesting",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            swiftSettings: strictTests),
+        .testTarget(
+            name: "HearthAppTests",
+            dependencies: [
+                "LMDB", "HearthDomain", "HearthLedger", "HearthProjections", "HearthStore", "HearthApp", "HearthAuth",
+                "HearthMail", "HearthTesting",
+            ],
             swiftSettings: strictTests),
         .testTarget(
             name: "HearthAuthTests",
             dependencies: [
-                "HearthAuth", "HearthTesting", .product(name: "PropertyBased", package: "swift-property-based"),
+                "HearthDomain", "HearthAuth", .product(name: "PropertyBased", package: "swift-property-based"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
             swiftSettings: strictTests),
         .testTarget(
             name: "HearthHTTPTests",
             dependencies: [
-                "HearthApp", "HearthHTTP", "HearthMail", "HearthTesting", "LMDB",
+                "LMDB", "HearthDomain", "HearthLedger", "HearthProjections", "HearthStore", "HearthAuth", "HearthHTTP",
+                "HearthApp", "HearthMail", "HearthTesting",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 // The connection guard's tests drive a real HTTP codec on an embedded channel.
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

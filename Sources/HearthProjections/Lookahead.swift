@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Dispatch
+import LMDB
 import Synchronization
 
 /// A thread of its own that produces `count` items in order, at most `depth` ahead of the

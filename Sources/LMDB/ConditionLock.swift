@@ -32,22 +32,3 @@ final class ConditionLock: @unchecked Sendable {
 
     func broadcast() { pthread_cond_broadcast(condition) }
 }
-
-/// A one-shot signal for a thread that blocks until a job completes.
-final class Completion: @unchecked Sendable {
-    private let lock = ConditionLock()
-    private var done = false
-
-    func signal() {
-        lock.withLock {
-            done = true
-            lock.broadcast()
-        }
-    }
-
-    func wait() {
-        lock.withLock {
-            while !done { lock.wait() }
-        }
-    }
-}

@@ -11,12 +11,4 @@ public struct Database<Key: ByteEncodable, Value>: Sendable {
         self.name = name
         self.handle = handle
     }
-
-    /// The same database seen through other key and value types.
-    public func remapped<K2: ByteEncodable, V2>(key: K2.Type = K2.self, value: V2.Type = V2.self) -> Database<K2, V2> {
-        Database<K2, V2>(name: name, handle: handle)
-    }
 }
-
-/// A database seen as raw bytes; digests and tools walk every database this way.
-public typealias RawDatabase = Database<[UInt8], [UInt8]>

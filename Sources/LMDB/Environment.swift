@@ -1,4 +1,5 @@
 import CLMDB
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -15,8 +16,6 @@ public struct EnvironmentOptions: Sendable {
     public var maxReaders: UInt32 = 1022
     /// Commands submitted together share one transaction and one fsync, up to this many.
     public var maxBatchSize: Int = 1024
-    /// `false` skips fsync on commit (MDB_NOSYNC): for benchmarks' baselines and scratch data only.
-    public var durable: Bool = true
     /// No writer thread and no database creation: for tools that only read, while a daemon
     /// may be writing (LMDB allows readers in other processes).
     public var readOnly: Bool = false
@@ -55,9 +54,7 @@ public final class Environment: @unchecked Sendable {
             try check(mdb_env_set_maxdbs(handle, options.maxDatabases))
             try check(mdb_env_set_maxreaders(handle, options.maxReaders))
             try check(mdb_env_set_mapsize(handle, options.mapSize))
-            var flags = UInt32(MDB_NOTLS)
-            if !options.durable { flags |= UInt32(MDB_NOSYNC) }
-            try check(mdb_env_open(handle, path, flags, 0o600))
+            try check(mdb_env_open(handle, path, UInt32(MDB_NOTLS), 0o600))
         } catch {
             close()  // LMDB requires closing an environment even when opening it failed
             throw error
@@ -78,14 +75,15 @@ public final class Environment: @unchecked Sendable {
         }
     }
 
-    private var isClosed = false
+    private let isClosed = Atomic(false)
 
-    /// Stops the writer (after it finishes queued work) and closes the environment.
+    /// Stops the writer (after it finishes queued work) and closes the environment; once, from
+    /// whichever thread calls first (a shutdown and a failing start may race).
     public func close() {
-        guard !isClosed else { return }
-        isClosed = true
+        guard isClosed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else {
+            return
+        }
         writerStorage?.stop()
-        writerStorage = nil
         mdb_env_close(handle)
     }
 
@@ -168,7 +166,6 @@ public final class Environment: @unchecked Sendable {
         public let lastPageNumber: Int
         public let pageSize: Int
         public let readersInUse: Int
-        public var usedBytes: Int { (lastPageNumber + 1) * pageSize }
     }
 
     public var info: Info {
@@ -187,11 +184,6 @@ public final class Environment: @unchecked Sendable {
         var dead: Int32 = 0
         try check(mdb_reader_check(handle, &dead))
         return Int(dead)
-    }
-
-    /// Flushes to disk; needed only when opened with `durable: false`.
-    public func sync() throws(LMDBError) {
-        try check(mdb_env_sync(handle, 1))
     }
 
     /// "LMDB 0.9.24: (July 24, 2019)"

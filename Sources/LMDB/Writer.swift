@@ -27,7 +27,7 @@ public final class Writer: @unchecked Sendable {
     private var stopping = false
     private var stats = Statistics()
     private var thread: pthread_t?
-    private let finished = Completion()
+    private let finished = Pending<Void>()
 
     init(environment: Environment, maxBatchSize: Int) {
         self.environment = environment
@@ -61,15 +61,10 @@ public final class Writer: @unchecked Sendable {
     /// Submits a job and blocks the calling thread until it completes (for synchronous tools).
     public func perform<T>(_ work: @escaping (WriteTransaction) throws -> T) throws -> T {
         precondition(!isWriterThread, "perform called on the writer thread would deadlock")
-        nonisolated(unsafe) var outcome: Result<T, any Error>?
-        let done = Completion()
+        let outcome = Pending<T>()
         nonisolated(unsafe) let unsafeWork = work
-        enqueue(Job(work: { try unsafeWork($0) }) { result in
-            outcome = result
-            done.signal()
-        })
-        done.wait()
-        return try outcome!.get()
+        enqueue(Job(work: { try unsafeWork($0) }) { outcome.deliver($0) })
+        return try outcome.value()
     }
 
     /// Submits a job without waiting. `completion` runs once the job's batch has committed or
@@ -106,7 +101,7 @@ public final class Writer: @unchecked Sendable {
         while let batch = nextBatch() {
             process(batch)
         }
-        finished.signal()
+        finished.deliver(.success(()))
     }
 
     private func nextBatch() -> [any WriteJob]? {

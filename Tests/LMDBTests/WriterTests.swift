@@ -16,6 +16,37 @@ struct WriterTests {
         return (environment, try environment.openDatabase(named: "values"))
     }
 
+    @Test("close from many threads at once closes once; a write after it fails with stopped instead of trapping")
+    func closeIsThreadSafe() async throws {
+        let (environment, database) = try open()
+        try environment.writer.perform { txn in try txn.put(database, BigEndianUInt64(1), [1]) }
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in environment.close() }
+        await #expect(throws: WriterError.self) {
+            try await environment.writer.submit { txn in try txn.put(database, BigEndianUInt64(2), [2]) }
+        }
+    }
+
+    @Test("a Pending result reaches every waiter, error included, however often it is read")
+    func pendingDeliversOnce() throws {
+        let pending = Pending<Int>()
+        let seen = Mutex<[Int]>([])
+        let threads = (0..<4).map { _ in
+            Thread {
+                if let value = try? pending.value() { seen.withLock { $0.append(value) } }
+            }
+        }
+        threads.forEach { $0.start() }
+        pending.deliver(.success(42))
+        while seen.withLock({ $0.count }) < 4 { usleep(1000) }
+        #expect(seen.withLock { $0 } == [42, 42, 42, 42])
+        #expect(try pending.value() == 42)
+        struct Failed: Error {}
+        let failing = Pending<Void>()
+        failing.deliver(.failure(Failed()))
+        #expect(throws: Failed.self) { try failing.value() }
+        failing.wait()  // an error is a result too: waiting returns
+    }
+
     @Test func everyWriteRunsOnTheWriterThread() async throws {
         let (environment, database) = try open()
         defer { environment.close() }
