@@ -41,6 +41,9 @@ let package = Package(
         .target(name: "JemallocOptions"),
         .target(name: "LMDB", dependencies: ["CLMDB"], swiftSettings: strict),
         .target(name: "HearthDomain", swiftSettings: strict),
+        // The formats on the wire, below everything that parses a request or a config file:
+        // JSON (a bounded parser and its value), form encoding, base64url.
+        .target(name: "HearthWire", swiftSettings: strict),
         .target(
             name: "HearthLedger",
             dependencies: ["LMDB", "HearthDomain", .product(name: "Crypto", package: "swift-crypto")],
@@ -56,7 +59,7 @@ let package = Package(
         .target(
             name: "HearthAuth",
             dependencies: [
-                "LMDB", "HearthDomain", "HearthLedger", "HearthProjections", "HearthStore", "CCrypt",
+                "LMDB", "HearthDomain", "HearthWire", "HearthLedger", "HearthProjections", "HearthStore", "CCrypt",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
@@ -64,7 +67,7 @@ let package = Package(
         .target(
             name: "HearthHTTP",
             dependencies: [
-                "HearthDomain", "HearthAuth",
+                "HearthDomain", "HearthWire", "HearthAuth",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -89,8 +92,8 @@ let package = Package(
         .target(
             name: "HearthApp",
             dependencies: [
-                "LMDB", "HearthDomain", "HearthLedger", "HearthProjections", "HearthStore", "HearthAuth", "HearthHTTP",
-                "HearthMail",
+                "LMDB", "HearthDomain", "HearthWire", "HearthLedger", "HearthProjections", "HearthStore", "HearthAuth",
+                "HearthHTTP", "HearthMail",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -158,7 +161,7 @@ let package = Package(
         .testTarget(
             name: "HearthAuthTests",
             dependencies: [
-                "HearthDomain", "HearthAuth", .product(name: "PropertyBased", package: "swift-property-based"),
+                "HearthDomain", "HearthWire", "HearthAuth", .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
@@ -166,8 +169,8 @@ let package = Package(
         .testTarget(
             name: "HearthHTTPTests",
             dependencies: [
-                "LMDB", "HearthDomain", "HearthLedger", "HearthProjections", "HearthStore", "HearthAuth", "HearthHTTP",
-                "HearthApp", "HearthMail", "HearthTesting",
+                "LMDB", "HearthDomain", "HearthWire", "HearthLedger", "HearthProjections", "HearthStore", "HearthAuth",
+                "HearthHTTP", "HearthApp", "HearthMail", "HearthTesting",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -3,6 +3,7 @@ import HearthAuth
 import HearthDomain
 import HearthHTTP
 import HearthMail
+import HearthWire
 
 /// `hearth serve`'s settings: defaults (the development profile), then a JSON file, then
 /// `HEARTH_*` environment variables, then command-line flags.

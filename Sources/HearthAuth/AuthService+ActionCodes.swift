@@ -2,6 +2,7 @@ import Foundation
 import HearthDomain
 import HearthProjections
 import HearthStore
+import HearthWire
 
 /// Emailed action codes (`accounts:sendOobCode`): sign-in links, password resets, email
 /// verification and verify-before-change. The ledger keeps each code's hash; the plain code

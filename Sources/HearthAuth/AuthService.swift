@@ -2,6 +2,7 @@ import HearthDomain
 import HearthProjections
 import HearthLedger
 import HearthStore
+import HearthWire
 import LMDB
 
 /// Who is calling, as the HTTP layer resolved it: the project every read and write is scoped

@@ -1,4 +1,5 @@
 import HearthDomain
+import HearthWire
 
 /// What an app's backend vouches for in a custom token: the uid and claims for the ID token.
 public struct CustomToken: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import Foundation
+import HearthWire
 
 /// A federated identity as an identity provider asserted it: who (provider + subject) and the
 /// profile it shares.

@@ -6,6 +6,7 @@ import Darwin
 import Crypto
 import CryptoExtras
 import Foundation
+import HearthWire
 
 /// The key that signs ID tokens. Generated on first start into the data directory (mode 0600)
 /// and published as a JWK; it never enters the ledger (DESIGN rule 6).

@@ -1,5 +1,6 @@
 import Crypto
 import HearthDomain
+import HearthWire
 
 /// Mints and checks Firebase ID tokens and refresh tokens.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import HearthDomain
+import HearthWire
 
 /// Input rules shared by the flows, in the emulator's words.
 public enum Validation {

@@ -1,6 +1,7 @@
 import Crypto
 import CryptoExtras
 import Foundation
+import HearthWire
 
 /// A public key that checks JWT signatures: RS256 (RSA PKCS#1 v1.5) or ES256 (P-256). Hearth's
 /// own signing key verifies ID tokens with one; configured backend keys verify custom tokens.

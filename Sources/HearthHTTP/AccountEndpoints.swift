@@ -1,5 +1,6 @@
 import HearthAuth
 import HearthDomain
+import HearthWire
 
 /// signUp, signInWithPassword, lookup, update, delete.
 extension IdentityToolkitAPI {

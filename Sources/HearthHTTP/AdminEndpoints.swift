@@ -1,6 +1,7 @@
 import Foundation
 import HearthAuth
 import HearthDomain
+import HearthWire
 
 /// The Admin SDK's bulk calls: batchGet (list_users), batchDelete, batchCreate (import_users).
 extension IdentityToolkitAPI {

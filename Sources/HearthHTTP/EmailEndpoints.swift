@@ -1,5 +1,6 @@
 import HearthAuth
 import HearthDomain
+import HearthWire
 
 /// createAuthUri (sign-in methods of an email), sendOobCode, resetPassword and signInWithEmailLink.
 extension IdentityToolkitAPI {

@@ -1,5 +1,6 @@
 import HearthAuth
 import HearthDomain
+import HearthWire
 import Hummingbird
 
 /// The Auth Emulator's own routes (development profile only): wipe a project's accounts,

@@ -1,6 +1,7 @@
 import Foundation
 import HearthAuth
 import HearthDomain
+import HearthWire
 import Hummingbird
 
 /// `GET /emulator/action`: where development action links point, standing in for Firebase's

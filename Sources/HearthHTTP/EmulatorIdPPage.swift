@@ -1,6 +1,7 @@
 import Foundation
 import HearthAuth
 import HearthDomain
+import HearthWire
 import Hummingbird
 
 /// `GET /emulator/auth/handler`: the development profile's fake identity provider page, where

@@ -1,5 +1,6 @@
 import HearthAuth
 import HearthDomain
+import HearthWire
 
 /// signInWithIdp (verifyAssertion).
 extension IdentityToolkitAPI {

@@ -1,5 +1,6 @@
 import HearthAuth
 import HearthDomain
+import HearthWire
 import Hummingbird
 import HummingbirdCore
 

@@ -1,5 +1,6 @@
 import HearthAuth
 import HearthDomain
+import HearthWire
 import Hummingbird
 
 /// The Identity Toolkit API: one handler per `accounts:<method>`, reached from the v1 paths,

@@ -1,4 +1,5 @@
 import HearthAuth
+import HearthWire
 import Hummingbird
 import NIOCore
 

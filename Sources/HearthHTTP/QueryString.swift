@@ -1,4 +1,5 @@
 import HearthAuth
+import HearthWire
 import Hummingbird
 
 /// A request's query parameters, parsed once per request (every client call carries `?key=`).

@@ -1,5 +1,6 @@
 import Foundation
 import HearthAuth
+import HearthWire
 import Hummingbird
 
 /// A request body's fields with typed accessors. Snake_case keys are read as camelCase, as the

@@ -1,5 +1,6 @@
 import HTTPTypes
 import HearthAuth
+import HearthWire
 import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes

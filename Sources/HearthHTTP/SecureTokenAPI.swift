@@ -1,5 +1,6 @@
 import HearthAuth
 import HearthDomain
+import HearthWire
 import Hummingbird
 
 /// `/securetoken.googleapis.com/v1/token`: refresh-token exchange. iOS sends JSON with camelCase

@@ -1,6 +1,7 @@
 import Foundation
 import HearthAuth
 import HearthDomain
+import HearthWire
 
 /// An account as the wire's user record (emulator 2.9; firebase-clients-wire.md A.3, B.2):
 /// only set fields appear; times in milliseconds as strings, `validSince` in seconds.

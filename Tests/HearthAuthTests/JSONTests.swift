@@ -1,4 +1,5 @@
 import HearthAuth
+import HearthWire
 import PropertyBased
 import Testing
 

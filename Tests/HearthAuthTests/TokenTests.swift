@@ -3,6 +3,7 @@ import CryptoExtras
 import Foundation
 import HearthAuth
 import HearthDomain
+import HearthWire
 import Synchronization
 import Testing
 

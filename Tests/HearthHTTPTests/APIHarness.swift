@@ -6,6 +6,7 @@ import HearthDomain
 import HearthLedger
 import HearthStore
 import HearthTesting
+import HearthWire
 import LMDB
 import HearthHTTP
 import Hummingbird

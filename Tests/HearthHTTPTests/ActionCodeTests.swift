@@ -3,6 +3,7 @@ import HTTPTypes
 import HearthAuth
 import HearthDomain
 import HearthTesting
+import HearthWire
 import HummingbirdTesting
 import Testing
 

@@ -3,6 +3,7 @@ import HearthApp
 import HearthAuth
 import HearthDomain
 import HearthTesting
+import HearthWire
 import Testing
 
 @Suite("custom tokens: emulator-style unsigned in development, signed by a configured key in production")

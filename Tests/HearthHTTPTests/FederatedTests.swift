@@ -5,6 +5,7 @@ import HearthDomain
 import HearthLedger
 import HearthStore
 import HearthTesting
+import HearthWire
 import Testing
 
 @Suite("signInWithIdp with the development fake IdP")

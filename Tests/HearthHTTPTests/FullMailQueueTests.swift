@@ -3,6 +3,7 @@ import HearthAuth
 import HearthLedger
 import HearthMail
 import HearthStore
+import HearthWire
 import Testing
 
 @Suite("a full mail queue: requests that must send an email are refused before anything is written")

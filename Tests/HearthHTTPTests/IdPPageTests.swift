@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HearthAuth
+import HearthWire
 import HummingbirdTesting
 import NIOCore
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import HearthAuth
 import HearthDomain
+import HearthWire
 import Hummingbird
 import HummingbirdTesting
 import Testing

@@ -4,6 +4,7 @@ import Foundation
 import HearthAuth
 import HearthHTTP
 import HearthTesting
+import HearthWire
 import Testing
 
 @Suite("profiles: production turns the development conveniences off")

@@ -5,6 +5,7 @@ import HearthAuth
 import HearthDomain
 import HearthHTTP
 import HearthTesting
+import HearthWire
 import HummingbirdTesting
 import Testing
 

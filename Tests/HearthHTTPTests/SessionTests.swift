@@ -1,3 +1,4 @@
+import HearthWire
 import NIOCore
 import HTTPTypes
 import HearthAuth

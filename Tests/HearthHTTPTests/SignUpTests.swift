@@ -4,6 +4,7 @@ import HearthDomain
 import HearthLedger
 import HearthStore
 import HearthTesting
+import HearthWire
 import Testing
 
 @Suite("signUp and password sign-in")
