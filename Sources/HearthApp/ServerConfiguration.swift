@@ -3,6 +3,7 @@ import HearthAuth
 import HearthDomain
 import HearthHTTP
 import HearthMail
+import HearthStore
 import HearthWire
 
 /// `hearth serve`'s settings: defaults (the development profile), then a JSON file, then
@@ -10,7 +11,7 @@ import HearthWire
 public struct ServerConfiguration: Sendable, Equatable {
     public var host = "127.0.0.1"
     public var port = 9099
-    public var dataDirectory = ".hearth/data"
+    public var dataDirectory = defaultDataDirectory
     public var profile = APIAccess.Profile.development
     public var project = "demo-hearth"
     /// Production: API key -> project id.

@@ -5,6 +5,10 @@ import Darwin
 #endif
 import LMDB
 
+/// Where a data directory is when none is named: `$HEARTH_DATA_DIR` (read by each caller from
+/// its environment), else this, relative to the working directory.
+public let defaultDataDirectory = ".hearth/data"
+
 /// An exclusive advisory lock on `<data>/hearth.lock`, held by the daemon for its lifetime and
 /// by `projections rebuild`, so a rebuild can never run under a live daemon. Read-only tools
 /// (audit) take no lock: LMDB lets them read beside the writer. The kernel drops the lock

@@ -1,4 +1,5 @@
 import ArgumentParser
+import HearthStore
 import NIOCore
 import NIOPosix
 
@@ -31,6 +32,6 @@ struct DataOptions: ParsableArguments {
     var directory: String?
 
     var path: String {
-        directory ?? environmentValue("HEARTH_DATA_DIR") ?? ".hearth/data"
+        directory ?? environmentValue("HEARTH_DATA_DIR") ?? defaultDataDirectory
     }
 }

@@ -18,8 +18,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Port to listen on (default 9099, the Auth Emulator's).")
     var port: Int?
 
-    @Option(name: .customLong("data"), help: "The data directory (default: $HEARTH_DATA_DIR or ./.hearth/data).")
-    var dataDirectory: String?
+    @OptionGroup var data: DataOptions
 
     @Option(help: "Default project id (default demo-hearth).")
     var project: String?
@@ -37,7 +36,8 @@ struct Serve: AsyncParsableCommand {
         ) { configuration in
             if let host { configuration.host = host }
             if let port { configuration.port = port }
-            if let dataDirectory { configuration.dataDirectory = dataDirectory }
+            // The config file's dataDirectory, or the environment's, unless --data names one.
+            if let directory = data.directory { configuration.dataDirectory = directory }
             if let project { configuration.project = project }
             if insecureDevelopmentOnNetwork { configuration.insecureDevelopmentOnNetwork = true }
         }
