@@ -45,7 +45,7 @@ public enum HearthServer {
                 metadata: ["configured": "\(configuration.maxConnections ?? 0)", "maxConnections": "\(maxConnections)"])
         }
         logger.info("connections", metadata: ["maxConnections": "\(maxConnections)", "descriptorLimit": "\(descriptorLimit)"])
-        if configuration.profile == .development && !ListenAddress.isLoopback(configuration.host) {
+        if configuration.servesDevelopmentOffLoopback {
             logger.warning(
                 "INSECURE: the development profile is listening off loopback: anyone who reaches \(configuration.host) is admin (Bearer owner), signs in with unsigned custom tokens and wipes accounts",
                 metadata: ["option": "insecureDevelopmentOnNetwork"])

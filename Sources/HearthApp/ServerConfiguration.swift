@@ -262,7 +262,7 @@ public struct ServerConfiguration: Sendable, Equatable {
                 throw ConfigurationError.weakAdminToken(weakness)
             }
         }
-        if profile == .development && !insecureDevelopmentOnNetwork && !ListenAddress.isLoopback(host) {
+        if servesDevelopmentOffLoopback && !insecureDevelopmentOnNetwork {
             throw ConfigurationError.developmentOffLoopback(host)
         }
         if profile == .production && apiKeys.isEmpty {
@@ -315,6 +315,11 @@ public struct ServerConfiguration: Sendable, Equatable {
             }
         }
         return CustomTokenVerifier(keys: keys, acceptsUnsigned: profile == .development)
+    }
+
+    /// Development's conveniences on an address other machines may reach.
+    var servesDevelopmentOffLoopback: Bool {
+        profile == .development && !ListenAddress.isLoopback(host)
     }
 
     public var requestTimeLimit: RequestTimeLimit {
