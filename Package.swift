@@ -59,7 +59,7 @@ let package = Package(
         .target(
             name: "HearthAuth",
             dependencies: [
-                "LMDB", "HearthDomain", "HearthWire", "HearthLedger", "HearthProjections", "HearthStore", "CCrypt",
+                "HearthDomain", "HearthWire", "HearthStore", "CCrypt",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
@@ -89,21 +89,23 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),
+        // The composition root: configuration, and the daemon's ServiceGroup.
         .target(
             name: "HearthApp",
             dependencies: [
-                "LMDB", "HearthDomain", "HearthWire", "HearthLedger", "HearthProjections", "HearthStore", "HearthAuth",
-                "HearthHTTP", "HearthMail",
+                "HearthDomain", "HearthWire", "HearthStore", "HearthAuth", "HearthHTTP", "HearthMail",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),
+        // The operator tools: audit, rebuild, demo data, benchmarks, the terminal's progress bars.
+        .target(name: "HearthTools", dependencies: ["HearthDomain", "HearthStore"], swiftSettings: strict),
         .executableTarget(
             name: "hearth",
             dependencies: [
-                "HearthApp", "HearthDomain", "HearthLedger", "HearthProjections", "HearthStore",
+                "HearthApp", "HearthTools", "HearthDomain", "HearthStore",
                 .target(name: "CJemalloc", condition: .when(platforms: [.linux])),
                 .target(name: "JemallocOptions", condition: .when(platforms: [.linux])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -123,7 +125,7 @@ let package = Package(
         // A child process for the crash-safety test: appends under load until SIGKILLed.
         .executableTarget(
             name: "hearth-crash-harness",
-            dependencies: ["HearthDomain", "HearthLedger", "HearthStore"],
+            dependencies: ["HearthDomain", "HearthStore"],
             path: "Tests/CrashHarness",
             swiftSettings: strict),
         .testTarget(name: "LMDBTests", dependencies: ["LMDB", "HearthTesting"], swiftSettings: strictTests),
@@ -154,8 +156,8 @@ let package = Package(
         .testTarget(
             name: "HearthAppTests",
             dependencies: [
-                "LMDB", "HearthDomain", "HearthLedger", "HearthProjections", "HearthStore", "HearthApp", "HearthAuth",
-                "HearthMail", "HearthTesting",
+                "LMDB", "HearthDomain", "HearthLedger", "HearthStore", "HearthApp", "HearthAuth", "HearthMail",
+                "HearthTesting", "HearthTools",
             ],
             swiftSettings: strictTests),
         .testTarget(
@@ -169,8 +171,8 @@ let package = Package(
         .testTarget(
             name: "HearthHTTPTests",
             dependencies: [
-                "LMDB", "HearthDomain", "HearthWire", "HearthLedger", "HearthProjections", "HearthStore", "HearthAuth",
-                "HearthHTTP", "HearthApp", "HearthMail", "HearthTesting",
+                "HearthDomain", "HearthWire", "HearthStore", "HearthAuth", "HearthHTTP", "HearthApp", "HearthMail",
+                "HearthTesting",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -1,8 +1,6 @@
-import Foundation
 import HearthAuth
 import HearthDomain
 import HearthHTTP
-import HearthLedger
 import HearthMail
 import HearthStore
 import Hummingbird
@@ -10,14 +8,48 @@ import Logging
 import ServiceLifecycle
 
 /// The composition root of `hearth serve`: the store (ledger writer), signing key, password
-/// pool, auth service and HTTP server in one ServiceGroup. On SIGTERM/SIGINT the server stops
-/// accepting and drains in-flight requests first; then the store closes, after the writer's
-/// last batch committed.
+/// pool, auth service and HTTP server in one ServiceGroup. The data directory is locked, then
+/// opened; the projections catch up to the ledger before the server accepts a connection, inside
+/// the group, so a signal stops that too. On SIGTERM/SIGINT the server stops accepting and
+/// drains in-flight requests first; then the store closes, after the writer's last batch
+/// committed.
 public enum HearthServer {
+    /// The application `hearth serve` runs.
     public static func buildApplication(
-        _ configuration: ServerConfiguration, clock: (any WallClock)? = nil, logger: Logger = Logger(label: "hearth")
+        _ configuration: ServerConfiguration, logger: Logger = Logger(label: "hearth")
     ) throws -> some ApplicationProtocol {
-        let lock = try DataDirectoryLock(directory: configuration.dataDirectory, holder: "hearth serve")
+        try assemble(configuration, logger: logger).application
+    }
+
+    /// What `assemble` built: the application, and the auth service it serves (the tests reach
+    /// the store and the development outbox through it).
+    public struct Assembly: Sendable {
+        public let application: Application<RouterResponder<HearthRequestContext>>
+        public let service: AuthService
+    }
+
+    /// The one way the server is put together, for `serve` and for the tests, which may bring a
+    /// clock and a mailer of their own.
+    public static func assemble(
+        _ configuration: ServerConfiguration, clock: (any WallClock)? = nil, mailer testMailer: (any ActionLinkMailer)? = nil,
+        logger: Logger = Logger(label: "hearth")
+    ) throws -> Assembly {
+        let directory = DataDirectory(configuration.dataDirectory)
+        var options = AccountStore.Options()
+        if let clock { options.clock = clock }
+        // Locked and opened, but not caught up: that runs before the server starts, below.
+        let store = try directory.open(as: "hearth serve", options: options, catchUp: false)
+        do {
+            return try assemble(configuration, store: store, mailer: testMailer, logger: logger)
+        } catch {
+            store.close()
+            throw error
+        }
+    }
+
+    private static func assemble(
+        _ configuration: ServerConfiguration, store: AccountStore, mailer testMailer: (any ActionLinkMailer)?, logger: Logger
+    ) throws -> Assembly {
         let mailQueue = try configuration.smtp.map { smtp in
             do {
                 return MailQueue(client: try SMTPClient(settings: smtp), logger: logger)
@@ -26,15 +58,17 @@ public enum HearthServer {
                 throw ConfigurationError.invalid("smtpTrustRoots", source: "\(smtp.trustRootsFile ?? "system roots"): \(error)")
             }
         }
-        let mailer = mailQueue.map { queue in
-            ActionLinkEmailer(
-                queue: queue, from: configuration.mailFrom!, fromName: configuration.mailFromName,
-                appName: configuration.appName)
-        }
+        let mailer =
+            testMailer
+            ?? mailQueue.map { queue in
+                ActionLinkEmailer(
+                    queue: queue, from: configuration.mailFrom!, fromName: configuration.mailFromName,
+                    appName: configuration.appName)
+            }
         if mailer == nil && configuration.profile == .production {
             logger.notice("no smtpHost: sendOobCode requests from apps will be refused (admin-generated links still work)")
         }
-        let service = try makeAuthService(configuration, clock: clock, mailer: mailer)
+        let service = try authService(configuration, store: store, mailer: mailer)
         let descriptorLimit = ConnectionLimit.raiseDescriptorLimit()
         let (maxConnections, clamped) = ConnectionLimit.cap(
             configured: configuration.maxConnections, descriptorLimit: descriptorLimit,
@@ -53,9 +87,9 @@ public enum HearthServer {
         let router = HearthRouter.build(service: service, access: configuration.access)
         // Services stop in reverse order after the server drains: the mail queue gets the links
         // of the last requests, then the store closes.
-        var services: [any Service] = [StoreService(store: service.store, lock: lock, logger: logger)]
+        var services: [any Service] = [StoreService(store: store, logger: logger)]
         if let mailQueue { services.append(mailQueue) }
-        let app = Application(
+        var application = Application(
             router: router,
             server: HearthRouter.server(
                 idleTimeout: .seconds(configuration.idleTimeoutSeconds), requestTimeLimit: configuration.requestTimeLimit),
@@ -65,17 +99,17 @@ public enum HearthServer {
             services: services,
             onServerRunning: { _ in SystemdNotifier.notify("READY=1") },
             logger: logger)
-        return app
+        application.beforeServerStarts { try StoreService.catchUp(store, logger: logger) }
+        return Assembly(application: application, service: service)
     }
 
-    /// The auth service over a store in the configured data directory.
-    public static func makeAuthService(
-        _ configuration: ServerConfiguration, clock: (any WallClock)? = nil, mailer: (any ActionLinkMailer)? = nil
+    /// The auth service over `store`: signing key from the data directory, password pool,
+    /// settings of the profile.
+    private static func authService(
+        _ configuration: ServerConfiguration, store: AccountStore, mailer: (any ActionLinkMailer)?
     ) throws -> AuthService {
-        var options = AccountStore.Options()
-        if let clock { options.clock = clock }
-        let store = try AccountStore(directory: configuration.dataDirectory, options: options)
-        let key = try SigningKey.loadOrCreate(in: configuration.dataDirectory, algorithm: configuration.signingAlgorithm)
+        let keyFile = store.directory.signingKeyFile(algorithm: configuration.signingAlgorithm.rawValue)
+        let key = try SigningKey.loadOrCreate(at: keyFile, algorithm: configuration.signingAlgorithm)
         let parameters = PasswordHasher.Parameters(
             logN: configuration.scryptLogN, blockSize: configuration.scryptBlockSize,
             parallelization: configuration.scryptParallelization)
@@ -88,23 +122,5 @@ public enum HearthServer {
             passwords: PasswordHasher(
                 parameters: parameters, pool: WorkPool(threads: configuration.hashThreads, name: "hearth-scrypt")),
             outbox: configuration.profile == .development ? Outbox() : nil, mailer: mailer, settings: settings)
-    }
-}
-
-/// Keeps the store (and the data-directory lock) open while the server runs; closes it at
-/// shutdown, after the HTTP server has drained (services stop in reverse order).
-struct StoreService: Service {
-    let store: AccountStore
-    let lock: DataDirectoryLock
-    let logger: Logger
-
-    func run() async throws {
-        let head = try store.ledgerHead()
-        logger.info("ledger open", metadata: ["head": "\(head.sequence)"])
-        try? await gracefulShutdown()
-        SystemdNotifier.notify("STOPPING=1")
-        store.close()
-        logger.info("ledger closed")
-        withExtendedLifetime(lock) {}
     }
 }

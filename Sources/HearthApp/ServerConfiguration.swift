@@ -11,7 +11,7 @@ import HearthWire
 public struct ServerConfiguration: Sendable, Equatable {
     public var host = "127.0.0.1"
     public var port = 9099
-    public var dataDirectory = defaultDataDirectory
+    public var dataDirectory = DataDirectory.defaultPath
     public var profile = APIAccess.Profile.development
     public var project = "demo-hearth"
     /// Production: API key -> project id.

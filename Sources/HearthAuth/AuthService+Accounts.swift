@@ -1,5 +1,4 @@
 import HearthDomain
-import HearthProjections
 import HearthStore
 
 /// `accounts:update`, `accounts:delete` and the admin reads.
@@ -54,7 +53,6 @@ extension AuthService {
         -> UpdateResult
     {
         let (current, session) = try resolve(target, caller)
-        let tokenProvider = session?.provider
         if case .idToken = target, changes.disabled != nil { throw FirebaseError(AuthError.operationNotAllowed) }
         var update = AccountUpdate()
         update.email = try changes.email.map { try Validation.email($0) }
@@ -74,50 +72,54 @@ extension AuthService {
             default: throw FirebaseError.invalidArgument("deleteAttribute: unsupported value \(attribute)")
             }
         }
-        profile.deleted = profile.deleted.filter { field in
-            switch field {
-            case .displayName: changes.displayName == nil
-            case .photoUrl: changes.photoUrl == nil
-            case .phoneNumber: changes.phoneNumber == nil
-            }
-        }
         update.profile = profile
         update.unlinkProviders += changes.deleteProviders
-        let emailChanged = update.email.map { $0 != current.email } ?? false
-        // A new password or email, or an explicit revocation, ends earlier sessions.
-        let revokesNow = password != nil || emailChanged || changes.validSince != nil
-        if revokesNow { update.validSince = now / 1000 }
-        if caller.isAdmin, let validSince = changes.validSince {
+        if let validSince = changes.validSince, caller.isAdmin {
             // Revocation only moves forward, so a time far ahead would lock the account out for
             // good; an hour of clock skew between the Admin SDK's host and this one is allowed.
             guard (0...(now / 1000 + 3600)).contains(validSince) else {
                 throw FirebaseError.invalidArgument("/validSince must be a Unix time in seconds, not in the future")
             }
-            update.validSince = validSince
+            update.revokeSessions = .since(seconds: validSince)
+        } else if changes.validSince != nil {
+            // A user's validSince only means "end my other sessions now".
+            update.revokeSessions = .now
         }
-        if let password { update.password = try await passwords.hash(password) }
+        return try await apply(update, password: password, to: current, session, caller, origin: origin)
+    }
 
-        // Fresh tokens for a signed-in caller whose own sessions this ends.
-        let provider = password != nil ? "password" : tokenProvider
+    /// Hashes the new password, then records the update. Whether it ends sessions is the
+    /// domain's rule; when it ends the signed-in caller's own, the caller gets fresh tokens.
+    private func apply(
+        _ prepared: AccountUpdate, password: String?, to current: Account, _ session: TokenIssuer.VerifiedIDToken?,
+        _ caller: Caller, origin: LinkOrigin
+    ) async throws -> UpdateResult {
+        var update = prepared
+        if let password { update.password = try await passwords.hash(password) }
+        let provider = password != nil ? "password" : session?.provider
         let project = caller.project
         let uid = current.uid
-        let refresh = revokesNow && tokenProvider != nil ? provider.map { TokenIssuer.newRefreshToken(for: uid, provider: $0) } : nil
         let finalUpdate = update
+        let emailChanged = update.email.map { $0 != current.email } ?? false
         // The old address must hear of the change: without room for that email, no change.
         let recovery = emailChanged ? try prepareEmailRecovery(from: current.email, origin: origin) : nil
         let issuedAt = session?.issuedAt
-        let (account, replaced) = try await write(caller, uid: uid) { tx in
+        let (account, replaced, refresh, at) = try await write(caller, uid: uid) { tx in
             let stored = try issuedAt.map { try Self.stillSignedIn(uid, project, since: $0, in: tx) } ?? tx.account(uid, project)
             let before = stored.email
-            try tx.execute(.update(project, uid, finalUpdate))
-            if let refresh, let provider {
-                try tx.execute(.signIn(project, uid, method: provider, refreshTokenHash: refresh.hash))
+            let events = try tx.execute(.update(project, uid, finalUpdate))
+            let revoked = events.contains { if case .sessionsRevoked = $0.payload { true } else { false } }
+            var refresh: RefreshToken?
+            if revoked, issuedAt != nil, let provider {
+                refresh = TokenIssuer.newRefreshToken(for: uid, provider: provider)
+                try tx.execute(.signIn(project, uid, method: provider, refreshTokenHash: refresh!.hash))
             }
-            return (try tx.account(uid, project), try recovery?.issue(for: uid, project, replacing: before, in: tx))
+            return (try tx.account(uid, project), try recovery?.issue(for: uid, project, replacing: before, in: tx), refresh, tx.now)
         }
         if let recovery, let replaced { deliver(recovery, replaced: replaced, by: account, project) }
         guard let refresh, let provider else { return UpdateResult(account: account, tokens: nil) }
-        return UpdateResult(account: account, tokens: try signedIn(account, provider: provider, refresh: refresh, isNewUser: false, caller).tokens)
+        let tokens = try signedIn(account, provider: provider, refresh: refresh, isNewUser: false, at: at, caller).tokens
+        return UpdateResult(account: account, tokens: tokens)
     }
 
     public func delete(_ target: Target, _ caller: Caller) async throws {
@@ -134,7 +136,7 @@ extension AuthService {
     public func deleteAccounts(_ uids: [UserID], _ caller: Caller) async throws {
         let project = caller.project
         try await write(caller) { tx in
-            for uid in uids where try tx.state.account(uid, in: project) != nil {
+            for uid in uids where try tx.account(uid, in: project) != nil {
                 try tx.execute(.deleteAccount(project, uid, by: .admin))
             }
         }

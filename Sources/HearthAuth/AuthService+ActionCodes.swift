@@ -1,6 +1,5 @@
 import Foundation
 import HearthDomain
-import HearthProjections
 import HearthStore
 import HearthWire
 
@@ -73,7 +72,7 @@ extension AuthService {
         try await write(caller, uid: recipient.uid) { tx in
             var issued = OOBCodeIssued(
                 requestType: type, email: recipient.email, newEmail: recipient.newEmail, expiresAt: tx.now + lifetime)
-            let owner = try tx.state.owner(ofEmail: issued.email, in: project)
+            let owner = try tx.owner(ofEmail: issued.email, in: project)
             switch type {
             case .emailSignIn:
                 // The link may create the account; it signs in whoever owns the email by then.
@@ -85,7 +84,7 @@ extension AuthService {
                 guard let owner, recipient.uid == nil || owner == recipient.uid else { throw FirebaseError.userNotFound }
                 issued.uid = owner
             }
-            if let newEmail = issued.newEmail, try tx.state.owner(ofEmail: newEmail, in: project) != nil {
+            if let newEmail = issued.newEmail, try tx.owner(ofEmail: newEmail, in: project) != nil {
                 throw FirebaseError(AuthError.emailExists)
             }
             try tx.execute(.issueOOBCode(project, codeHash: Self.codeHash(code), issued))

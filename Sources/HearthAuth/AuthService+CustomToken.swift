@@ -1,5 +1,4 @@
 import HearthDomain
-import HearthProjections
 import HearthStore
 
 /// `signInWithCustomToken`: the app's backend vouches for a uid (firebase-auth-emulator-api.md 2.12).
@@ -9,13 +8,14 @@ extension AuthService {
         let project = caller.project
         let uid = custom.uid
         let refresh = TokenIssuer.newRefreshToken(for: uid, provider: "custom", claims: custom.claims)
-        let (account, isNewUser) = try await write(caller, uid: uid) { tx in
+        let (account, isNewUser, at) = try await write(caller, uid: uid) { tx in
             // First use creates the account; signIn refuses a disabled one (USER_DISABLED).
-            let isNew = try tx.state.account(uid, in: project) == nil
+            let isNew = try tx.account(uid, in: project) == nil
             if isNew { try tx.execute(.createAccount(project, uid, AccountCreated(method: .custom, createdAt: tx.now))) }
             try tx.execute(.signIn(project, uid, method: "custom", refreshTokenHash: refresh.hash))
-            return (try tx.account(uid, project), isNew)
+            return (try tx.account(uid, project), isNew, tx.now)
         }
-        return try signedIn(account, provider: "custom", refresh: refresh, isNewUser: isNewUser, caller, claims: custom.claims)
+        return try signedIn(
+            account, provider: "custom", refresh: refresh, isNewUser: isNewUser, at: at, caller, claims: custom.claims)
     }
 }

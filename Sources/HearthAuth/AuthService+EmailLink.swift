@@ -1,5 +1,4 @@
 import HearthDomain
-import HearthProjections
 import HearthStore
 
 /// Email-link (passwordless) sign-in: seed 000.
@@ -21,11 +20,11 @@ extension AuthService {
         guard code.email == address else {
             throw FirebaseError.bad("INVALID_EMAIL : The email provided does not match the sign-in email address.")
         }
-        let newUid = newUserID()
         // Which account signs in is settled inside the write, so its token is minted there.
-        let (account, refresh, isNew) = try await write(caller, uid: linking?.0.uid) { tx in
+        let (account, refresh, isNew, at) = try await write(caller, uid: linking?.0.uid) { tx in
             try tx.execute(.consumeOOBCode(project, codeHash: hash))
-            let owner = try tx.state.owner(ofEmail: address, in: project)
+            let owner = try tx.owner(ofEmail: address, in: project)
+            let newUid = tx.newUserID()
             var uid = newUid
             if let (current, session) = linking {
                 _ = try Self.stillSignedIn(current.uid, project, since: session.issuedAt, in: tx)
@@ -39,8 +38,8 @@ extension AuthService {
             }
             let refresh = TokenIssuer.newRefreshToken(for: uid, provider: "password")
             try tx.execute(.completeEmailLinkSignIn(project, uid, email: address, refreshTokenHash: refresh.hash))
-            return (try tx.account(uid, project), refresh, uid == newUid)
+            return (try tx.account(uid, project), refresh, uid == newUid, tx.now)
         }
-        return try signedIn(account, provider: "password", refresh: refresh, isNewUser: isNew, caller)
+        return try signedIn(account, provider: "password", refresh: refresh, isNewUser: isNew, at: at, caller)
     }
 }

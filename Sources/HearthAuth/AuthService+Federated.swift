@@ -1,5 +1,4 @@
 import HearthDomain
-import HearthProjections
 import HearthStore
 
 /// `accounts:signInWithIdp` (verifyAssertion): sign in, link or reauthenticate with a provider.
@@ -23,32 +22,31 @@ extension AuthService {
             let (current, session) = try authenticate(idToken, caller)
             let uid = current.uid
             let refresh = TokenIssuer.newRefreshToken(for: uid, provider: provider)
-            let account = try await write(caller, uid: uid) { tx in
+            let (account, at) = try await write(caller, uid: uid) { tx in
                 _ = try Self.stillSignedIn(uid, project, since: session.issuedAt, in: tx)
-                if let email = identity.email, try tx.state.config(of: project).oneAccountPerEmail,
-                    let owner = try tx.state.owner(ofEmail: email, in: project), owner != uid
+                if let email = identity.email, try tx.config(of: project).oneAccountPerEmail,
+                    let owner = try tx.owner(ofEmail: email, in: project), owner != uid
                 {
                     throw FirebaseError(AuthError.emailExists)
                 }
                 try tx.execute(.linkProvider(project, uid, link))
                 try tx.execute(.signIn(project, uid, method: provider, refreshTokenHash: refresh.hash))
-                return try tx.account(uid, project)
+                return (try tx.account(uid, project), tx.now)
             }
-            return .signedIn(try signedIn(account, provider: provider, refresh: refresh, isNewUser: false, caller))
+            return .signedIn(try signedIn(account, provider: provider, refresh: refresh, isNewUser: false, at: at, caller))
         }
-        let newUid = newUserID()
         // Which account signs in is settled inside the write, so its token is minted there.
-        let outcome: Result<(Account, RefreshToken, Bool), NeedConfirmation> = try await write(caller) { tx in
-            func signIn(_ uid: UserID, isNew: Bool) throws -> Result<(Account, RefreshToken, Bool), NeedConfirmation> {
+        let outcome: Result<(Account, RefreshToken, Bool, Int64), NeedConfirmation> = try await write(caller) { tx in
+            func signIn(_ uid: UserID, isNew: Bool) throws -> Result<(Account, RefreshToken, Bool, Int64), NeedConfirmation> {
                 let refresh = TokenIssuer.newRefreshToken(for: uid, provider: provider)
                 try tx.execute(.signIn(project, uid, method: provider, refreshTokenHash: refresh.hash))
-                return .success((try tx.account(uid, project), refresh, isNew))
+                return .success((try tx.account(uid, project), refresh, isNew, tx.now))
             }
-            if let owner = try tx.state.owner(ofProvider: provider, federatedId: identity.subject, in: project) {
+            if let owner = try tx.owner(ofProvider: provider, federatedId: identity.subject, in: project) {
                 return try signIn(owner, isNew: false)
             }
-            if let email = identity.email, try tx.state.config(of: project).oneAccountPerEmail,
-                let owner = try tx.state.owner(ofEmail: email, in: project)
+            if let email = identity.email, try tx.config(of: project).oneAccountPerEmail,
+                let owner = try tx.owner(ofEmail: email, in: project)
             {
                 let existing = try tx.account(owner, project)
                 guard identity.emailVerified else {
@@ -62,12 +60,13 @@ extension AuthService {
             let created = AccountCreated(
                 method: .federated, createdAt: tx.now, email: identity.email, emailVerified: identity.emailVerified,
                 displayName: identity.displayName, photoUrl: identity.photoUrl, providers: [link])
+            let newUid = tx.newUserID()
             try tx.execute(.createAccount(project, newUid, created))
             return try signIn(newUid, isNew: true)
         }
         switch outcome {
-        case .success(let (account, refresh, isNew)):
-            return .signedIn(try signedIn(account, provider: provider, refresh: refresh, isNewUser: isNew, caller))
+        case .success(let (account, refresh, isNew, at)):
+            return .signedIn(try signedIn(account, provider: provider, refresh: refresh, isNewUser: isNew, at: at, caller))
         case .failure(let pending):
             return .needConfirmation(email: pending.email, existingUid: pending.uid, providers: pending.providers)
         }

@@ -1,6 +1,4 @@
 import HearthDomain
-import HearthLedger
-import HearthProjections
 import HearthStore
 
 /// `accounts:batchCreate` (Admin `import_users`, `auth:import`).
@@ -11,7 +9,7 @@ extension AuthService {
         -> [(index: Int, message: String)]
     {
         let commands = users.map { uid, created in Command.createAccount(caller.project, uid, created) }
-        let results = try await store.executeAll(commands, metadata: metadata(caller))
+        let results = try await store.executeAll(commands, metadata: Self.metadata(caller))
         return results.enumerated().compactMap { index, result in
             guard case .failure(let error) = result else { return nil }
             let message =

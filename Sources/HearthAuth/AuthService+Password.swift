@@ -1,5 +1,4 @@
 import HearthDomain
-import HearthProjections
 import HearthStore
 
 /// `accounts:signInWithPassword` (verifyPassword).
@@ -16,14 +15,14 @@ extension AuthService {
         let rehashed = passwords.isOutdated(stored) ? try await passwords.hash(password) : nil
         let uid = account.uid
         let refresh = TokenIssuer.newRefreshToken(for: uid, provider: "password")
-        let signedInAccount = try await write(caller, uid: uid) { tx in
+        let (signedInAccount, at) = try await write(caller, uid: uid) { tx in
             // The password checked above must still be the account's.
             guard try tx.account(uid, project).password == stored else { throw FirebaseError.invalidPassword }
             if let rehashed { try tx.execute(.setPassword(project, uid, rehashed, email: nil, reason: .rehashed)) }
             try tx.execute(.signIn(project, uid, method: "password", refreshTokenHash: refresh.hash))
-            return try tx.account(uid, project)
+            return (try tx.account(uid, project), tx.now)
         }
-        return try signedIn(signedInAccount, provider: "password", refresh: refresh, isNewUser: false, caller)
+        return try signedIn(signedInAccount, provider: "password", refresh: refresh, isNewUser: false, at: at, caller)
     }
 
     /// A hash this build cannot check counts as a wrong password, never as a server error.

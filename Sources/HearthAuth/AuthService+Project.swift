@@ -1,5 +1,4 @@
 import HearthDomain
-import HearthProjections
 import HearthStore
 
 /// Project settings and the development outbox.

@@ -1,5 +1,5 @@
 import HearthDomain
-import HearthProjections
+import HearthStore
 
 /// The Secure Token API's refresh, and `createAuthUri` (which sign-in methods an email has).
 extension AuthService {
@@ -25,8 +25,7 @@ extension AuthService {
                 }
                 return account
             }
-            guard let record = try reader.refreshToken(hash: hash), record.project == project else { return nil }
-            return try reader.account(record.uid, in: project)
+            return try reader.account(issuedRefreshToken: hash, in: project)
         }
         guard let account = found else { throw FirebaseError.invalidRefreshToken }
         guard !account.disabled else { throw FirebaseError.userDisabled }

@@ -1,19 +1,19 @@
 import HearthDomain
-import HearthProjections
 import HearthStore
 
 /// `accounts:signUp`: anonymous, email+password, linking email+password, admin create.
 extension AuthService {
     public func signUpAnonymously(_ caller: Caller) async throws -> SignInResult {
-        let uid = newUserID()
         let project = caller.project
-        let refresh = TokenIssuer.newRefreshToken(for: uid, provider: "anonymous")
-        let account = try await write(caller, uid: uid) { tx in
+        let (account, refresh, at) = try await write(caller) { tx in
+            let uid = tx.newUserID()
+            let tx = tx.recording(as: Self.metadata(caller, uid: uid))
+            let refresh = TokenIssuer.newRefreshToken(for: uid, provider: "anonymous")
             try tx.execute(.createAccount(project, uid, AccountCreated(method: .anonymous, createdAt: tx.now)))
             try tx.execute(.signIn(project, uid, method: "anonymous", refreshTokenHash: refresh.hash))
-            return try tx.account(uid, project)
+            return (try tx.account(uid, project), refresh, tx.now)
         }
-        return try signedIn(account, provider: "anonymous", refresh: refresh, isNewUser: true, caller)
+        return try signedIn(account, provider: "anonymous", refresh: refresh, isNewUser: true, at: at, caller)
     }
 
     public func signUpWithPassword(email: String?, password: String?, displayName: String?, _ caller: Caller) async throws
@@ -25,16 +25,17 @@ extension AuthService {
         // Fail fast before spending a hash; the writer checks again.
         if try read({ try $0.owner(ofEmail: email, in: project) }) != nil { throw FirebaseError(AuthError.emailExists) }
         let hash = try await passwords.hash(password)
-        let uid = newUserID()
-        let refresh = TokenIssuer.newRefreshToken(for: uid, provider: "password")
-        let account = try await write(caller, uid: uid) { tx in
+        let (account, refresh, at) = try await write(caller) { tx in
+            let uid = tx.newUserID()
+            let tx = tx.recording(as: Self.metadata(caller, uid: uid))
+            let refresh = TokenIssuer.newRefreshToken(for: uid, provider: "password")
             let created = AccountCreated(
                 method: .password, createdAt: tx.now, email: email, password: hash, displayName: displayName)
             try tx.execute(.createAccount(project, uid, created))
             try tx.execute(.signIn(project, uid, method: "password", refreshTokenHash: refresh.hash))
-            return try tx.account(uid, project)
+            return (try tx.account(uid, project), refresh, tx.now)
         }
-        return try signedIn(account, provider: "password", refresh: refresh, isNewUser: true, caller)
+        return try signedIn(account, provider: "password", refresh: refresh, isNewUser: true, at: at, caller)
     }
 
     /// How the iOS SDK upgrades the signed-in (often anonymous) user: signUp with its idToken.
@@ -54,22 +55,24 @@ extension AuthService {
         let hash = try await passwords.hash(password)
         let refresh = TokenIssuer.newRefreshToken(for: uid, provider: "password")
         let recovery = current.email != email ? try prepareEmailRecovery(from: current.email, origin: origin) : nil
-        let (account, replaced) = try await write(caller, uid: uid) { tx in
+        let (account, replaced, at) = try await write(caller, uid: uid) { tx in
             let before = try Self.stillSignedIn(uid, project, since: session.issuedAt, in: tx)
             if before.password == nil && (before.email == nil || before.email == email) {
                 try tx.execute(.setPassword(project, uid, hash, email: email, reason: .initial))
             } else {
-                // Replacing a password or an email ends the sessions opened before.
-                try tx.execute(.update(project, uid, AccountUpdate(email: email, password: hash, validSince: tx.now / 1000)))
+                // Replacing a password or an email: `decide` ends the sessions opened before.
+                try tx.execute(.update(project, uid, AccountUpdate(email: email, password: hash)))
             }
             if let displayName {
                 try tx.execute(.update(project, uid, AccountUpdate(profile: ProfileUpdated(displayName: displayName))))
             }
             try tx.execute(.signIn(project, uid, method: "password", refreshTokenHash: refresh.hash))
-            return (try tx.account(uid, project), try recovery?.issue(for: uid, project, replacing: before.email, in: tx))
+            return (
+                try tx.account(uid, project), try recovery?.issue(for: uid, project, replacing: before.email, in: tx), tx.now
+            )
         }
         if let recovery, let replaced { deliver(recovery, replaced: replaced, by: account, project) }
-        return try signedIn(account, provider: "password", refresh: refresh, isNewUser: false, caller)
+        return try signedIn(account, provider: "password", refresh: refresh, isNewUser: false, at: at, caller)
     }
 
     /// What an administrator may set when creating a user (Admin SDK `create_user`).
@@ -91,9 +94,9 @@ extension AuthService {
         let password = try user.password.map { try Validation.password($0) }
         let phone = try user.phoneNumber.map(Validation.phoneNumber)
         let hash = if let password { try await passwords.hash(password) } else { PasswordHash?.none }
-        let uid = user.uid ?? newUserID()
         let project = caller.project
         return try await write(caller) { tx in
+            let uid = user.uid ?? tx.newUserID()
             let created = AccountCreated(
                 method: .admin, createdAt: tx.now, email: email, emailVerified: user.emailVerified, password: hash,
                 displayName: user.displayName, photoUrl: user.photoUrl, phoneNumber: phone, disabled: user.disabled)

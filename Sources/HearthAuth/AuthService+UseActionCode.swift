@@ -1,5 +1,4 @@
 import HearthDomain
-import HearthProjections
 import HearthStore
 
 /// Using an emailed code: inspecting it or resetting a password with it (`accounts:resetPassword`),

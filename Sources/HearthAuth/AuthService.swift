@@ -1,9 +1,6 @@
 import HearthDomain
-import HearthProjections
-import HearthLedger
 import HearthStore
 import HearthWire
-import LMDB
 
 /// Who is calling, as the HTTP layer resolved it: the project every read and write is scoped
 /// to, and whether the caller is the project's administrator (`Bearer owner` / admin credential).
@@ -79,7 +76,7 @@ public final class AuthService: Sendable {
 
     public var now: Int64 { store.clock.now() }
 
-    func metadata(_ caller: Caller, uid: UserID? = nil) -> Metadata {
+    static func metadata(_ caller: Caller, uid: UserID? = nil) -> Metadata {
         Metadata(
             actor: caller.isAdmin ? .admin : .endUser, actorId: caller.isAdmin ? "owner" : uid?.rawValue,
             requestId: caller.requestId, clientIp: caller.clientIp)
@@ -91,16 +88,16 @@ public final class AuthService: Sendable {
         _ caller: Caller, uid: UserID? = nil, _ body: @escaping @Sendable (StoreTransaction) throws -> R
     ) async throws -> R {
         do {
-            return try await store.transaction(metadata: metadata(caller, uid: uid), body)
+            return try await store.transaction(metadata: Self.metadata(caller, uid: uid), body)
         } catch let error as AuthError {
             throw FirebaseError(error)
-        } catch let error as LMDBError where error == .badValueSize {
+        } catch StoreError.valueTooLarge {
             // Input rules keep keys under LMDB's 511 bytes; should one slip through, it is still bad input.
             throw FirebaseError.invalidArgument("a value is too long to store")
         }
     }
 
-    func read<R>(_ body: (ProjectionReader<ReadTransaction>) throws -> R) throws -> R {
+    func read<R>(_ body: (StoreReader) throws -> R) throws -> R {
         try store.read(body)
     }
 
@@ -138,20 +135,17 @@ public final class AuthService: Sendable {
         return account
     }
 
-    /// Mints the ID token for a session whose refresh token the transaction just recorded.
+    /// Mints the ID token for a session whose refresh token the transaction just recorded,
+    /// issued at the transaction's instant `issuedAt` (ms): the one its events carry.
     func signedIn(
-        _ account: Account, provider: String, refresh: RefreshToken, isNewUser: Bool, _ caller: Caller,
+        _ account: Account, provider: String, refresh: RefreshToken, isNewUser: Bool, at issuedAt: Int64, _ caller: Caller,
         claims: [String: JSONValue] = [:]
     ) throws -> SignInResult {
-        let idToken = try tokens.idToken(for: account, in: caller.project, provider: provider, now: now, extraClaims: claims)
+        let idToken = try tokens.idToken(
+            for: account, in: caller.project, provider: provider, now: issuedAt, extraClaims: claims)
         return SignInResult(
             account: account, tokens: IssuedTokens(idToken: idToken, refreshToken: refresh.text, expiresIn: tokens.lifetime),
             provider: provider, isNewUser: isNewUser)
-    }
-
-    /// A new uid, minted now: 28 characters of [0-9A-Za-z] that sort by creation time.
-    public func newUserID() -> UserID {
-        UserIDMinter.mint(at: now)
     }
 
     /// An opaque random id (createAuthUri's `sessionId`): 28 characters of [0-9A-Za-z].
@@ -161,9 +155,15 @@ public final class AuthService: Sendable {
 }
 
 extension StoreTransaction {
+    /// A new uid, minted at the transaction's instant (the one its `account.created` records):
+    /// 28 characters of [0-9A-Za-z] that sort by creation time.
+    func newUserID() -> UserID {
+        UserIDMinter.mint(at: now)
+    }
+
     /// The account as the transaction's commands left it.
     func account(_ uid: UserID, _ project: ProjectID) throws -> Account {
-        guard let account = try state.account(uid, in: project) else { throw FirebaseError.userNotFound }
+        guard let account = try account(uid, in: project) else { throw FirebaseError.userNotFound }
         return account
     }
 }

@@ -67,11 +67,10 @@ public struct SigningKey: Sendable {
     /// The public half, as SubjectPublicKeyInfo PEM.
     public var publicKeyPEM: String { publicKey.pemRepresentation }
 
-    /// Loads `<directory>/signing-key-<alg>.pem`, creating it on first start. A key file that
-    /// exists but cannot be read or parsed stops the daemon: replacing it would silently
-    /// invalidate every token it signed.
-    public static func loadOrCreate(in directory: String, algorithm: Algorithm) throws -> SigningKey {
-        let path = directory + "/signing-key-\(algorithm.rawValue.lowercased()).pem"
+    /// Loads the PEM file at `path`, creating it on first start. A key file that exists but
+    /// cannot be read or parsed stops the daemon: replacing it would silently invalidate every
+    /// token it signed.
+    public static func loadOrCreate(at path: String, algorithm: Algorithm) throws -> SigningKey {
         if access(path, F_OK) == 0 {
             guard let pem = try? String(contentsOfFile: path, encoding: .utf8) else { throw SigningKeyError.unreadable(path) }
             do {

@@ -59,14 +59,15 @@ public struct AccountUpdate: Equatable, Sendable {
     /// `.some(nil)` clears the claims.
     public var customClaims: String??
     public var disabled: Bool?
-    /// Unix seconds; revokes sessions (refresh tokens, and ID tokens issued before it).
-    public var validSince: Int64?
+    /// An explicit revocation of the account's sessions (refresh tokens, and ID tokens issued
+    /// before it). A new password or email revokes them whether or not this is set.
+    public var revokeSessions: SessionRevocation?
     public var unlinkProviders: [String] = []
 
     public init(
         email: String? = nil, removeEmail: Bool = false, emailVerified: Bool? = nil, password: PasswordHash? = nil,
         profile: ProfileUpdated = ProfileUpdated(), customClaims: String?? = nil, disabled: Bool? = nil,
-        validSince: Int64? = nil, unlinkProviders: [String] = []
+        revokeSessions: SessionRevocation? = nil, unlinkProviders: [String] = []
     ) {
         self.email = email
         self.removeEmail = removeEmail
@@ -75,9 +76,16 @@ public struct AccountUpdate: Equatable, Sendable {
         self.profile = profile
         self.customClaims = customClaims
         self.disabled = disabled
-        self.validSince = validSince
+        self.revokeSessions = revokeSessions
         self.unlinkProviders = unlinkProviders
     }
+}
+
+/// When revoked sessions end: at the write's own instant (a user's request), or at a second an
+/// administrator chose (the Admin SDK's `validSince`).
+public enum SessionRevocation: Equatable, Sendable {
+    case now
+    case since(seconds: Int64)
 }
 
 /// What `decide` may read: the write model, served by the projections inside the writer's

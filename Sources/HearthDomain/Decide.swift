@@ -238,6 +238,14 @@ public enum Decide {
             events.append(.passwordSet(PasswordSet(password: password, reason: account.password == nil ? .initial : .changed)))
         }
         var profile = update.profile
+        // A field set and deleted in the same update ends up set.
+        profile.deleted = profile.deleted.filter { field in
+            switch field {
+            case .displayName: profile.displayName == nil
+            case .photoUrl: profile.photoUrl == nil
+            case .phoneNumber: profile.phoneNumber == nil
+            }
+        }
         if let phone = profile.phoneNumber {
             if let owner = try state.owner(ofPhone: phone, in: project), owner != uid { throw AuthError.phoneNumberExists }
             if phone == account.phoneNumber { profile.phoneNumber = nil }
@@ -262,10 +270,18 @@ public enum Decide {
             if !disabled { events.append(.sessionsRevoked(SessionsRevoked(validSince: now / 1000, reason: .accountReenabled))) }
         }
         events += unlink(update.unlinkProviders, from: account)
-        if let validSince = update.validSince {
+        // A new password or a new email ends every session opened before it; so does an
+        // explicit revocation, at the second an administrator chose if one did.
+        let revokedAt: Int64? =
+            switch update.revokeSessions {
+            case .since(let seconds)?: seconds
+            case .now?: now / 1000
+            case nil: update.password != nil || newEmail != nil ? now / 1000 : nil
+            }
+        if let revokedAt {
             let reason: SessionsRevoked.Reason =
                 update.password != nil ? .passwordChanged : newEmail != nil ? .emailChanged : .admin
-            events.append(.sessionsRevoked(SessionsRevoked(validSince: validSince, reason: reason)))
+            events.append(.sessionsRevoked(SessionsRevoked(validSince: revokedAt, reason: reason)))
         }
         return events
     }

@@ -5,30 +5,6 @@ import Darwin
 #endif
 import HearthDomain
 
-/// Who caused an event, for the audit trail (DESIGN rule 2's causation metadata).
-public struct Metadata: Equatable, Hashable, Sendable, Encodable {
-    public enum Actor: String, Sendable, Encodable, CaseIterable {
-        case endUser = "end_user"
-        case admin
-        case scheduler
-        case cli
-        case system
-    }
-
-    public var actor: Actor
-    /// The end user's uid, the admin credential's name, the job's name.
-    public var actorId: String?
-    public var requestId: String?
-    public var clientIp: String?
-
-    public init(actor: Actor, actorId: String? = nil, requestId: String? = nil, clientIp: String? = nil) {
-        self.actor = actor
-        self.actorId = actorId
-        self.requestId = requestId
-        self.clientIp = clientIp
-    }
-}
-
 /// An event as recorded: its place in the global sequence and in its stream, when, why, and
 /// its link in the SHA-256 chain.
 public struct EventEnvelope: Equatable, Sendable {

@@ -154,28 +154,6 @@ public struct Ledger: Sendable {
     }
 }
 
-public enum ExpectedVersion: Equatable, Sendable, CustomStringConvertible {
-    case any
-    case noStream
-    case exactly(UInt64)
-
-    func allows(_ version: UInt64) -> Bool {
-        switch self {
-        case .any: true
-        case .noStream: version == 0
-        case .exactly(let expected): version == expected
-        }
-    }
-
-    public var description: String {
-        switch self {
-        case .any: "any"
-        case .noStream: "no stream"
-        case .exactly(let version): "\(version)"
-        }
-    }
-}
-
 public enum LedgerError: Error, Equatable, CustomStringConvertible {
     case wrongExpectedVersion(stream: StreamID, expected: ExpectedVersion, actual: UInt64)
     case missingEvent(UInt64)

@@ -27,7 +27,9 @@ public struct ProjectionMaintenance: Sendable {
     }
 
     /// Applies every event after the checkpoint. `progress(applied, total)` runs as each chunk
-    /// commits.
+    /// commits; `shouldStop` is asked before each chunk is folded, and a yes ends the catch-up
+    /// with `ProjectionError.interrupted`, the chunks before it committed (the next catch-up
+    /// goes on from there).
     ///
     /// A pipeline over chunks, so a rebuild keeps both cores busy: two threads decode the
     /// next chunks (`Lookahead`), this thread folds one (`ChunkFolder`), and the writer thread
@@ -35,7 +37,9 @@ public struct ProjectionMaintenance: Sendable {
     /// write projections meanwhile (the data-directory lock, or start-up before serving,
     /// ensures it); each chunk's write checks that the checkpoint is the one it follows.
     @discardableResult
-    public func catchUp(progress: (_ applied: UInt64, _ total: UInt64) -> Void = { _, _ in }) throws -> UInt64 {
+    public func catchUp(
+        progress: (_ applied: UInt64, _ total: UInt64) -> Void = { _, _ in }, shouldStop: () -> Bool = { false }
+    ) throws -> UInt64 {
         if try needsRebuild() {
             try environment.writer.perform { txn in try projections.reset(in: txn) }
         }
@@ -69,6 +73,10 @@ public struct ProjectionMaintenance: Sendable {
             progress(min(applied, total), total)
         }
         for chunk in 0..<chunks {
+            if shouldStop() {
+                while !writing.isEmpty { try settleOldestWrite() }
+                throw ProjectionError.interrupted
+            }
             let events = try decoding[chunk % lanes].next()
             guard !events.isEmpty else { continue }  // only a gap in the ledger's sequence
             // The folder reads its last chunks' accounts from memory and older ones from a
@@ -148,9 +156,13 @@ public struct ProjectionMaintenance: Sendable {
 
 public enum ProjectionError: Error, CustomStringConvertible {
     case concurrentWrite
+    case interrupted
 
     public var description: String {
-        "the projections changed while catching up: another process is writing this data directory"
+        switch self {
+        case .concurrentWrite: "the projections changed while catching up: another process is writing this data directory"
+        case .interrupted: "the catch-up was stopped before the projections reached the ledger's head"
+        }
     }
 }
 

@@ -1,94 +1,121 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import HearthDomain
 import HearthLedger
 import HearthProjections
 import LMDB
 
-/// The event-sourced account store: the write path of DESIGN.md in one place.
+/// The event-sourced account store: the write path of DESIGN.md in one place, sealed. Its
+/// callers see commands, `StoreReader`, `StoreTransaction`, `StoredEvent` and `StoreError`;
+/// the LMDB environment, the ledger and the projections stay inside.
 ///
 /// `execute` sends a command to the environment's writer thread, which, inside the batch's
 /// one transaction, reads state from the projections, runs the pure `decide`, appends the
 /// events to the ledger and folds them into the projections. A refused command (an
 /// `AuthError`, a wrong expected version) writes nothing and fails alone; its batch commits.
 public final class AccountStore: Sendable {
-    public let environment: Environment
-    public let ledger: Ledger
-    public let projections: Projections
+    let environment: Environment
+    let ledger: Ledger
+    let projections: Projections
+    /// The data directory's lock, for a writer; released when the store closes.
+    private let lock: DataDirectoryLock?
     public let clock: any WallClock
+    public let directory: DataDirectory
 
     public struct Options: Sendable {
-        public var environment = EnvironmentOptions()
         public var clock: any WallClock = SystemClock()
+        /// Open for reading only, beside a daemon that may be writing (the audit tools).
+        public var readOnly = false
+        /// Commands submitted together share one transaction and one fsync, up to this many.
+        public var maxBatchSize = EnvironmentOptions().maxBatchSize
 
         public init() {}
 
         public static var readOnly: Options {
             var options = Options()
-            options.environment.readOnly = true
+            options.readOnly = true
             return options
         }
     }
 
-    /// Opens the store in `directory`, creating it if needed. A writable store first brings the
-    /// projections up to the ledger's head (normally nothing to do: they commit together).
-    public init(directory: String, options: Options = Options()) throws {
-        if options.environment.readOnly && access(directory + "/data.mdb", F_OK) != 0 {
-            throw StoreError.noLedger(directory: directory)
-        }
-        environment = try Environment(path: directory, options: options.environment)
+    /// Opens the store in `directory` (through `DataDirectory.open` or `openForReading`). A writable store first brings the projections up to the
+    /// ledger's head (normally nothing to do: they commit together) unless `catchUp` is false,
+    /// for the daemon, which catches up inside its service group where a signal can stop it.
+    init(directory: DataDirectory, options: Options, lock: DataDirectoryLock?, catchUp: Bool) throws {
+        if options.readOnly && !directory.holdsLedger { throw StoreError.noLedger(directory: directory.path) }
+        var environmentOptions = EnvironmentOptions()
+        environmentOptions.readOnly = options.readOnly
+        environmentOptions.maxBatchSize = options.maxBatchSize
+        let environment = try translatingErrors { try Environment(path: directory.path, options: environmentOptions) }
+        self.environment = environment
         do {
-            ledger = try Ledger.open(environment)
-            projections = try Projections.open(environment)
+            (ledger, projections) = try translatingErrors { (try Ledger.open(environment), try Projections.open(environment)) }
         } catch {
             environment.close()
             throw error
         }
         clock = options.clock
-        if !options.environment.readOnly {
-            try maintenance.catchUp()
+        self.directory = directory
+        self.lock = lock
+        if catchUp && !options.readOnly {
+            do {
+                try maintenance.catchUp()
+            } catch {
+                environment.close()
+                throw error
+            }
         }
     }
 
-    public var maintenance: ProjectionMaintenance {
-        ProjectionMaintenance(environment: environment, ledger: ledger, projections: projections)
-    }
+    /// Catch-up, rebuild and digest of the projections.
+    public var maintenance: StoreMaintenance { StoreMaintenance(store: self) }
 
-    public func close() { environment.close() }
+    /// The audit queries: replay, history, as-of, verify.
+    public var audit: StoreAudit { StoreAudit(store: self) }
+
+    /// Closes the environment once the writer's last batch committed; later writes fail with
+    /// `StoreError.closed`. Safe to call more than once, from any thread.
+    public func close() {
+        environment.close()
+        lock?.release()
+    }
 
     /// Decides, appends and projects one command; returns the events it recorded.
     @discardableResult
     public func execute(
         _ command: Command, expecting expected: ExpectedVersion = .any, metadata: Metadata
-    ) async throws -> [EventEnvelope] {
-        try await environment.writer.submit { [self] txn in try job(txn) { try run(command, expected, metadata, $0) } }
+    ) async throws -> [StoredEvent] {
+        try await translatingErrors {
+            try await environment.writer.submit { [self] txn in
+                try job(txn, metadata) { try $0.execute(command, expecting: expected) }
+            }
+        }
     }
 
     /// `execute` for synchronous callers (tools, tests); blocks the calling thread.
     @discardableResult
     public func executeAndWait(
         _ command: Command, expecting expected: ExpectedVersion = .any, metadata: Metadata
-    ) throws -> [EventEnvelope] {
-        try environment.writer.perform { [self] txn in try job(txn) { try run(command, expected, metadata, $0) } }
+    ) throws -> [StoredEvent] {
+        try translatingErrors {
+            try environment.writer.perform { [self] txn in try job(txn, metadata) { try $0.execute(command, expecting: expected) } }
+        }
     }
 
     /// Runs many commands in one transaction (imports, bulk tools). Each refused command fails
     /// alone, with its error in the result; the others commit together.
-    public func executeAll(_ commands: [Command], metadata: Metadata) async throws -> [Result<[EventEnvelope], any Error>] {
-        try await environment.writer.submit { [self] txn in
-            try job(txn) { writer in
-                try commands.map { command in
-                    let writes = txn.writeCount
-                    do {
-                        return .success(try run(command, .any, metadata, writer))
-                    } catch {
-                        // Only a command that wrote nothing may fail alone inside a shared
-                        // transaction; anything else fails the whole job, which the writer rolls back.
-                        if txn.writeCount != writes { throw error }
-                        return .failure(error)
+    public func executeAll(_ commands: [Command], metadata: Metadata) async throws -> [Result<[StoredEvent], any Error>] {
+        try await translatingErrors {
+            try await environment.writer.submit { [self] txn in
+                try job(txn, metadata) { transaction in
+                    try commands.map { command in
+                        let writes = txn.writeCount
+                        do {
+                            return .success(try transaction.execute(command))
+                        } catch {
+                            // Only a command that wrote nothing may fail alone inside a shared
+                            // transaction; anything else fails the whole job, which the writer rolls back.
+                            if txn.writeCount != writes { throw error }
+                            return .failure(StoreError(translating: error) ?? error)
+                        }
                     }
                 }
             }
@@ -101,65 +128,29 @@ public final class AccountStore: Sendable {
     public func transaction<R: Sendable>(
         metadata: Metadata, _ body: @escaping @Sendable (StoreTransaction) throws -> R
     ) async throws -> R {
-        try await environment.writer.submit { [self] txn in
-            try job(txn) { writer in try body(StoreTransaction(store: self, writer: writer, metadata: metadata)) }
+        try await translatingErrors {
+            try await environment.writer.submit { [self] txn in try job(txn, metadata, body) }
         }
     }
 
-    /// One write job: its commands fold into one projection writer, which serves their reads of
-    /// accounts and writes each account they changed back once, at the end.
-    private func job<R>(_ txn: WriteTransaction, _ body: (ProjectionWriter) throws -> R) throws -> R {
+    /// One write job: one instant for all its events (read once, never before the ledger's
+    /// head), and one projection writer, which serves the job's reads of accounts and writes
+    /// each account it changed back once, at the end.
+    private func job<R>(_ txn: WriteTransaction, _ metadata: Metadata, _ body: (StoreTransaction) throws -> R) throws -> R {
+        let now = max(clock.now(), try ledger.head(in: txn).recordedAt)
         let writer = projections.writer(txn)
-        let result = try body(writer)
+        let result = try body(StoreTransaction(ledger: ledger, writer: writer, metadata: metadata, now: now))
         try writer.flush()
         return result
     }
 
-    fileprivate func run(_ command: Command, _ expected: ExpectedVersion, _ metadata: Metadata, _ writer: ProjectionWriter)
-        throws -> [EventEnvelope]
-    {
-        let now = clock.now()
-        let payloads = try Decide.decide(command, state: WriteState(writer), now: now)
-        let envelopes = try ledger.append(
-            payloads, to: command.stream, expecting: expected, metadata: metadata, at: now, in: writer.txn)
-        for envelope in envelopes { try writer.apply(envelope) }
-        return envelopes
+    /// The ledger's last sequence number, hash and time.
+    public func ledgerHead() throws -> LedgerHead {
+        try translatingErrors { try environment.read { LedgerHead(try ledger.head(in: $0)) } }
     }
 
-    /// The ledger's last sequence number and hash.
-    public func ledgerHead() throws -> Ledger.Head {
-        try environment.read { try ledger.head(in: $0) }
-    }
-
-    /// Runs `body` on the projections in a read snapshot.
-    public func read<R>(_ body: (ProjectionReader<ReadTransaction>) throws -> R) throws -> R {
-        try environment.read { txn in try body(projections.reader(txn)) }
-    }
-}
-
-/// The view a `transaction` body gets: state as of the commands run so far, and `execute`.
-public struct StoreTransaction {
-    fileprivate let store: AccountStore
-    fileprivate let writer: ProjectionWriter
-    public let metadata: Metadata
-
-    /// The projections, including what earlier commands of this transaction did.
-    public var state: WriteState { WriteState(writer) }
-
-    public var now: Int64 { store.clock.now() }
-
-    @discardableResult
-    public func execute(_ command: Command, expecting expected: ExpectedVersion = .any) throws -> [EventEnvelope] {
-        try store.run(command, expected, metadata, writer)
-    }
-}
-
-public enum StoreError: Error, Equatable, CustomStringConvertible {
-    case noLedger(directory: String)
-
-    public var description: String {
-        switch self {
-        case .noLedger(let directory): "no Hearth ledger in \(directory) (data.mdb not found)"
-        }
+    /// Runs `body` on a read snapshot of the projections.
+    public func read<R>(_ body: (StoreReader) throws -> R) throws -> R {
+        try translatingErrors { try environment.read { txn in try body(StoreReader(projectionReader: projections.reader(txn))) } }
     }
 }

@@ -3,23 +3,18 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import LMDB
+import Synchronization
 
-/// Where a data directory is when none is named: `$HEARTH_DATA_DIR` (read by each caller from
-/// its environment), else this, relative to the working directory.
-public let defaultDataDirectory = ".hearth/data"
+/// An exclusive advisory lock on `<data>/hearth.lock`, held by whoever writes the directory
+/// (the daemon, `projections rebuild`, `demo`), so a rebuild can never run under a live
+/// daemon. Read-only tools take no lock: LMDB lets them read beside the writer. The kernel
+/// drops the lock when its holder dies, SIGKILL included.
+final class DataDirectoryLock: Sendable {
+    private let descriptor: Atomic<Int32>
 
-/// An exclusive advisory lock on `<data>/hearth.lock`, held by the daemon for its lifetime and
-/// by `projections rebuild`, so a rebuild can never run under a live daemon. Read-only tools
-/// (audit) take no lock: LMDB lets them read beside the writer. The kernel drops the lock
-/// when its holder dies, SIGKILL included.
-public final class DataDirectoryLock: Sendable {
-    private let descriptor: Int32
-    public let path: String
-
-    public init(directory: String, holder: String) throws {
-        try Environment.createDirectories(directory)
-        path = directory + "/hearth.lock"
+    init(_ directory: DataDirectory, holder: String) throws {
+        try directory.createIfMissing()
+        let path = directory.lockFile
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw DataDirectoryLockError.cannotOpen(path: path, errno: errno) }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
@@ -33,13 +28,18 @@ public final class DataDirectoryLock: Sendable {
         let text = Array("\(getpid()) \(holder)\n".utf8)
         _ = ftruncate(fd, 0)
         _ = pwrite(fd, text, text.count, 0)
-        descriptor = fd
+        descriptor = Atomic(fd)
     }
 
-    deinit {
-        flock(descriptor, LOCK_UN)
-        close(descriptor)
+    /// Unlocks; once, from any thread.
+    func release() {
+        let fd = descriptor.exchange(-1, ordering: .acquiringAndReleasing)
+        guard fd >= 0 else { return }
+        flock(fd, LOCK_UN)
+        close(fd)
     }
+
+    deinit { release() }
 }
 
 public enum DataDirectoryLockError: Error, Equatable, CustomStringConvertible {

@@ -1,20 +1,20 @@
 import HearthDomain
 import HearthLedger
 import HearthProjections
-import HearthStore
+@testable import HearthStore
 import LMDB
 
 extension AccountStore {
     /// Appends `payloads` as they are, without `decide`, and folds them into the projections
     /// as the live writer does: how a test records what an older Hearth wrote (a v1 event).
     @discardableResult
-    public func appendAsRecorded(_ payloads: [EventPayload], to stream: StreamID, at time: Int64) throws -> [EventEnvelope] {
+    public func appendAsRecorded(_ payloads: [EventPayload], to stream: StreamID, at time: Int64) throws -> [StoredEvent] {
         try environment.writer.perform { [self] txn in
             let envelopes = try ledger.append(payloads, to: stream, metadata: Metadata(actor: .system), at: time, in: txn)
             let writer = projections.writer(txn)
             for envelope in envelopes { try writer.apply(envelope) }
             try writer.flush()
-            return envelopes
+            return envelopes.map(StoredEvent.init)
         }
     }
 }

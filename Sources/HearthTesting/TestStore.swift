@@ -1,13 +1,11 @@
 import Foundation
 import HearthDomain
-import HearthLedger
-import HearthProjections
 import HearthStore
-import LMDB
 
-/// An `AccountStore` in a temporary directory, with a manual clock. When the test is done
-/// (`close`), every event it produced is written as JSON lines to `$HEARTH_EVENT_DUMP_DIR`,
-/// where the test command validates them against `schemas/`.
+/// An `AccountStore` in a temporary data directory, opened (and locked) the way the daemon
+/// opens one, with a manual clock. When the test is done (`close`), every event it produced is
+/// written as JSON lines to `$HEARTH_EVENT_DUMP_DIR`, where the test command validates them
+/// against `schemas/`.
 public final class TestStore: Sendable {
     public let directory: TemporaryDirectory
     public let store: AccountStore
@@ -16,23 +14,24 @@ public final class TestStore: Sendable {
     public static let user = Metadata(actor: .endUser, requestId: "test")
     public static let admin = Metadata(actor: .admin, actorId: "owner")
 
-    public init(label: String = "store", environment: EnvironmentOptions = EnvironmentOptions(), clock: ManualClock = ManualClock()) throws {
+    public init(label: String = "store", clock: ManualClock = ManualClock()) throws {
         directory = TemporaryDirectory(label)
         self.clock = clock
         var options = AccountStore.Options()
-        options.environment = environment
         options.clock = clock
-        store = try AccountStore(directory: directory.path, options: options)
+        store = try DataDirectory(directory.path).open(as: "test", options: options)
     }
 
-    /// Dumps the ledger for schema validation, then closes the environment.
+    public var dataDirectory: DataDirectory { DataDirectory(directory.path) }
+
+    /// Dumps the ledger for schema validation, then closes the store.
     public func close() throws {
         try EventDump.write(store)
         store.close()
     }
 
     @discardableResult
-    public func run(_ command: Command, as metadata: Metadata = TestStore.user) throws -> [EventEnvelope] {
+    public func run(_ command: Command, as metadata: Metadata = TestStore.user) throws -> [StoredEvent] {
         try store.executeAndWait(command, metadata: metadata)
     }
 
@@ -47,12 +46,8 @@ public enum EventDump {
         guard let directory = ProcessInfo.processInfo.environment["HEARTH_EVENT_DUMP_DIR"], !directory.isEmpty else { return }
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         var lines: [String] = []
-        try store.environment.read { txn in
-            try store.ledger.forEachEvent(in: txn) { envelope in
-                lines.append(try EventJSON.line(envelope))
-                return .continue
-            }
-        }
+        // Without a uid the replay reads the whole ledger, every project's events.
+        try store.audit.replay(StoreAudit.Filter(project: TestStore.project)) { lines.append(try $0.jsonLine()) }
         guard !lines.isEmpty else { return }
         let path = (directory as NSString).appendingPathComponent("\(UUID().uuidString).jsonl")
         try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)

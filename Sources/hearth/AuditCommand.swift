@@ -1,8 +1,7 @@
 import ArgumentParser
-import HearthApp
 import HearthDomain
-import HearthLedger
 import HearthStore
+import HearthTools
 
 struct Audit: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -26,7 +25,7 @@ struct Audit: AsyncParsableCommand {
         @Option(help: "json (one object per line) or text.") var format: AuditTool.Format = .json
 
         func run() throws {
-            let store = try AccountStore(directory: data.path, options: .readOnly)
+            let store = try data.directory.openForReading()
             defer { store.close() }
             let filter = AuditTool.Filter(
                 project: project.project, uid: uid, types: Set(type), since: since?.milliseconds, until: until?.milliseconds)
@@ -40,7 +39,7 @@ struct Audit: AsyncParsableCommand {
             progress?.finish()
             let err = Output.standardError
             err.line(
-                "replayed \(formatCount(summary.printed)) event\(summary.printed == 1 ? "" : "s") (\(formatCount(summary.scanned)) read) in "
+                "replayed \(formatCount(summary.matched)) event\(summary.matched == 1 ? "" : "s") (\(formatCount(summary.scanned)) read) in "
                     + format3(seconds(since: start)) + " s")
             err.flush()
         }
@@ -53,10 +52,10 @@ struct Audit: AsyncParsableCommand {
         @OptionGroup var data: DataOptions
 
         func run() throws {
-            let store = try AccountStore(directory: data.path, options: .readOnly)
+            let store = try data.directory.openForReading()
             defer { store.close() }
             let progress = ProgressBar(label: "verifying")
-            let outcome = try LedgerVerifier(ledger: store.ledger, environment: store.environment).verify(progress: progress.update)
+            let outcome = try store.audit.verify(progress: progress.update)
             progress.finish()
             if let failure = outcome.failure {
                 let err = Output.standardError
@@ -66,7 +65,7 @@ struct Audit: AsyncParsableCommand {
                 throw ExitCode(1)
             }
             let out = Output.standardOutput
-            out.line("ledger intact: \(formatCount(outcome.eventsChecked)) events, head hash \(hex(outcome.headHash))")
+            out.line("ledger intact: \(formatCount(outcome.eventsChecked)) events, head hash \(outcome.headHash)")
             out.flush()
         }
     }
@@ -80,7 +79,7 @@ struct Audit: AsyncParsableCommand {
         @Option(help: "The moment (RFC 3339 or Unix ms); default now.") var at: TimeArgument?
 
         func run() throws {
-            let store = try AccountStore(directory: data.path, options: .readOnly)
+            let store = try data.directory.openForReading()
             defer { store.close() }
             let time = at?.milliseconds ?? Int64.max
             let (account, through) = try AuditTool(store: store).account(uid, in: project.project, at: time)

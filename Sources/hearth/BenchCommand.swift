@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 import ArgumentParser
-import HearthApp
+import HearthTools
 
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Benchmarks, as ratios to ceilings measured in the same run.", subcommands: [Ledger.self])

@@ -1,9 +1,7 @@
 import ArgumentParser
-import HearthApp
-import HearthLedger
-import HearthProjections
 import HearthDomain
 import HearthStore
+import HearthTools
 
 struct Demo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -17,8 +15,8 @@ struct Demo: AsyncParsableCommand {
 
     func run() async throws {
         let project = ProjectID("demo-hearth")!
-        let lock = try DataDirectoryLock(directory: data.path, holder: "hearth demo")
-        let store = try AccountStore(directory: data.path)
+        let directory = data.directory
+        let store = try directory.open(as: "hearth demo")
         let recorded = try await DemoLedger.recordStoryOnce(store, project: project)
         if events > 0 || accounts > 0 {
             let progress = ProgressBar(label: accounts > 0 ? "accounts" : "events")
@@ -28,17 +26,16 @@ struct Demo: AsyncParsableCommand {
         let head = try store.ledgerHead()
         let accountCount = try store.read { try $0.accountCount() }
         store.close()
-        withExtendedLifetime(lock) {}
         let out = Output.standardOutput
         out.line(
-            (recorded ? "recorded a demo story in \(data.path)" : "the demo story is already in \(data.path)")
+            (recorded ? "recorded a demo story in \(directory)" : "the demo story is already in \(directory)")
                 + ": the ledger holds \(head.sequence) events, the projections \(accountCount) accounts")
         out.line("try:")
-        out.line("  hearth audit replay --data \(data.path) --format text")
-        out.line("  hearth audit replay --data \(data.path) --uid demo-alice")
-        out.line("  hearth audit show --data \(data.path) --uid demo-alice")
-        out.line("  hearth audit verify --data \(data.path)")
-        out.line("  hearth projections rebuild --data \(data.path)")
+        out.line("  hearth audit replay --data \(directory) --format text")
+        out.line("  hearth audit replay --data \(directory) --uid demo-alice")
+        out.line("  hearth audit show --data \(directory) --uid demo-alice")
+        out.line("  hearth audit verify --data \(directory)")
+        out.line("  hearth projections rebuild --data \(directory)")
         out.flush()
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import HearthStore
 import NIOCore
 import NIOPosix
@@ -26,12 +27,11 @@ struct Hearth: AsyncParsableCommand {
     }
 }
 
-/// Where the LMDB environment lives: `--data`, else `$HEARTH_DATA_DIR`, else `./.hearth/data`.
+/// `--data`, for every command that opens a data directory.
 struct DataOptions: ParsableArguments {
     @Option(name: .customLong("data"), help: "The data directory (default: $HEARTH_DATA_DIR or ./.hearth/data).")
-    var directory: String?
+    var explicit: String?
 
-    var path: String {
-        directory ?? environmentValue("HEARTH_DATA_DIR") ?? defaultDataDirectory
-    }
+    /// `--data`, else `$HEARTH_DATA_DIR`, else `./.hearth/data`.
+    var directory: DataDirectory { DataDirectory(explicit, environment: ProcessInfo.processInfo.environment) }
 }

@@ -1,8 +1,6 @@
 import ArgumentParser
-import HearthApp
-import HearthLedger
-import HearthProjections
 import HearthStore
+import HearthTools
 
 struct Projections: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -17,7 +15,7 @@ struct Projections: AsyncParsableCommand {
 
         func run() throws {
             let progress = ProgressBar(label: "rebuilding")
-            let summary = try RebuildTool(directory: data.path).run(progress: progress.update)
+            let summary = try RebuildTool(directory: data.directory).run(progress: progress.update)
             progress.finish()
             let out = Output.standardOutput
             out.line("events:    \(formatCount(summary.events))")
@@ -35,7 +33,7 @@ struct Projections: AsyncParsableCommand {
         @OptionGroup var data: DataOptions
 
         func run() throws {
-            let store = try AccountStore(directory: data.path, options: .readOnly)
+            let store = try data.directory.openForReading()
             defer { store.close() }
             let out = Output.standardOutput
             out.line(try store.maintenance.digest())

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HearthApp
+import HearthStore
 import Hummingbird
 import Logging
 
@@ -37,7 +38,7 @@ struct Serve: AsyncParsableCommand {
             if let host { configuration.host = host }
             if let port { configuration.port = port }
             // The config file's dataDirectory, or the environment's, unless --data names one.
-            if let directory = data.directory { configuration.dataDirectory = directory }
+            if let directory = data.explicit { configuration.dataDirectory = directory }
             if let project { configuration.project = project }
             if insecureDevelopmentOnNetwork { configuration.insecureDevelopmentOnNetwork = true }
         }
@@ -54,6 +55,11 @@ struct Serve: AsyncParsableCommand {
                 "address": "\(configuration.host):\(configuration.port)", "data": "\(configuration.dataDirectory)",
                 "allocator": "\(Allocator.description)",
             ])
-        try await app.runService()
+        do {
+            try await app.runService()
+        } catch StoreError.interrupted {
+            // SIGTERM while the projections were catching up: a clean stop, before serving.
+            logger.notice("stopped before serving; the projections' catch-up goes on from where it stopped at the next start")
+        }
     }
 }

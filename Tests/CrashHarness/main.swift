@@ -4,7 +4,6 @@
 import Glibc
 #endif
 import HearthDomain
-import HearthLedger
 import HearthStore
 
 let arguments = CommandLine.arguments
@@ -12,16 +11,15 @@ guard arguments.count == 3 else {
     print("usage: hearth-crash-harness <data-dir> <run-id>")
     exit(2)
 }
-let lock = try DataDirectoryLock(directory: arguments[1], holder: "crash harness")
-let store = try AccountStore(directory: arguments[1])
+let store = try DataDirectory(arguments[1]).open(as: "crash harness")
 let run = arguments[2]
 let project = ProjectID("crash")!
 let metadata = Metadata(actor: .system, actorId: "crash-harness")
 
 /// One `write(2)` per line: lines under PIPE_BUF never interleave, and nothing sits in a
 /// user-space buffer when the process dies.
-func acknowledge(_ envelopes: [EventEnvelope]) {
-    let text = envelopes.map { "\($0.sequence) \(hex($0.hash))\n" }.joined()
+func acknowledge(_ events: [StoredEvent]) {
+    let text = events.map { "\($0.sequence) \($0.hash)\n" }.joined()
     _ = text.withCString { write(1, $0, strlen($0)) }
 }
 
@@ -46,4 +44,4 @@ await withTaskGroup(of: Void.self) { group in
         }
     }
 }
-withExtendedLifetime(lock) {}
+withExtendedLifetime(store) {}

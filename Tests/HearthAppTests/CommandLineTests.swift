@@ -1,7 +1,6 @@
 import Foundation
 import HearthDomain
 import HearthLedger
-import HearthProjections
 import HearthStore
 import HearthTesting
 import LMDB
@@ -113,12 +112,12 @@ struct CommandLineTests {
         let digest = try hearth(["projections", "digest"], data: data)
         #expect(digest.standardOutput == live + "\n")
 
-        let daemon = try DataDirectoryLock(directory: data, holder: "hearth serve")
+        let daemon = try DataDirectory(data).open(as: "hearth serve")
         let refused = try hearth(["projections", "rebuild"], data: data)
         #expect(refused.status != 0)
         #expect(refused.standardError.contains("in use"))
         #expect(refused.standardError.contains("hearth serve"))
-        withExtendedLifetime(daemon) {}
+        daemon.close()
         // Read-only tools work beside the holder.
         #expect(try hearth(["audit", "verify"], data: data).status == 0)
     }

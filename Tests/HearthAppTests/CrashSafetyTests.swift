@@ -1,10 +1,9 @@
 import Foundation
-import HearthApp
 import HearthLedger
-import HearthProjections
-import HearthStore
-import HearthTesting
+@testable import HearthStore
 import LMDB
+import HearthTesting
+import HearthTools
 import Testing
 
 /// A child appends under load and is SIGKILLed at random moments, 20 times. After each kill
@@ -20,21 +19,20 @@ struct CrashSafetyTests {
             let acknowledged = try runAndKill(directory.path, run: "r\(round)", afterMilliseconds: Int.random(in: 30...400, using: &generator))
             acknowledgedTotal += acknowledged.count
 
-            let store = try AccountStore(directory: directory.path, options: .readOnly)
-            let outcome = try LedgerVerifier(ledger: store.ledger, environment: store.environment).verify()
+            let store = try DataDirectory(directory.path).openForReading()
+            let outcome = try store.audit.verify()
             #expect(outcome.isIntact, "round \(round): \(String(describing: outcome.failure))")
-            let (missing, checkpoint, head) = try store.environment.read { txn in
-                let missing = try acknowledged.filter { sequence, hash in
-                    try store.ledger.envelope(at: sequence, in: txn).map { HearthLedger.hex($0.hash) } != hash
+            let missing = try store.environment.read { txn in
+                try acknowledged.filter { sequence, hash in
+                    try store.ledger.envelope(at: sequence, in: txn).map { hex($0.hash) } != hash
                 }
-                return (missing, try store.projections.checkpoint(in: txn), try store.ledger.head(in: txn).sequence)
             }
             #expect(missing.isEmpty, "round \(round): \(missing.count) acknowledged appends missing")
-            #expect(checkpoint == head, "round \(round): projections not committed with the ledger")
+            #expect(try store.maintenance.eventsBehind() == 0, "round \(round): projections not committed with the ledger")
             let live = try store.maintenance.digest()
             store.close()
 
-            let summary = try RebuildTool(directory: directory.path).run()
+            let summary = try RebuildTool(directory: DataDirectory(directory.path)).run()
             #expect(summary.digestBefore == live)
             #expect(summary.matches, "round \(round): rebuild differs from the live projections")
         }

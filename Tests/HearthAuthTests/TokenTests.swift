@@ -87,15 +87,15 @@ struct TokenTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-key-\(UUID())").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let first = try SigningKey.loadOrCreate(in: directory, algorithm: .es256)
-        let again = try SigningKey.loadOrCreate(in: directory, algorithm: .es256)
-        #expect(first.keyID == again.keyID)
         let path = directory + "/signing-key-es256.pem"
+        let first = try SigningKey.loadOrCreate(at: path, algorithm: .es256)
+        let again = try SigningKey.loadOrCreate(at: path, algorithm: .es256)
+        #expect(first.keyID == again.keyID)
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
         // A damaged key file is an error, never silently replaced (every token it signed would die).
         try "-----BEGIN PRIVATE KEY-----\ngarbage\n".write(toFile: path, atomically: false, encoding: .utf8)
-        #expect(throws: SigningKeyError.self) { try SigningKey.loadOrCreate(in: directory, algorithm: .es256) }
+        #expect(throws: SigningKeyError.self) { try SigningKey.loadOrCreate(at: path, algorithm: .es256) }
         #expect(try String(contentsOfFile: path, encoding: .utf8).contains("garbage"))
     }
 

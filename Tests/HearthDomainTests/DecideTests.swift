@@ -165,12 +165,42 @@ struct DecideTests {
         try given(.createAccount(project, uid("p"), created(.password, email: "p@x.io", password: hash(1))))
         let update = AccountUpdate(
             emailVerified: true, profile: ProfileUpdated(displayName: "P", deleted: [.photoUrl]),
-            customClaims: .some(#"{"role":"admin"}"#), disabled: false, validSince: 1_800_000_100)
+            customClaims: .some(#"{"role":"admin"}"#), disabled: false, revokeSessions: .since(seconds: 1_800_000_100))
         #expect(try Decide.decide(.update(project, uid("p"), update), state: state, now: now) == [
             .emailVerified(EmailVerified(email: "p@x.io")),
             .profileUpdated(ProfileUpdated(displayName: "P")),
             .customClaimsSet(CustomClaimsSet(claims: #"{"role":"admin"}"#)),
             .sessionsRevoked(SessionsRevoked(validSince: 1_800_000_100, reason: .admin)),
+        ])
+    }
+
+    @Test mutating func aNewPasswordOrEmailEndsEarlierSessionsAtTheWritesInstant() throws {
+        try given(.createAccount(project, uid("s"), created(.password, email: "s@x.io", password: hash(1))))
+        #expect(try Decide.decide(.update(project, uid("s"), AccountUpdate(password: hash(2))), state: state, now: now) == [
+            .passwordSet(PasswordSet(password: hash(2), reason: .changed)),
+            .sessionsRevoked(SessionsRevoked(validSince: now / 1000, reason: .passwordChanged)),
+        ])
+        #expect(try Decide.decide(.update(project, uid("s"), AccountUpdate(email: "T@x.io")), state: state, now: now) == [
+            .emailChanged(EmailChanged(email: "t@x.io", verified: false)),
+            .sessionsRevoked(SessionsRevoked(validSince: now / 1000, reason: .emailChanged)),
+        ])
+        // The same address in another case is no change, and ends nothing.
+        #expect(try Decide.decide(.update(project, uid("s"), AccountUpdate(email: "S@x.io")), state: state, now: now) == [])
+        // A user's revocation is now; an administrator's is the second it names.
+        #expect(try Decide.decide(.update(project, uid("s"), AccountUpdate(revokeSessions: .now)), state: state, now: now) == [
+            .sessionsRevoked(SessionsRevoked(validSince: now / 1000, reason: .admin))
+        ])
+        let chosen = AccountUpdate(password: hash(3), revokeSessions: .since(seconds: 1_700_000_000))
+        #expect(try Decide.decide(.update(project, uid("s"), chosen), state: state, now: now).last
+            == .sessionsRevoked(SessionsRevoked(validSince: 1_700_000_000, reason: .passwordChanged)))
+    }
+
+    @Test mutating func aFieldSetAndDeletedInOneUpdateStaysSet() throws {
+        try given(.createAccount(project, uid("f"), created(.anonymous)))
+        try given(.update(project, uid("f"), AccountUpdate(profile: ProfileUpdated(photoUrl: "https://x.io/p.png"))))
+        let update = AccountUpdate(profile: ProfileUpdated(displayName: "F", deleted: [.displayName, .photoUrl]))
+        #expect(try Decide.decide(.update(project, uid("f"), update), state: state, now: now) == [
+            .profileUpdated(ProfileUpdated(displayName: "F", deleted: [.photoUrl]))
         ])
     }
 

@@ -1,27 +1,27 @@
 import Foundation
-import HearthApp
 import HTTPTypes
+import HearthApp
 import HearthAuth
 import HearthDomain
-import HearthLedger
+import HearthHTTP
 import HearthStore
 import HearthTesting
 import HearthWire
-import LMDB
-import HearthHTTP
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
 
-/// A Hearth API over a fresh data directory, driven through Hummingbird's router tester, with
-/// a manual clock (revocation and expiry are tested by moving it, not by sleeping).
+/// A Hearth API over a fresh data directory, assembled as `hearth serve` assembles it
+/// (`HearthServer.assemble`: the directory's lock, the store service, the catch-up before
+/// serving, the router) and driven through Hummingbird's router tester, with a manual clock
+/// (revocation and expiry are tested by moving it, not by sleeping).
 final class APIHarness: Sendable {
     static let project = ProjectID("demo-hearth")!
     let directory = TemporaryDirectory("api")
     let clock = ManualClock()
-    let service: AuthService
+    let server: HearthServer.Assembly
 
-    let access: APIAccess
+    var service: AuthService { server.service }
 
     init(configure: (inout ServerConfiguration) -> Void = { _ in }, mailer: (any ActionLinkMailer)? = nil) throws {
         var configuration = ServerConfiguration()
@@ -30,34 +30,25 @@ final class APIHarness: Sendable {
         configuration.hashThreads = 2
         configure(&configuration)
         try configuration.validate()
-        access = configuration.access
-        service = try HearthServer.makeAuthService(configuration, clock: clock, mailer: mailer)
+        server = try HearthServer.assemble(configuration, clock: clock, mailer: mailer)
     }
 
     /// The event types of one account's stream, in order.
     func eventTypes(of uid: String) throws -> [String] {
-        let store = service.store
-        return try store.environment.read { txn in
-            try store.ledger.events(of: .account(Self.project, UserID(uid)!), in: txn).map(\.type.name)
-        }
+        try service.store.audit.events(of: .account(Self.project, UserID(uid)!)).map(\.type.name)
     }
 
-    /// Runs `body` against the router, then dumps the events for schema validation.
+    /// Runs `body` against the application, then dumps the events for schema validation. The
+    /// store closes when the application's services stop, as at a daemon's shutdown.
     static func run(
         configure: (inout ServerConfiguration) -> Void = { _ in }, mailer: (any ActionLinkMailer)? = nil,
         _ body: @escaping @Sendable (APIHarness, APIClient) async throws -> Void
     ) async throws {
         let harness = try APIHarness(configure: configure, mailer: mailer)
-        let router = HearthRouter.build(service: harness.service, access: harness.access)
-        let app = Application(router: router)
-        do {
-            try await app.test(.router) { client in try await body(harness, APIClient(client: client)) }
-        } catch {
-            harness.service.store.close()
-            throw error
+        try await harness.server.application.test(.router) { client in
+            try await body(harness, APIClient(client: client))
+            try EventDump.write(harness.service.store)
         }
-        try EventDump.write(harness.service.store)
-        harness.service.store.close()
     }
 }
 

@@ -2,7 +2,6 @@ import Foundation
 import HTTPTypes
 import HearthAuth
 import HearthDomain
-import HearthLedger
 import HearthStore
 import HearthTesting
 import HearthWire

@@ -1,6 +1,5 @@
 import HearthApp
 import HearthAuth
-import HearthLedger
 import HearthMail
 import HearthStore
 import HearthWire

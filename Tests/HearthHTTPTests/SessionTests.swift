@@ -3,8 +3,6 @@ import NIOCore
 import HTTPTypes
 import HearthAuth
 import HearthDomain
-import HearthLedger
-import HearthProjections
 import HearthStore
 import HearthTesting
 import Testing

@@ -1,7 +1,6 @@
 import HTTPTypes
 import HearthAuth
 import HearthDomain
-import HearthLedger
 import HearthStore
 import HearthTesting
 import HearthWire

@@ -1,7 +1,7 @@
 import HearthDomain
 import HearthLedger
 import HearthProjections
-import HearthStore
+@testable import HearthStore
 import HearthTesting
 import LMDB
 import Testing
@@ -30,7 +30,7 @@ struct RebuildTests {
         try test.run(.completeEmailLinkSignIn(p, uid("pw"), email: "pw@x.io", refreshTokenHash: "r-pw-link"))
         try test.run(.createAccount(p, uid("fed"), AccountCreated(method: .federated, createdAt: at(), email: "fed@x.io", providers: [ProviderLink(providerId: "github.com", federatedId: "gh")])))
         try test.run(.unlinkProviders(p, uid("fed"), ["github.com"]))
-        try test.run(.update(p, uid("fed"), AccountUpdate(email: "fed2@x.io", profile: ProfileUpdated(displayName: "F", phoneNumber: "+15550002"), customClaims: .some(#"{"r":1}"#), validSince: at() / 1000)), as: TestStore.admin)
+        try test.run(.update(p, uid("fed"), AccountUpdate(email: "fed2@x.io", profile: ProfileUpdated(displayName: "F", phoneNumber: "+15550002"), customClaims: .some(#"{"r":1}"#), revokeSessions: .since(seconds: at() / 1000))), as: TestStore.admin)
         try test.run(.issueOOBCode(p, codeHash: "c1", OOBCodeIssued(requestType: .emailSignIn, email: "new@x.io", expiresAt: at() + 3_600_000)))
         try test.run(.consumeOOBCode(p, codeHash: "c1"))
         try test.run(.update(p, uid("anon10"), AccountUpdate(disabled: true)), as: TestStore.admin)
@@ -67,7 +67,8 @@ struct RebuildTests {
         let test = try TestStore(label: "rebuild-chunks")
         defer { try? test.close() }
         try Self.history(test)
-        var maintenance = test.store.maintenance
+        let store = test.store
+        var maintenance = ProjectionMaintenance(environment: store.environment, ledger: store.ledger, projections: store.projections)
         maintenance.chunkSize = chunkSize
         let live = try maintenance.digest()
         var reports: [UInt64] = []
@@ -97,14 +98,17 @@ struct RebuildTests {
                 if let email = account.email { #expect(try reader.owner(ofEmail: email, in: key.project) == key.uid) }
                 // Only v1 tokens are indexed by hash; the others name their account.
                 for token in account.refreshTokens {
-                    let indexed = try reader.refreshToken(hash: token)?.uid
+                    let indexed = try reader.account(issuedRefreshToken: token, in: key.project)?.uid
                     #expect(indexed == (token.hasPrefix("r-v1-") ? key.uid : nil), "\(token)")
                 }
             }
         }
-        #expect(try test.store.read { try $0.refreshToken(hash: "r-v1-anon11") }?.uid == UserID("anon11"))
-        #expect(try test.store.read { try $0.refreshToken(hash: "r-v1-anon11-b") } == nil)
-        #expect(try test.store.read { try $0.refreshToken(hash: "r-anon-11") } == nil)
+        let project = TestStore.project
+        #expect(try test.store.read { try $0.account(issuedRefreshToken: "r-v1-anon11", in: project) }?.uid == UserID("anon11"))
+        #expect(try test.store.read { try $0.account(issuedRefreshToken: "r-v1-anon11-b", in: project) } == nil)
+        #expect(try test.store.read { try $0.account(issuedRefreshToken: "r-anon-11", in: project) } == nil)
+        // A token is found only within its account's project.
+        #expect(try test.store.read { try $0.account(issuedRefreshToken: "r-v1-anon11", in: ProjectID("other")!) } == nil)
         #expect(try test.store.read { try $0.account(UserID("anon11")!, in: TestStore.project) }?.refreshTokens
             == ["r-anon-11", "r-v1-anon11"])
     }
@@ -119,7 +123,7 @@ struct RebuildTests {
         }
         let path = test.directory.path
         test.store.close()
-        let reopened = try AccountStore(directory: path)
+        let reopened = try DataDirectory(path).open(as: "test")
         defer { reopened.close() }
         #expect(try reopened.maintenance.digest() == live)
         withExtendedLifetime(test) {}

@@ -1,7 +1,7 @@
 import HearthDomain
 import HearthLedger
 import HearthProjections
-import HearthStore
+@testable import HearthStore
 import HearthTesting
 import LMDB
 import PropertyBased
@@ -34,11 +34,22 @@ struct CommandSequenceProperties {
         case 5: return .setPassword(project, uid, hash, email: n % 2 == 0 ? email : nil, reason: .changed)
         case 6: return .completeEmailLinkSignIn(project, uid, email: email, refreshTokenHash: "t\(n)")
         case 7: return .signIn(project, uid, method: "password", refreshTokenHash: "t\(n)")
-        case 8: return .update(project, uid, AccountUpdate(email: n % 3 == 0 ? email : nil, disabled: n % 2 == 0, validSince: n % 5 == 0 ? Int64(n) : nil))
+        case 8:
+            let revocation: SessionRevocation? = n % 5 == 0 ? .since(seconds: Int64(n)) : n % 5 == 1 ? .now : nil
+            return .update(
+                project, uid,
+                AccountUpdate(
+                    email: n % 3 == 0 ? email : nil, password: n % 4 == 0 ? hash : nil, disabled: n % 2 == 0,
+                    revokeSessions: revocation))
         case 9: return .deleteAccount(project, uid, by: .admin)
         case 10: return .changeProjectConfig(project, ProjectConfigChange(anonymousCleanup: n % 2 == 0, oneAccountPerEmail: n % 3 != 0))
         case 11: return .purgeAnonymous(project, uid)
-        case 12: return .update(project, uid, AccountUpdate(profile: ProfileUpdated(phoneNumber: "+1555000\(n % 3)")))
+        case 12:
+            // Set some fields and delete some, overlapping: a field both set and deleted stays set.
+            var profile = ProfileUpdated(
+                displayName: n % 2 == 0 ? "N\(n % 3)" : nil, phoneNumber: n % 3 == 0 ? "+1555000\(n % 3)" : nil)
+            profile.deleted = [ProfileUpdated.Field.displayName, .photoUrl, .phoneNumber].filter { _ in n % 5 < 3 }
+            return .update(project, uid, AccountUpdate(profile: profile))
         default: return .revokeRefreshToken(project, uid, tokenHash: "t\(n - 17)")
         }
     }
@@ -76,7 +87,7 @@ struct CommandSequenceProperties {
             test.clock.advance(days: Int64(first % 4) * 10)
             let now = test.clock.now()
             let commands = job.map(command)
-            let results: [Result<[EventEnvelope], any Error>] =
+            let results: [Result<[StoredEvent], any Error>] =
                 if sharingJobs {
                     try await test.store.executeAll(commands, metadata: TestStore.user)
                 } else {
@@ -89,6 +100,7 @@ struct CommandSequenceProperties {
                 switch (expected, actual) {
                 case (.success(let events), .success(let envelopes)):
                     #expect(envelopes.map(\.payload) == events)
+                    checkRules(command, before: model, after: modelCopy, now: now)
                     model = modelCopy
                 case (.failure(let modelError as AuthError), .failure(let storeError as AuthError)):
                     #expect(modelError == storeError)
@@ -100,13 +112,52 @@ struct CommandSequenceProperties {
         try verify(test, model)
     }
 
+    /// The rules `decide` owns, checked on each accepted command's before and after (both
+    /// model and store run `decide`, so agreeing with each other can not catch a wrong rule).
+    static func checkRules(_ command: Command, before: InMemoryState, after: InMemoryState, now: Int64) {
+        guard case .update(let project, let uid, let update) = command,
+            let old = before.account(uid, in: project), let new = after.account(uid, in: project)
+        else { return }
+        let emailMoved = update.email.map { normalizeEmail($0) != old.email } ?? false
+        switch update.revokeSessions {
+        case .since(let seconds)?:
+            // An administrator's time wins; revocation never moves back.
+            #expect(new.validSince == max(old.validSince, seconds))
+            #expect(new.refreshTokens.isEmpty)
+        case .now?:
+            #expect(new.validSince == max(old.validSince, now / 1000))
+            #expect(new.refreshTokens.isEmpty)
+        case nil where update.password != nil || emailMoved:
+            // A new password or email ends every earlier session.
+            #expect(new.validSince == max(old.validSince, now / 1000), "\(command)")
+            #expect(new.refreshTokens.isEmpty)
+        case nil:
+            // Nothing else ends sessions, except re-enabling a disabled account.
+            if !(old.disabled && update.disabled == false) {
+                #expect(new.validSince == old.validSince, "\(command)")
+                #expect(new.refreshTokens == old.refreshTokens)
+            }
+        }
+        // A field set in the update ends up set, even when also deleted.
+        if let name = update.profile.displayName { #expect(new.displayName == name) }
+        if let phone = update.profile.phoneNumber { #expect(new.phoneNumber == phone) }
+        for field in update.profile.deleted {
+            switch field {
+            case .displayName where update.profile.displayName == nil: #expect(new.displayName == nil)
+            case .photoUrl where update.profile.photoUrl == nil: #expect(new.photoUrl == nil)
+            case .phoneNumber where update.profile.phoneNumber == nil: #expect(new.phoneNumber == nil)
+            default: break
+            }
+        }
+    }
+
     /// The invariants, the model's accounts and a rebuild, checked on the store's final state.
     static func verify(_ test: TestStore, _ model: InMemoryState) throws {
         try test.store.read { reader throws in
             var emails = Set<String>()
             var federated = Set<String>()
             var accounts = 0
-            try reader.txn.forEach(reader.projections.accounts) { _, value in
+            try reader.projectionReader.txn.forEach(reader.projectionReader.projections.accounts) { _, value in
                 let account = try Account(binary: value)
                 accounts += 1
                 if let email = account.email {
@@ -123,8 +174,8 @@ struct CommandSequenceProperties {
                 return .continue
             }
             #expect(accounts == model.accounts.values.count)
-            #expect(try reader.txn.count(reader.projections.emails) == emails.count)
-            #expect(try reader.txn.count(reader.projections.federatedIds) == federated.count)
+            #expect(try reader.projectionReader.txn.count(reader.projectionReader.projections.emails) == emails.count)
+            #expect(try reader.projectionReader.txn.count(reader.projectionReader.projections.federatedIds) == federated.count)
         }
         // Gapless global sequence and gapless stream versions from 1.
         try test.store.environment.read { txn throws in

@@ -1,7 +1,7 @@
 import HearthDomain
 import HearthLedger
 import HearthProjections
-import HearthStore
+@testable import HearthStore
 import HearthTesting
 import LMDB
 import Testing
@@ -16,10 +16,10 @@ struct ConcurrencyTests {
         let store = test.store
         let hash = PasswordHash(algorithm: "SCRYPT", hash: [1], salt: [2])
         // 1,000 commands from 100 tasks; commands 0, 20, 40, … race for the same email.
-        let outcomes = await withTaskGroup(of: [(Int, Result<[EventEnvelope], any Error>)].self) { group in
+        let outcomes = await withTaskGroup(of: [(Int, Result<[StoredEvent], any Error>)].self) { group in
             for task in 0..<100 {
                 group.addTask {
-                    var results: [(Int, Result<[EventEnvelope], any Error>)] = []
+                    var results: [(Int, Result<[StoredEvent], any Error>)] = []
                     for step in 0..<10 {
                         let index = task * 10 + step
                         let email = index % 20 == 0 ? "race@x.io" : "user\(index)@x.io"
@@ -35,7 +35,7 @@ struct ConcurrencyTests {
                     return results
                 }
             }
-            var all: [(Int, Result<[EventEnvelope], any Error>)] = []
+            var all: [(Int, Result<[StoredEvent], any Error>)] = []
             for await results in group { all += results.map { ($0.0, $0.1) } }
             return all
         }
@@ -54,7 +54,7 @@ struct ConcurrencyTests {
         #expect(try store.read { try $0.owner(ofEmail: "race@x.io", in: TestStore.project) } == UserID("u\(winners[0].0)"))
         let statistics = store.environment.writer.statistics
         #expect(statistics.batches < statistics.jobs)
-        #expect(try LedgerVerifier(ledger: store.ledger, environment: store.environment).verify().isIntact)
+        #expect(try store.audit.verify().isIntact)
     }
 
     static func sequences(_ store: AccountStore) throws -> [UInt64] {
@@ -86,7 +86,7 @@ struct ConcurrencyTests {
         let uid = UserID("v")!
         try test.run(.createAccount(project, uid, AccountCreated(method: .anonymous, createdAt: 0)))
         try test.store.executeAndWait(.update(project, uid, AccountUpdate(disabled: true)), expecting: .exactly(1), metadata: TestStore.admin)
-        #expect(throws: LedgerError.wrongExpectedVersion(stream: .account(project, uid), expected: .exactly(1), actual: 2)) {
+        #expect(throws: StoreError.wrongExpectedVersion(stream: .account(project, uid), expected: .exactly(1), actual: 2)) {
             try test.store.executeAndWait(.update(project, uid, AccountUpdate(disabled: false)), expecting: .exactly(1), metadata: TestStore.admin)
         }
         #expect(try test.account("v")?.disabled == true)

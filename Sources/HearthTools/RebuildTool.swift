@@ -1,11 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-import HearthProjections
 import HearthStore
-import LMDB
 
 /// `hearth projections rebuild`: refolds every projection from sequence 0 and proves the
 /// result equals what was there (the digests before and after).
@@ -20,19 +13,16 @@ public struct RebuildTool {
         public var matches: Bool { digestBefore == digestAfter }
     }
 
-    public let directory: String
-    public var environment = EnvironmentOptions()
+    public let directory: DataDirectory
 
-    public init(directory: String) { self.directory = directory }
+    public init(directory: DataDirectory) { self.directory = directory }
 
-    /// Refuses (`DataDirectoryLockError.held`) while a daemon holds the data directory.
+    /// Refuses (`DataDirectoryLockError.held`) while a daemon holds the data directory, and
+    /// (`StoreError.noLedger`) where there is no ledger to rebuild from.
     public func run(progress: (UInt64, UInt64) -> Void = { _, _ in }) throws -> Summary {
-        guard access(directory + "/data.mdb", F_OK) == 0 else { throw StoreError.noLedger(directory: directory) }
-        let lock = try DataDirectoryLock(directory: directory, holder: "hearth projections rebuild")
-        defer { withExtendedLifetime(lock) {} }
-        var options = AccountStore.Options()
-        options.environment = environment
-        let store = try AccountStore(directory: directory, options: options)
+        guard directory.holdsLedger else { throw StoreError.noLedger(directory: directory.path) }
+        // Opening catches up first, so "before" is the projections a daemon would serve.
+        let store = try directory.open(as: "hearth projections rebuild")
         defer { store.close() }
         let maintenance = store.maintenance
         let before = try maintenance.digest()

@@ -5,10 +5,7 @@ import Darwin
 #endif
 import Foundation
 import HearthDomain
-import HearthLedger
-import HearthProjections
 import HearthStore
-import LMDB
 
 /// `hearth bench ledger`: Hearth's write and rebuild paths against LMDB ceilings measured in
 /// the same run, on the same disk (spec/PERFORMANCE.md: ratios, not absolute numbers).
@@ -35,11 +32,11 @@ public struct LedgerBenchmark {
         removeTree(directory)
         defer { removeTree(directory) }
         log("raw LMDB, one commit (fsync) per 300-byte event …")
-        let single = try rawAppends(perCommit: 1, commits: rawCommits, path: directory + "/raw1")
+        let single = try StoreProbes.rawAppendRate(perCommit: 1, commits: rawCommits, path: directory + "/raw1")
         log("raw LMDB, 100 events per commit …")
-        let hundred = try rawAppends(perCommit: 100, commits: max(rawCommits / 4, 50), path: directory + "/raw100")
+        let hundred = try StoreProbes.rawAppendRate(perCommit: 100, commits: max(rawCommits / 4, 50), path: directory + "/raw100")
         log("raw LMDB, 1000 events per commit …")
-        let thousand = try rawAppends(perCommit: 1000, commits: 200, path: directory + "/raw1000")
+        let thousand = try StoreProbes.rawAppendRate(perCommit: 1000, commits: 200, path: directory + "/raw1000")
         log("Hearth group commit, \(submitters) concurrent submitters, \(groupCommitCommands) commands …")
         let (group, batch) = try await groupCommit(path: directory + "/group")
         log("building a \(rebuildEvents)-event ledger for the rebuild …")
@@ -60,32 +57,12 @@ public struct LedgerBenchmark {
         ]
     }
 
-    /// Durable commits straight through the LMDB wrapper: the ceiling for fsync-bound writes.
-    private func rawAppends(perCommit: Int, commits: Int, path: String) throws -> Double {
-        let environment = try Environment(path: path)
-        defer { environment.close() }
-        let database: Database<BigEndianUInt64, [UInt8]> = try environment.openDatabase(named: "events")
-        let value = [UInt8](repeating: 0xab, count: 300)
-        var sequence: UInt64 = 0
-        let start = ContinuousClock.now
-        for _ in 0..<commits {
-            let first = sequence
-            try environment.writer.perform { txn in
-                for offset in 1...UInt64(perCommit) {
-                    try txn.put(database, BigEndianUInt64(first + offset), value, options: .append)
-                }
-            }
-            sequence += UInt64(perCommit)
-        }
-        return Double(sequence) / seconds(since: start)
-    }
-
     private func groupCommit(path: String) async throws -> (Double, Double) {
-        let store = try AccountStore(directory: path)
+        let store = try DataDirectory(path).open(as: "hearth bench")
         defer { store.close() }
         let metadata = Metadata(actor: .system, actorId: "bench")
         let perSubmitter = groupCommitCommands / submitters
-        let before = store.environment.writer.statistics
+        let before = StoreProbes.writerCounts(store)
         let start = ContinuousClock.now
         try await withThrowingTaskGroup(of: Void.self) { group in
             for submitter in 0..<submitters {
@@ -100,7 +77,7 @@ public struct LedgerBenchmark {
             try await group.waitForAll()
         }
         let elapsed = seconds(since: start)
-        let after = store.environment.writer.statistics
+        let after = StoreProbes.writerCounts(store)
         let batches = Double(after.batches - before.batches)
         return (Double(perSubmitter * submitters) / elapsed, Double(after.jobs - before.jobs) / max(batches, 1))
     }
@@ -108,7 +85,7 @@ public struct LedgerBenchmark {
     /// Returns scan, scan + decode and rebuild rates, and the seconds one account's history
     /// takes to read (audit replay by uid).
     private func rebuildVersusScan(path: String, log: (String) -> Void) async throws -> (Double, Double, Double, Double) {
-        let store = try AccountStore(directory: path)
+        let store = try DataDirectory(path).open(as: "hearth bench")
         defer { store.close() }
         let uid = UserID("history")!
         // The account of the history read sits in the middle of the ledger, among the others.
@@ -116,8 +93,8 @@ public struct LedgerBenchmark {
         try await recordHistory(store, uid)
         try await DemoLedger.populate(store, events: rebuildEvents)
         log("scanning \(try store.ledgerHead().sequence) records, then rebuilding …")
-        let scan = try scanRate(store)
-        let decode = try scanRate(store, decoding: true)
+        let scan = try StoreProbes.scanRate(store)
+        let decode = try StoreProbes.scanRate(store, decoding: true)
         let rebuildStart = ContinuousClock.now
         let rebuilt = try store.maintenance.rebuild()
         let rebuild = Double(rebuilt) / seconds(since: rebuildStart)
@@ -145,30 +122,11 @@ public struct LedgerBenchmark {
         let rounds = 1_000
         let start = ContinuousClock.now
         for _ in 0..<rounds {
-            let events = try store.read { try store.ledger.events(of: stream, in: $0.txn) }
+            let events = try store.audit.events(of: stream)
             precondition(events.count == historyEvents, "the history account has \(events.count) events")
         }
         return seconds(since: start) / Double(rounds)
     }
-}
-
-/// Reads every ledger record once, touching its bytes (the read ceiling for a rebuild), or
-/// also decoding it (how much of a rebuild is decoding rather than projecting).
-private func scanRate(_ store: AccountStore, decoding: Bool = false) throws -> Double {
-    var scanned: UInt64 = 0
-    var checksum = 0
-    let start = ContinuousClock.now
-    try store.environment.read { txn in
-        try txn.forEach(store.ledger.events) { _, record in
-            checksum &+= record.count &+ Int(record[record.count - 1])
-            if decoding { checksum &+= Int(try RecordFormat.decode(record).streamVersion) }
-            scanned += 1
-            return .continue
-        }
-    }
-    let rate = Double(scanned) / seconds(since: start)
-    precondition(checksum != 0 || scanned == 0)
-    return rate
 }
 
 let benchProject = ProjectID("bench")!

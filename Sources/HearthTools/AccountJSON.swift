@@ -4,7 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import HearthDomain
-import HearthLedger
+import HearthStore
 
 /// `hearth audit show` output: the account as a JSON object, and the event it reflects.
 public enum AccountJSON {
@@ -14,11 +14,11 @@ public enum AccountJSON {
         let asOf: String
     }
 
-    public static func render(_ account: Account, through envelope: EventEnvelope) throws -> String {
+    public static func render(_ account: Account, through event: StoredEvent) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
         let snapshot = Snapshot(
-            account: account, asOfSequence: envelope.sequence, asOf: Timestamp.iso8601(milliseconds: envelope.recordedAt))
+            account: account, asOfSequence: event.sequence, asOf: Timestamp.iso8601(milliseconds: event.recordedAt))
         return String(decoding: try encoder.encode(snapshot), as: UTF8.self)
     }
 }

@@ -1,6 +1,4 @@
 import HearthDomain
-import HearthLedger
-import HearthProjections
 import HearthStore
 
 /// Sample ledgers: the README's walkthrough story, and bulk data for benchmarks and tests.
@@ -9,8 +7,7 @@ public enum DemoLedger {
 
     /// Records the story unless this ledger already has it; returns whether it did.
     public static func recordStoryOnce(_ store: AccountStore, project: ProjectID) async throws -> Bool {
-        let first = StreamID.account(project, UserID("demo-anonymous")!)
-        guard try store.read({ try store.ledger.version(of: first, in: $0.txn) }) == 0 else { return false }
+        guard try store.audit.events(of: .account(project, UserID("demo-anonymous")!)).isEmpty else { return false }
         try await story(store, project: project)
         return true
     }

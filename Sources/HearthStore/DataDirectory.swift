@@ -1,0 +1,69 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import HearthDomain
+import LMDB
+
+/// A Hearth data directory and everything in it: LMDB's `data.mdb` and `lock.mdb` (the
+/// ledger and its projections), `hearth.lock` (who has it open for writing) and the signing
+/// keys. The only code that knows the layout, and the only way to open a store.
+public struct DataDirectory: Sendable, Equatable, CustomStringConvertible {
+    public let path: String
+
+    /// Where a data directory is when none is named, relative to the working directory.
+    public static let defaultPath = ".hearth/data"
+    /// The environment variable that names it when the command line does not.
+    public static let environmentVariable = "HEARTH_DATA_DIR"
+
+    public init(_ path: String) { self.path = path }
+
+    /// `explicit` (a `--data` value), else `$HEARTH_DATA_DIR`, else `.hearth/data`.
+    public init(_ explicit: String?, environment: [String: String]) {
+        let named = environment[Self.environmentVariable].flatMap { $0.isEmpty ? nil : $0 }
+        self.init(explicit ?? named ?? Self.defaultPath)
+    }
+
+    public var description: String { path }
+
+    /// The PEM file of the signing key for `algorithm` (e.g. "rs256"), created on first start.
+    public func signingKeyFile(algorithm: String) -> String {
+        path + "/signing-key-\(algorithm.lowercased()).pem"
+    }
+
+    var ledgerFile: String { path + "/data.mdb" }
+    var lockFile: String { path + "/hearth.lock" }
+
+    /// Whether a ledger was ever written here.
+    public var holdsLedger: Bool { access(ledgerFile, F_OK) == 0 }
+
+    /// Takes the directory's lock for `holder` (refusing with `DataDirectoryLockError.held`
+    /// while a daemon or a tool has it), then opens the store for writing. The store releases
+    /// the lock when it closes. With `catchUp` false the projections are left for the caller
+    /// to bring up to date (`maintenance.catchUp`), before it serves anything.
+    public func open(as holder: String, options: AccountStore.Options = AccountStore.Options(), catchUp: Bool = true)
+        throws -> AccountStore
+    {
+        precondition(!options.readOnly, "open(as:) is for writers; use openForReading")
+        let lock = try DataDirectoryLock(self, holder: holder)
+        do {
+            return try AccountStore(directory: self, options: options, lock: lock, catchUp: catchUp)
+        } catch {
+            lock.release()
+            throw error
+        }
+    }
+
+    /// Opens an existing ledger read-only, without the lock: LMDB lets readers share the
+    /// directory with a writer in another process (the audit tools beside a daemon).
+    public func openForReading(clock: any WallClock = SystemClock()) throws -> AccountStore {
+        var options = AccountStore.Options.readOnly
+        options.clock = clock
+        return try AccountStore(directory: self, options: options, lock: nil, catchUp: false)
+    }
+
+    func createIfMissing() throws {
+        try translatingErrors { try Environment.createDirectories(path) }
+    }
+}

@@ -1,0 +1,153 @@
+import HearthDomain
+import HearthLedger
+import LMDB
+
+/// The audit queries: read-only, in bounded read transactions, safe beside a running daemon.
+public struct StoreAudit: Sendable {
+    let store: AccountStore
+
+    /// Which events a replay prints.
+    public struct Filter: Sendable {
+        public var project: ProjectID
+        public var uid: UserID?
+        public var types: Set<String> = []
+        /// Unix milliseconds, inclusive.
+        public var since: Int64?
+        public var until: Int64?
+
+        public init(project: ProjectID, uid: UserID? = nil, types: Set<String> = [], since: Int64? = nil, until: Int64? = nil) {
+            self.project = project
+            self.uid = uid
+            self.types = types
+            self.since = since
+            self.until = until
+        }
+
+        func matches(_ envelope: EventEnvelope) -> Bool {
+            (types.isEmpty || types.contains(envelope.type.name))
+                && (since.map { envelope.recordedAt >= $0 } ?? true)
+                && (until.map { envelope.recordedAt <= $0 } ?? true)
+        }
+    }
+
+    public struct ReplaySummary: Sendable, Equatable {
+        /// Events handed to the caller (those the filter matched).
+        public var matched: UInt64 = 0
+        /// Events read to find them.
+        public var scanned: UInt64 = 0
+    }
+
+    /// Hands each event the filter matches to `emit`, in sequence order. With a uid, the stream
+    /// index gives that account's events directly, whatever the ledger's size; otherwise the
+    /// ledger is read from `since` (found by binary search) in batches, and `progress(scanned,
+    /// total)` runs after each, total being the events between `since` and `until`.
+    @discardableResult
+    public func replay(
+        _ filter: Filter, progress: (_ scanned: UInt64, _ total: UInt64) -> Void = { _, _ in },
+        _ emit: (StoredEvent) throws -> Void
+    ) throws -> ReplaySummary {
+        var summary = ReplaySummary()
+        func visit(_ envelope: EventEnvelope) throws {
+            summary.scanned += 1
+            guard filter.matches(envelope) else { return }
+            try emit(StoredEvent(envelope))
+            summary.matched += 1
+        }
+        try translatingErrors {
+            if let uid = filter.uid {
+                for envelope in try envelopes(of: .account(filter.project, uid)) { try visit(envelope) }
+            } else {
+                try replayAll(filter, visit, progress: progress)
+            }
+        }
+        return summary
+    }
+
+    private func replayAll(
+        _ filter: Filter, _ visit: (EventEnvelope) throws -> Void, progress: (UInt64, UInt64) -> Void
+    ) throws {
+        let batch = 10_000
+        let ledger = store.ledger
+        let (first, last) = try store.environment.read { txn in
+            let first = try filter.since.map { try ledger.firstSequence(recordedAtOrAfter: $0, in: txn) } ?? 1
+            var last = try ledger.head(in: txn).sequence
+            if let until = filter.until, until < .max,
+                let after = try ledger.firstSequence(recordedAtOrAfter: until + 1, in: txn)
+            {
+                last = after - 1
+            }
+            return (first, last)
+        }
+        let total = first.map { last >= $0 ? last - $0 + 1 : 0 } ?? 0
+        var scanned: UInt64 = 0
+        var next = first
+        while let start = next {
+            next = nil
+            var seen = 0
+            try store.environment.read { txn in
+                try ledger.forEachRecord(from: start, in: txn) { sequence, record in
+                    if let until = filter.until, try RecordFormat.recordedAt(of: record) > until { return .stop }
+                    try visit(try RecordFormat.decode(record))
+                    seen += 1
+                    if seen == batch {
+                        next = sequence + 1
+                        return .stop
+                    }
+                    return .continue
+                }
+            }
+            scanned += UInt64(seen)
+            progress(min(scanned, total), total)
+        }
+    }
+
+    /// One stream's events in stream order, through the stream index.
+    public func events(of stream: StreamID) throws -> [StoredEvent] {
+        try translatingErrors { try envelopes(of: stream).map(StoredEvent.init) }
+    }
+
+    private func envelopes(of stream: StreamID) throws -> [EventEnvelope] {
+        try store.environment.read { txn in try store.ledger.events(of: stream, in: txn) }
+    }
+
+    /// The account as of `time`: the fold of its events recorded at or before then, and the
+    /// last of those events (`nil` if it had none; the account is `nil` if it was deleted).
+    public func account(_ uid: UserID, in project: ProjectID, at time: Int64) throws
+        -> (account: Account?, through: StoredEvent?)
+    {
+        var account: Account?
+        var last: EventEnvelope?
+        for envelope in try translatingErrors({ try envelopes(of: .account(project, uid)) }) where envelope.recordedAt <= time {
+            account = Evolve.account(account, envelope.payload, uid: uid, at: envelope.recordedAt)
+            last = envelope
+        }
+        return (account, last.map(StoredEvent.init))
+    }
+
+    /// What walking the hash chain found.
+    public struct Verification: Equatable, Sendable {
+        public var eventsChecked: UInt64
+        /// Hash (hex) of the last good event; publish it elsewhere to anchor the chain.
+        public var headHash: String
+        /// The first bad event and why, if any record was altered.
+        public var failure: (sequence: UInt64, reason: String)?
+
+        public var isIntact: Bool { failure == nil }
+
+        public static func == (lhs: Self, rhs: Self) -> Bool {
+            lhs.eventsChecked == rhs.eventsChecked && lhs.headHash == rhs.headHash
+                && lhs.failure?.sequence == rhs.failure?.sequence && lhs.failure?.reason == rhs.failure?.reason
+        }
+    }
+
+    /// Walks the SHA-256 chain from the first event: gapless sequence numbers, every previous
+    /// hash equal to the prior record's, every hash recomputed. `progress(checked, total)`.
+    public func verify(progress: (_ checked: UInt64, _ total: UInt64) -> Void = { _, _ in }) throws -> Verification {
+        let outcome = try translatingErrors {
+            try LedgerVerifier(ledger: store.ledger, environment: store.environment).verify(progress: progress)
+        }
+        return Verification(
+            eventsChecked: outcome.eventsChecked, headHash: hex(outcome.headHash),
+            failure: outcome.failure.map { ($0.sequence, $0.reason) })
+    }
+}

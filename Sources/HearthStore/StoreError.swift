@@ -1,0 +1,86 @@
+import HearthDomain
+import HearthLedger
+import HearthProjections
+import LMDB
+
+/// What can go wrong in the store, in its own terms: callers above it never see LMDB's,
+/// the ledger's or the projections' errors. A refused command's `AuthError`, and any error a
+/// transaction body throws itself, pass through unchanged.
+public enum StoreError: Error, Equatable, CustomStringConvertible {
+    /// A read-only open of a directory that holds no ledger.
+    case noLedger(directory: String)
+    /// A key or value past LMDB's limits (keys are at most 511 bytes): bad input that slipped
+    /// past validation, never a server fault.
+    case valueTooLarge
+    /// The map reached its maximum size.
+    case full
+    /// The store was closed (shutdown) before the write could run.
+    case closed
+    case wrongExpectedVersion(stream: StreamID, expected: ExpectedVersion, actual: UInt64)
+    /// Another process wrote the projections during a catch-up or rebuild.
+    case concurrentWrite
+    /// A catch-up was asked to stop (shutdown) before it reached the ledger's head.
+    case interrupted
+    /// A stored record could not be read back (corruption, or a newer format).
+    case unreadable(String)
+    /// Any other storage failure, with LMDB's message.
+    case storage(String)
+
+    public var description: String {
+        switch self {
+        case .noLedger(let directory): "no Hearth ledger in \(directory) (data.mdb not found)"
+        case .valueTooLarge: "a value is too long to store"
+        case .full: "the data file reached its maximum size"
+        case .closed: "the store is closed"
+        case .wrongExpectedVersion(let stream, let expected, let actual):
+            "stream \(stream) is at version \(actual), expected \(expected)"
+        case .concurrentWrite: ProjectionError.concurrentWrite.description
+        case .interrupted: ProjectionError.interrupted.description
+        case .unreadable(let reason): "a stored record could not be read: \(reason)"
+        case .storage(let message): message
+        }
+    }
+
+    /// The store's error for one from a layer below it, or `nil` for errors that pass through.
+    init?(translating error: any Error) {
+        switch error {
+        case let error as LMDBError:
+            switch error {
+            case .badValueSize: self = .valueTooLarge
+            case .mapFull: self = .full
+            default: self = .storage(error.description)
+            }
+        case WriterError.stopped: self = .closed
+        case let error as LedgerError:
+            switch error {
+            case .wrongExpectedVersion(let stream, let expected, let actual):
+                self = .wrongExpectedVersion(stream: stream, expected: expected, actual: actual)
+            case .missingEvent: self = .unreadable(error.description)
+            }
+        case let error as ProjectionError:
+            switch error {
+            case .concurrentWrite: self = .concurrentWrite
+            case .interrupted: self = .interrupted
+            }
+        case let error as BinaryFormatError: self = .unreadable("\(error)")
+        default: return nil
+        }
+    }
+}
+
+/// Runs `body`, turning the errors of the layers below the store into `StoreError`s.
+func translatingErrors<R>(_ body: () throws -> R) throws -> R {
+    do {
+        return try body()
+    } catch {
+        throw StoreError(translating: error) ?? error
+    }
+}
+
+func translatingErrors<R>(_ body: () async throws -> R) async throws -> R {
+    do {
+        return try await body()
+    } catch {
+        throw StoreError(translating: error) ?? error
+    }
+}

@@ -1,0 +1,49 @@
+import HearthLedger
+import HearthProjections
+import LMDB
+
+/// Catch-up, rebuild and digest of the projections. Rebuild is catch-up from an emptied
+/// state, so the code that keeps projections current after a crash or upgrade is the code a
+/// rebuild exercises.
+public struct StoreMaintenance: Sendable {
+    let store: AccountStore
+
+    private var projections: ProjectionMaintenance {
+        ProjectionMaintenance(environment: store.environment, ledger: store.ledger, projections: store.projections)
+    }
+
+    /// Applies every event after the projections' checkpoint (all of them if the stored
+    /// projections were built by another format). `progress(applied, total)` runs as each
+    /// chunk commits. Nothing else may write the projections meanwhile. When `shouldStop`
+    /// says so between chunks, it ends with `StoreError.interrupted`, its work so far kept.
+    @discardableResult
+    public func catchUp(
+        progress: (_ applied: UInt64, _ total: UInt64) -> Void = { _, _ in }, shouldStop: () -> Bool = { false }
+    ) throws -> UInt64 {
+        try translatingErrors { try projections.catchUp(progress: progress, shouldStop: shouldStop) }
+    }
+
+    /// Drops every projection and refolds the whole ledger.
+    @discardableResult
+    public func rebuild(progress: (_ applied: UInt64, _ total: UInt64) -> Void = { _, _ in }) throws -> UInt64 {
+        try translatingErrors { try projections.rebuild(progress: progress) }
+    }
+
+    /// SHA-256 over every projection table's keys and values, and the checkpoint: equal
+    /// digests mean byte-identical projections.
+    public func digest() throws -> String {
+        try translatingErrors { try projections.digest() }
+    }
+
+    /// Events the projections have yet to apply (the ledger's head less their checkpoint), or
+    /// every event when a format change means they must be rebuilt.
+    public func eventsBehind() throws -> UInt64 {
+        try translatingErrors {
+            try store.environment.read { txn in
+                let head = try store.ledger.head(in: txn).sequence
+                guard try store.projections.storedFormat(in: txn) == Projections.formatVersion else { return head }
+                return head - min(head, try store.projections.checkpoint(in: txn))
+            }
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import HearthLedger
+import LMDB
+
+/// Measurements of the layers under the store, for `hearth bench ledger`: the ceilings that
+/// Hearth's own paths are compared with (spec/PERFORMANCE.md), measured in the same run.
+public enum StoreProbes {
+    /// Events per second appended straight through the LMDB wrapper, `perCommit` 300-byte
+    /// events per durable commit, in a fresh environment at `path`: the ceiling for
+    /// fsync-bound writes.
+    public static func rawAppendRate(perCommit: Int, commits: Int, path: String) throws -> Double {
+        try translatingErrors {
+            let environment = try Environment(path: path)
+            defer { environment.close() }
+            let database: Database<BigEndianUInt64, [UInt8]> = try environment.openDatabase(named: "events")
+            let value = [UInt8](repeating: 0xab, count: 300)
+            var sequence: UInt64 = 0
+            let start = ContinuousClock.now
+            for _ in 0..<commits {
+                let first = sequence
+                try environment.writer.perform { txn in
+                    for offset in 1...UInt64(perCommit) {
+                        try txn.put(database, BigEndianUInt64(first + offset), value, options: .append)
+                    }
+                }
+                sequence += UInt64(perCommit)
+            }
+            return Double(sequence) / seconds(since: start)
+        }
+    }
+
+    /// Records per second in one cursor pass over `store`'s ledger, touching each record's
+    /// bytes (the read ceiling for a rebuild), or also decoding each into an event.
+    public static func scanRate(_ store: AccountStore, decoding: Bool = false) throws -> Double {
+        var scanned: UInt64 = 0
+        var checksum = 0
+        let start = ContinuousClock.now
+        try translatingErrors {
+            try store.environment.read { txn in
+                try txn.forEach(store.ledger.events) { _, record in
+                    checksum &+= record.count &+ Int(record[record.count - 1])
+                    if decoding { checksum &+= Int(try RecordFormat.decode(record).streamVersion) }
+                    scanned += 1
+                    return .continue
+                }
+            }
+        }
+        let rate = Double(scanned) / seconds(since: start)
+        precondition(checksum != 0 || scanned == 0)
+        return rate
+    }
+
+    /// Write jobs and the batches (transactions, fsyncs) they were grouped into so far.
+    public static func writerCounts(_ store: AccountStore) -> (jobs: Int, batches: Int) {
+        let statistics = store.environment.writer.statistics
+        return (statistics.jobs, statistics.batches)
+    }
+
+    private static func seconds(since start: ContinuousClock.Instant) -> Double {
+        let elapsed = ContinuousClock.now - start
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+    }
+}
