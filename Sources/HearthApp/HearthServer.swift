@@ -99,7 +99,7 @@ public enum HearthServer {
             services: services,
             onServerRunning: { _ in SystemdNotifier.notify("READY=1") },
             logger: logger)
-        application.beforeServerStarts { try StoreService.catchUp(store, logger: logger) }
+        application.beforeServerStarts { try await StoreService.catchUp(store, logger: logger) }
         return Assembly(application: application, service: service)
     }
 

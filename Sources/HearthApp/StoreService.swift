@@ -1,6 +1,8 @@
+import Foundation
 import HearthStore
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// Keeps the store (and with it the data directory's lock) open while the server runs, and
 /// closes it at shutdown, after the HTTP server has drained (services stop in reverse order).
@@ -17,16 +19,42 @@ struct StoreService: Service {
 
     /// Brings the projections up to the ledger's head before the server starts (normally
     /// nothing: they commit together; after an upgrade that changed their format, a rebuild).
-    /// A shutdown signal stops it between chunks with `StoreError.interrupted`; what it
-    /// applied is kept for the next start.
-    static func catchUp(_ store: AccountStore, logger: Logger) throws {
+    /// It runs on a thread of its own, so the event loops stay free to take the signal; a
+    /// shutdown or cancellation stops it between chunks with `StoreError.interrupted`, and
+    /// what it applied is kept for the next start.
+    static func catchUp(_ store: AccountStore, logger: Logger) async throws {
         let behind = try store.maintenance.eventsBehind()
         let head = try store.ledgerHead()
         logger.info("ledger open", metadata: ["head": "\(head.sequence)", "projectionsBehind": "\(behind)"])
         guard behind > 0 else { return }
         SystemdNotifier.notify("STATUS=bringing the projections up to the ledger's head")
         let start = ContinuousClock.now
-        let applied = try store.maintenance.catchUp(shouldStop: { Task.isCancelled || Task.isShuttingDownGracefully })
+        let stop = StopRequest()
+        let applied = try await withTaskCancellationHandler {
+            try await withGracefulShutdownHandler {
+                try await onOwnThread { try store.maintenance.catchUp(shouldStop: stop.isRequested) }
+            } onGracefulShutdown: {
+                stop.request()
+            }
+        } onCancel: {
+            stop.request()
+        }
         logger.info("projections caught up", metadata: ["events": "\(applied)", "duration": "\(ContinuousClock.now - start)"])
+    }
+}
+
+/// A flag one thread raises and another polls.
+private final class StopRequest: Sendable {
+    private let flag = Atomic(false)
+
+    func request() { flag.store(true, ordering: .releasing) }
+
+    func isRequested() -> Bool { flag.load(ordering: .acquiring) }
+}
+
+/// Runs blocking `work` on a new thread and waits for it without holding an event loop.
+private func onOwnThread<R: Sendable>(_ work: @escaping @Sendable () throws -> R) async throws -> R {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
     }
 }

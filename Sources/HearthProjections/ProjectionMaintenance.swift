@@ -154,7 +154,7 @@ public struct ProjectionMaintenance: Sendable {
     }
 }
 
-public enum ProjectionError: Error, CustomStringConvertible {
+public enum ProjectionError: Error, Equatable, CustomStringConvertible {
     case concurrentWrite
     case interrupted
 

@@ -2,38 +2,12 @@ import HearthDomain
 import HearthProjections
 import LMDB
 
-/// What a read snapshot of the store answers: the `DecisionState` queries, account lookups,
+/// What a read snapshot of the store answers: the `DecisionState` queries (`StoreQueries`), account lookups,
 /// listing and paging, and refresh-token lookup. It lives only inside `AccountStore.read`.
-public struct StoreReader: DecisionState {
+public struct StoreReader: StoreQueries {
     let projectionReader: ProjectionReader<ReadTransaction>
 
-    public func account(_ uid: UserID, in project: ProjectID) throws -> Account? {
-        try projectionReader.account(uid, in: project)
-    }
-
-    public func owner(ofEmail email: String, in project: ProjectID) throws -> UserID? {
-        try projectionReader.owner(ofEmail: email, in: project)
-    }
-
-    public func owner(ofProvider providerId: String, federatedId: String, in project: ProjectID) throws -> UserID? {
-        try projectionReader.owner(ofProvider: providerId, federatedId: federatedId, in: project)
-    }
-
-    public func owner(ofPhone phoneNumber: String, in project: ProjectID) throws -> UserID? {
-        try projectionReader.owner(ofPhone: phoneNumber, in: project)
-    }
-
-    public func config(of project: ProjectID) throws -> ProjectConfig {
-        try projectionReader.config(of: project)
-    }
-
-    public func oobCode(_ codeHash: String, in project: ProjectID) throws -> OOBCode? {
-        try projectionReader.oobCode(codeHash, in: project)
-    }
-
-    public func cleanupDueAt(_ uid: UserID, in project: ProjectID) throws -> Int64? {
-        try projectionReader.cleanupDueAt(uid, in: project)
-    }
+    public var decisionState: any DecisionState { projectionReader }
 
     /// The account of `project` a v1 (opaque) refresh token was issued to, if the index knows
     /// the token. Whether the account still holds it is the caller's question.

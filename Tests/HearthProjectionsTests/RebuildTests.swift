@@ -79,6 +79,31 @@ struct RebuildTests {
         #expect(try maintenance.digest() == live)
     }
 
+    /// A catch-up asked to stop (the daemon's shutdown during start-up) stops between chunks,
+    /// keeps the chunks it committed, and the next catch-up goes on from there to the same bytes.
+    @Test func aStoppedCatchUpKeepsItsWorkAndResumes() throws {
+        let test = try TestStore(label: "stop")
+        defer { try? test.close() }
+        try Self.history(test)
+        let store = test.store
+        let live = try store.maintenance.digest()
+        var maintenance = ProjectionMaintenance(environment: store.environment, ledger: store.ledger, projections: store.projections)
+        maintenance.chunkSize = 3
+        try store.environment.writer.perform { txn in try store.projections.reset(in: txn) }
+        let head = try store.ledgerHead().sequence
+        var asked = 0
+        #expect(throws: ProjectionError.interrupted) {
+            try maintenance.catchUp(shouldStop: {
+                asked += 1
+                return asked > 2
+            })
+        }
+        #expect(try store.maintenance.eventsBehind() == head - 6)
+        #expect(try store.maintenance.catchUp() == head - 6)
+        #expect(try store.maintenance.eventsBehind() == 0)
+        #expect(try store.maintenance.digest() == live)
+    }
+
     @Test func projectionsEqualAnIndependentFoldOfTheLedger() throws {
         let test = try TestStore(label: "fold")
         defer { try? test.close() }
