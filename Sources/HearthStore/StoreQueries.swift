@@ -3,8 +3,10 @@ import HearthDomain
 /// The `DecisionState` queries, answered alike by a read snapshot (`StoreReader`) and by a write
 /// job (`StoreTransaction`, which sees its own commands' effects).
 public protocol StoreQueries: DecisionState {
-    /// What answers them, as the domain's read-only view.
-    var decisionState: any DecisionState { get }
+    associatedtype Answering: DecisionState
+    /// What answers them, as the domain's read-only view (opaque to callers, and no existential
+    /// box: these run on every lookup).
+    var decisionState: Answering { get }
 }
 
 extension StoreQueries {

@@ -7,7 +7,7 @@ import LMDB
 public struct StoreReader: StoreQueries {
     let projectionReader: ProjectionReader<ReadTransaction>
 
-    public var decisionState: any DecisionState { projectionReader }
+    public var decisionState: some DecisionState { projectionReader }
 
     /// The account of `project` a v1 (opaque) refresh token was issued to, if the index knows
     /// the token. Whether the account still holds it is the caller's question.

@@ -13,7 +13,7 @@ public struct StoreTransaction: StoreQueries {
     public let now: Int64
 
     /// The job's view: accounts as its commands left them, indexes as written through.
-    public var decisionState: any DecisionState { WriteState(writer) }
+    public var decisionState: some DecisionState { WriteState(writer) }
 
     /// The same transaction, recording its next commands with `metadata` (e.g. naming the
     /// account a sign-up just minted as the actor).
