@@ -66,20 +66,16 @@ extension AuthService {
             switch attribute {
             case "DISPLAY_NAME": profile.deleted.append(.displayName)
             case "PHOTO_URL": profile.deleted.append(.photoUrl)
-            case "PASSWORD": update.unlinkProviders.append("password")
+            case "PASSWORD": update.unlinkProviders.append(.password)
             case "EMAIL": update.removeEmail = true
             case "USER_ATTRIBUTE_NAME_UNSPECIFIED": break
             default: throw FirebaseError.invalidArgument("deleteAttribute: unsupported value \(attribute)")
             }
         }
         update.profile = profile
-        update.unlinkProviders += changes.deleteProviders
+        update.unlinkProviders += changes.deleteProviders.map(ProviderID.init(rawValue:))
         if let validSince = changes.validSince, caller.isAdmin {
-            // Revocation only moves forward, so a time far ahead would lock the account out for
-            // good; an hour of clock skew between the Admin SDK's host and this one is allowed.
-            guard (0...(now / 1000 + 3600)).contains(validSince) else {
-                throw FirebaseError.invalidArgument("/validSince must be a Unix time in seconds, not in the future")
-            }
+            // An administrator's time is kept, within the range `decide` allows.
             update.revokeSessions = .since(seconds: validSince)
         } else if changes.validSince != nil {
             // A user's validSince only means "end my other sessions now".
@@ -96,7 +92,7 @@ extension AuthService {
     ) async throws -> UpdateResult {
         var update = prepared
         if let password { update.password = try await passwords.hash(password) }
-        let provider = password != nil ? "password" : session?.provider
+        let method: SignInMethod? = password != nil ? .password : session?.method
         let project = caller.project
         let uid = current.uid
         let finalUpdate = update
@@ -104,22 +100,22 @@ extension AuthService {
         // The old address must hear of the change: without room for that email, no change.
         let recovery = emailChanged ? try prepareEmailRecovery(from: current.email, origin: origin) : nil
         let issuedAt = session?.issuedAt
-        let (account, replaced, refresh, at) = try await write(caller, uid: uid) { tx in
+        let (account, replaced, session) = try await write(caller, uid: uid) { tx in
             let stored = try issuedAt.map { try Self.stillSignedIn(uid, project, since: $0, in: tx) } ?? tx.account(uid, project)
             let before = stored.email
             let events = try tx.execute(.update(project, uid, finalUpdate))
             let revoked = events.contains { if case .sessionsRevoked = $0.payload { true } else { false } }
-            var refresh: RefreshToken?
-            if revoked, issuedAt != nil, let provider {
-                refresh = TokenIssuer.newRefreshToken(for: uid, provider: provider)
-                try tx.execute(.signIn(project, uid, method: provider, refreshTokenHash: refresh!.hash))
+            // The signed-in caller ended its own session too: it continues in a new one.
+            var session: SignedIn?
+            if revoked, issuedAt != nil, let method {
+                session = try Self.run(.existingAccount(project, uid, method: method), in: tx)
             }
-            return (try tx.account(uid, project), try recovery?.issue(for: uid, project, replacing: before, in: tx), refresh, tx.now)
+            let replaced = try recovery?.issue(for: uid, project, replacing: before, in: tx)
+            return (try tx.account(uid, project), replaced, session)
         }
         if let recovery, let replaced { deliver(recovery, replaced: replaced, by: account, project) }
-        guard let refresh, let provider else { return UpdateResult(account: account, tokens: nil) }
-        let tokens = try signedIn(account, provider: provider, refresh: refresh, isNewUser: false, at: at, caller).tokens
-        return UpdateResult(account: account, tokens: tokens)
+        guard let session else { return UpdateResult(account: account, tokens: nil) }
+        return UpdateResult(account: account, tokens: try signedIn(session, caller).tokens)
     }
 
     public func delete(_ target: Target, _ caller: Caller) async throws {
@@ -159,7 +155,7 @@ extension AuthService {
 
     /// Admin lookup by any mix of identifiers; each account once, in request order.
     public func lookup(
-        uids: [UserID], emails: [String], phoneNumbers: [String], federated: [(providerId: String, rawId: String)],
+        uids: [UserID], emails: [String], phoneNumbers: [String], federated: [(providerId: ProviderID, rawId: String)],
         _ caller: Caller
     ) throws -> [Account] {
         let project = caller.project

@@ -7,15 +7,14 @@ extension AuthService {
         let custom = try settings.customTokens.verify(token, now: now)
         let project = caller.project
         let uid = custom.uid
-        let refresh = TokenIssuer.newRefreshToken(for: uid, provider: "custom", claims: custom.claims)
-        let (account, isNewUser, at) = try await write(caller, uid: uid) { tx in
+        let session = try await write(caller, uid: uid) { tx in
             // First use creates the account; signIn refuses a disabled one (USER_DISABLED).
-            let isNew = try tx.account(uid, in: project) == nil
-            if isNew { try tx.execute(.createAccount(project, uid, AccountCreated(method: .custom, createdAt: tx.now))) }
-            try tx.execute(.signIn(project, uid, method: "custom", refreshTokenHash: refresh.hash))
-            return (try tx.account(uid, project), isNew, tx.now)
+            let plan: SignInPlan =
+                try tx.account(uid, in: project) == nil
+                ? .newAccount(project, uid, AccountCreated(method: .custom, createdAt: tx.now), method: .custom)
+                : .existingAccount(project, uid, method: .custom)
+            return try Self.run(plan, in: tx, claims: custom.claims)
         }
-        return try signedIn(
-            account, provider: "custom", refresh: refresh, isNewUser: isNewUser, at: at, caller, claims: custom.claims)
+        return try signedIn(session, caller, claims: custom.claims)
     }
 }

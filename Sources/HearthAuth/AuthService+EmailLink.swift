@@ -20,26 +20,17 @@ extension AuthService {
         guard code.email == address else {
             throw FirebaseError.bad("INVALID_EMAIL : The email provided does not match the sign-in email address.")
         }
-        // Which account signs in is settled inside the write, so its token is minted there.
-        let (account, refresh, isNew, at) = try await write(caller, uid: linking?.0.uid) { tx in
+        // Which account signs in is settled inside the write (the domain's plan), so its token
+        // is minted there.
+        let session = try await write(caller, uid: linking?.0.uid) { tx in
             try tx.execute(.consumeOOBCode(project, codeHash: hash))
-            let owner = try tx.owner(ofEmail: address, in: project)
-            let newUid = tx.newUserID()
-            var uid = newUid
             if let (current, session) = linking {
                 _ = try Self.stillSignedIn(current.uid, project, since: session.issuedAt, in: tx)
-                if let owner, owner != current.uid { throw FirebaseError(AuthError.emailExists) }
-                uid = current.uid
-            } else if let owner {
-                uid = owner
-            } else {
-                let created = AccountCreated(method: .emailLink, createdAt: tx.now, email: address, emailVerified: true)
-                try tx.execute(.createAccount(project, uid, created))
             }
-            let refresh = TokenIssuer.newRefreshToken(for: uid, provider: "password")
-            try tx.execute(.completeEmailLinkSignIn(project, uid, email: address, refreshTokenHash: refresh.hash))
-            return (try tx.account(uid, project), refresh, uid == newUid, tx.now)
+            let plan = try Decide.planEmailLinkSignIn(
+                project, email: address, linkingTo: linking?.0.uid, newUid: tx.newUserID(), now: tx.now, state: tx)
+            return try Self.run(plan, in: tx)
         }
-        return try signedIn(account, provider: "password", refresh: refresh, isNewUser: isNew, at: at, caller)
+        return try signedIn(session, caller)
     }
 }

@@ -14,15 +14,13 @@ extension AuthService {
         // An imported or older hash is replaced by one with today's parameters (an event).
         let rehashed = passwords.isOutdated(stored) ? try await passwords.hash(password) : nil
         let uid = account.uid
-        let refresh = TokenIssuer.newRefreshToken(for: uid, provider: "password")
-        let (signedInAccount, at) = try await write(caller, uid: uid) { tx in
+        let session = try await write(caller, uid: uid) { tx in
             // The password checked above must still be the account's.
             guard try tx.account(uid, project).password == stored else { throw FirebaseError.invalidPassword }
-            if let rehashed { try tx.execute(.setPassword(project, uid, rehashed, email: nil, reason: .rehashed)) }
-            try tx.execute(.signIn(project, uid, method: "password", refreshTokenHash: refresh.hash))
-            return (try tx.account(uid, project), tx.now)
+            let rehash = rehashed.map { Command.setPassword(project, uid, $0, email: nil, reason: .rehashed) }
+            return try Self.run(.existingAccount(project, uid, method: .password, after: rehash.map { [$0] } ?? []), in: tx)
         }
-        return try signedIn(signedInAccount, provider: "password", refresh: refresh, isNewUser: false, at: at, caller)
+        return try signedIn(session, caller)
     }
 
     /// A hash this build cannot check counts as a wrong password, never as a server error.

@@ -32,7 +32,7 @@ extension AuthService {
         // Revoked sessions (validSince, password change, email-link takeover) lose their tokens.
         guard account.refreshTokens.contains(hash) else { throw FirebaseError.tokenExpired }
         let idToken = try tokens.idToken(
-            for: account, in: project, provider: session.provider, now: now, extraClaims: session.claims)
+            for: account, in: project, method: session.method, now: now, extraClaims: session.claims)
         return Refreshed(
             account: account, tokens: IssuedTokens(idToken: idToken, refreshToken: text, expiresIn: tokens.lifetime))
     }
@@ -47,10 +47,10 @@ extension AuthService {
 
     public struct SignInMethods: Sendable, Equatable {
         public var registered: Bool
-        /// Provider ids ("password" covers both password and email link).
-        public var allProviders: [String]
-        /// "password", "emailLink" and federated provider ids.
-        public var signInMethods: [String]
+        /// Provider ids (`password` covers both password and email link).
+        public var allProviders: [ProviderID]
+        /// `password`, `emailLink` and federated provider ids.
+        public var signInMethods: [SignInMethod]
     }
 
     public func signInMethods(for email: String, _ caller: Caller) throws -> SignInMethods {
@@ -62,7 +62,7 @@ extension AuthService {
         let federated = account.providers.map(\.providerId)
         let usesPassword = account.password != nil || account.emailLinkSignIn
         return SignInMethods(
-            registered: true, allProviders: (usesPassword ? ["password"] : []) + federated,
+            registered: true, allProviders: (usesPassword ? [.password] : []) + federated,
             signInMethods: account.signInMethods)
     }
 }

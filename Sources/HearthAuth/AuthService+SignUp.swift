@@ -5,15 +5,13 @@ import HearthStore
 extension AuthService {
     public func signUpAnonymously(_ caller: Caller) async throws -> SignInResult {
         let project = caller.project
-        let (account, refresh, at) = try await write(caller) { tx in
+        let session = try await write(caller) { tx in
             let uid = tx.newUserID()
-            let tx = tx.recording(as: Self.metadata(caller, uid: uid))
-            let refresh = TokenIssuer.newRefreshToken(for: uid, provider: "anonymous")
-            try tx.execute(.createAccount(project, uid, AccountCreated(method: .anonymous, createdAt: tx.now)))
-            try tx.execute(.signIn(project, uid, method: "anonymous", refreshTokenHash: refresh.hash))
-            return (try tx.account(uid, project), refresh, tx.now)
+            let created = AccountCreated(method: .anonymous, createdAt: tx.now)
+            return try Self.run(
+                .newAccount(project, uid, created, method: .anonymous), in: tx.recording(as: Self.metadata(caller, uid: uid)))
         }
-        return try signedIn(account, provider: "anonymous", refresh: refresh, isNewUser: true, at: at, caller)
+        return try signedIn(session, caller)
     }
 
     public func signUpWithPassword(email: String?, password: String?, displayName: String?, _ caller: Caller) async throws
@@ -25,17 +23,14 @@ extension AuthService {
         // Fail fast before spending a hash; the writer checks again.
         if try read({ try $0.owner(ofEmail: email, in: project) }) != nil { throw FirebaseError(AuthError.emailExists) }
         let hash = try await passwords.hash(password)
-        let (account, refresh, at) = try await write(caller) { tx in
+        let session = try await write(caller) { tx in
             let uid = tx.newUserID()
-            let tx = tx.recording(as: Self.metadata(caller, uid: uid))
-            let refresh = TokenIssuer.newRefreshToken(for: uid, provider: "password")
             let created = AccountCreated(
                 method: .password, createdAt: tx.now, email: email, password: hash, displayName: displayName)
-            try tx.execute(.createAccount(project, uid, created))
-            try tx.execute(.signIn(project, uid, method: "password", refreshTokenHash: refresh.hash))
-            return (try tx.account(uid, project), refresh, tx.now)
+            return try Self.run(
+                .newAccount(project, uid, created, method: .password), in: tx.recording(as: Self.metadata(caller, uid: uid)))
         }
-        return try signedIn(account, provider: "password", refresh: refresh, isNewUser: true, at: at, caller)
+        return try signedIn(session, caller)
     }
 
     /// How the iOS SDK upgrades the signed-in (often anonymous) user: signUp with its idToken.
@@ -53,26 +48,23 @@ extension AuthService {
             throw FirebaseError(AuthError.emailExists)
         }
         let hash = try await passwords.hash(password)
-        let refresh = TokenIssuer.newRefreshToken(for: uid, provider: "password")
         let recovery = current.email != email ? try prepareEmailRecovery(from: current.email, origin: origin) : nil
-        let (account, replaced, at) = try await write(caller, uid: uid) { tx in
+        let (signedIn, replaced) = try await write(caller, uid: uid) { tx in
             let before = try Self.stillSignedIn(uid, project, since: session.issuedAt, in: tx)
-            if before.password == nil && (before.email == nil || before.email == email) {
-                try tx.execute(.setPassword(project, uid, hash, email: email, reason: .initial))
-            } else {
-                // Replacing a password or an email: `decide` ends the sessions opened before.
-                try tx.execute(.update(project, uid, AccountUpdate(email: email, password: hash)))
-            }
+            var preparation: [Command] = [
+                before.password == nil && (before.email == nil || before.email == email)
+                    ? .setPassword(project, uid, hash, email: email, reason: .initial)
+                    // Replacing a password or an email: `decide` ends the sessions opened before.
+                    : .update(project, uid, AccountUpdate(email: email, password: hash))
+            ]
             if let displayName {
-                try tx.execute(.update(project, uid, AccountUpdate(profile: ProfileUpdated(displayName: displayName))))
+                preparation.append(.update(project, uid, AccountUpdate(profile: ProfileUpdated(displayName: displayName))))
             }
-            try tx.execute(.signIn(project, uid, method: "password", refreshTokenHash: refresh.hash))
-            return (
-                try tx.account(uid, project), try recovery?.issue(for: uid, project, replacing: before.email, in: tx), tx.now
-            )
+            let plan = SignInPlan.existingAccount(project, uid, method: .password, after: preparation)
+            return (try Self.run(plan, in: tx), try recovery?.issue(for: uid, project, replacing: before.email, in: tx))
         }
-        if let recovery, let replaced { deliver(recovery, replaced: replaced, by: account, project) }
-        return try signedIn(account, provider: "password", refresh: refresh, isNewUser: false, at: at, caller)
+        if let recovery, let replaced { deliver(recovery, replaced: replaced, by: signedIn.account, project) }
+        return try self.signedIn(signedIn, caller)
     }
 
     /// What an administrator may set when creating a user (Admin SDK `create_user`).

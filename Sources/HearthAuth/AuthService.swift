@@ -29,7 +29,7 @@ public struct IssuedTokens: Sendable {
 public struct SignInResult: Sendable {
     public var account: Account
     public var tokens: IssuedTokens
-    public var provider: String
+    public var method: SignInMethod
     public var isNewUser: Bool
 }
 
@@ -135,17 +135,35 @@ public final class AuthService: Sendable {
         return account
     }
 
+    /// A session a write recorded: the account as the write left it, the session's refresh
+    /// token, and the write's instant (ms), the one its events carry.
+    struct SignedIn: Sendable {
+        var account: Account
+        var method: SignInMethod
+        var refresh: RefreshToken
+        var isNewUser: Bool
+        var at: Int64
+    }
+
+    /// Runs a sign-in the domain planned: mints the session's refresh token for the planned
+    /// account, then records the plan's commands.
+    static func run(_ plan: SignInPlan, in tx: StoreTransaction, claims: [String: JSONValue] = [:]) throws -> SignedIn {
+        let refresh = TokenIssuer.newRefreshToken(for: plan.uid, method: plan.method, claims: claims)
+        for command in plan.commands(refreshTokenHash: refresh.hash) { try tx.execute(command) }
+        return SignedIn(
+            account: try tx.account(plan.uid, plan.project), method: plan.method, refresh: refresh,
+            isNewUser: plan.isNewUser, at: tx.now)
+    }
+
     /// Mints the ID token for a session whose refresh token the transaction just recorded,
-    /// issued at the transaction's instant `issuedAt` (ms): the one its events carry.
-    func signedIn(
-        _ account: Account, provider: String, refresh: RefreshToken, isNewUser: Bool, at issuedAt: Int64, _ caller: Caller,
-        claims: [String: JSONValue] = [:]
-    ) throws -> SignInResult {
+    /// issued at the transaction's instant.
+    func signedIn(_ session: SignedIn, _ caller: Caller, claims: [String: JSONValue] = [:]) throws -> SignInResult {
         let idToken = try tokens.idToken(
-            for: account, in: caller.project, provider: provider, now: issuedAt, extraClaims: claims)
+            for: session.account, in: caller.project, method: session.method, now: session.at, extraClaims: claims)
         return SignInResult(
-            account: account, tokens: IssuedTokens(idToken: idToken, refreshToken: refresh.text, expiresIn: tokens.lifetime),
-            provider: provider, isNewUser: isNewUser)
+            account: session.account,
+            tokens: IssuedTokens(idToken: idToken, refreshToken: session.refresh.text, expiresIn: tokens.lifetime),
+            method: session.method, isNewUser: session.isNewUser)
     }
 
     /// An opaque random id (createAuthUri's `sessionId`): 28 characters of [0-9A-Za-z].

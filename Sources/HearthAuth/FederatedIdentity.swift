@@ -1,10 +1,11 @@
 import Foundation
+import HearthDomain
 import HearthWire
 
 /// A federated identity as an identity provider asserted it: who (provider + subject) and the
 /// profile it shares.
 public struct FederatedIdentity: Sendable, Equatable {
-    public var providerId: String
+    public var providerId: ProviderID
     /// The user's id at the provider (`sub`): `rawId` / `federatedId` on the wire.
     public var subject: String
     public var email: String?
@@ -70,7 +71,7 @@ public enum FakeIdentityProvider {
             default: false
             }
         return FederatedIdentity(
-            providerId: providerId, subject: subject, email: try profile("email", Validation.MaxBytes.email)?.lowercased(),
+            providerId: ProviderID(providerId), subject: subject, email: try profile("email", Validation.MaxBytes.email)?.lowercased(),
             emailVerified: verified, displayName: try profile("name", Validation.MaxBytes.displayName),
             photoUrl: try profile("picture", Validation.MaxBytes.photoUrl),
             screenName: try profile("screen_name", Validation.MaxBytes.screenName), rawUserInfo: .object(claims),

@@ -63,6 +63,8 @@ public struct FirebaseError: Error, Equatable, Sendable, CustomStringConvertible
             self = .bad("EMAIL_EXISTS")
         case .expiredOobCode:
             self = .bad("EXPIRED_OOB_CODE")
+        case .revocationTimeOutOfRange:
+            self = .invalidArgument("/validSince must be a Unix time in seconds, not in the future")
         case .notAnonymous, .notDue:
             self = .bad("FAILED_PRECONDITION : \(error.firebaseCode)")
         default:

@@ -31,9 +31,9 @@ public struct TokenIssuer: Sendable {
         "nbf", "nonce", "sub",
     ]
 
-    /// An ID token for `account`, signed in with `provider`, issued at `now` (milliseconds).
+    /// An ID token for `account`, signed in with `method`, issued at `now` (milliseconds).
     public func idToken(
-        for account: Account, in project: ProjectID, provider: String, now: Int64, extraClaims: [String: JSONValue] = [:]
+        for account: Account, in project: ProjectID, method: SignInMethod, now: Int64, extraClaims: [String: JSONValue] = [:]
     ) throws -> String {
         let issuedAt = now / 1000
         var claims: [String: JSONValue] = [:]
@@ -52,13 +52,13 @@ public struct TokenIssuer: Sendable {
         }
         if let phone = account.phoneNumber {
             claims["phone_number"] = .string(phone)
-            identities["phone"] = [.string(phone)]
+            identities[ProviderID.phone.rawValue] = [.string(phone)]
         }
-        for link in account.providers { identities[link.providerId] = [.string(link.federatedId)] }
-        if provider == "anonymous" { claims["provider_id"] = "anonymous" }
+        for link in account.providers { identities[link.providerId.rawValue] = [.string(link.federatedId)] }
+        if method == .anonymous { claims["provider_id"] = .string(SignInMethod.anonymous.rawValue) }
         claims["auth_time"] = .int((account.lastSignInAt ?? account.createdAt) / 1000)
         claims["user_id"] = .string(account.uid.rawValue)
-        claims["firebase"] = ["identities": .object(identities), "sign_in_provider": .string(provider)]
+        claims["firebase"] = ["identities": .object(identities), "sign_in_provider": .string(method.tokenProvider)]
         claims["iat"] = .int(issuedAt)
         claims["exp"] = .int(issuedAt + lifetime)
         claims["aud"] = .string(project.rawValue)
@@ -84,7 +84,7 @@ public struct TokenIssuer: Sendable {
         public var uid: UserID
         /// Seconds; compared with the account's `validSince`.
         public var issuedAt: Int64
-        public var provider: String
+        public var method: SignInMethod
         public var claims: [String: JSONValue]
     }
 
@@ -109,19 +109,19 @@ public struct TokenIssuer: Sendable {
         guard case .int(let authTime)? = claims["auth_time"],
             issuedAt <= now / 1000 + Self.allowedClockSkew, authTime <= now / 1000 + Self.allowedClockSkew
         else { throw .invalid }
-        let provider = claims["firebase"]?["sign_in_provider"]?.stringValue ?? "custom"
-        let result = VerifiedIDToken(uid: uid, issuedAt: issuedAt, provider: provider, claims: claims)
+        let method = claims["firebase"]?["sign_in_provider"]?.stringValue.map(SignInMethod.init(rawValue:)) ?? .custom
+        let result = VerifiedIDToken(uid: uid, issuedAt: issuedAt, method: method, claims: claims)
         verified.insert(VerifiedTokenCache.Entry(project: project, expiresAt: expires, token: result), for: token)
         return result
     }
 
-    /// A new refresh token, `2.<uid>.<provider>.<secret>[.<claims>]` in base64url. The uid lets a
+    /// A new refresh token, `2.<uid>.<method>.<secret>[.<claims>]` in base64url. The uid lets a
     /// refresh read the account straight away (no token index to write at sign-in); the sign-in
-    /// provider and any custom-token claims ride along so a refresh re-issues them. The recorded
+    /// method and any custom-token claims ride along so a refresh re-issues them. The recorded
     /// hash covers every byte, so none of them can be altered.
-    public static func newRefreshToken(for uid: UserID, provider: String, claims: [String: JSONValue] = [:]) -> RefreshToken {
+    public static func newRefreshToken(for uid: UserID, method: SignInMethod, claims: [String: JSONValue] = [:]) -> RefreshToken {
         let secret = SecureRandom.bytes(32)
-        var text = "2." + Base64URL.encode(Array(uid.rawValue.utf8)) + "." + Base64URL.encode(Array(provider.utf8)) + "."
+        var text = "2." + Base64URL.encode(Array(uid.rawValue.utf8)) + "." + Base64URL.encode(Array(method.rawValue.utf8)) + "."
             + Base64URL.encode(secret)
         if !claims.isEmpty { text += "." + Base64URL.encode(JSONValue.object(claims).encoded()) }
         return RefreshToken(text: text)
@@ -138,10 +138,10 @@ public struct RefreshToken: Sendable, Equatable {
     public var hash: String { sha256Hex(text) }
 
     /// What the session started with: its account (`nil` in a v1 token, found by its hash), its
-    /// sign-in provider and any custom-token claims.
+    /// sign-in method and any custom-token claims.
     public struct Session: Sendable, Equatable {
         public var uid: UserID?
-        public var provider: String
+        public var method: SignInMethod
         public var claims: [String: JSONValue]
     }
 
@@ -160,14 +160,14 @@ public struct RefreshToken: Sendable, Equatable {
         default: return nil
         }
         guard (2...3).contains(parts.count), let bytes = Base64URL.decode(parts[parts.startIndex]), !bytes.isEmpty,
-            let provider = String(validating: bytes, as: UTF8.self),
+            let method = String(validating: bytes, as: UTF8.self).map(SignInMethod.init(rawValue:)),
             let secret = Base64URL.decode(parts[parts.startIndex + 1]), secret.count == 32
         else { return nil }
-        guard parts.count == 3 else { return Session(uid: uid, provider: provider, claims: [:]) }
+        guard parts.count == 3 else { return Session(uid: uid, method: method, claims: [:]) }
         guard let json = Base64URL.decode(parts[parts.startIndex + 2]), let claims = JSONValue.parse(json)?.objectValue else {
             return nil
         }
-        return Session(uid: uid, provider: provider, claims: claims)
+        return Session(uid: uid, method: method, claims: claims)
     }
 }
 

@@ -47,7 +47,7 @@ extension PasswordHash: Encodable {
 /// A federated identity linked to an account (Firebase `providerUserInfo`).
 public struct ProviderLink: Equatable, Hashable, Sendable, Encodable {
     /// "google.com", "facebook.com", "github.com", "yahoo.com", "apple.com", ...
-    public var providerId: String
+    public var providerId: ProviderID
     /// The user's id at the identity provider (`rawId`, `federatedId`).
     public var federatedId: String
     public var email: String?
@@ -56,7 +56,7 @@ public struct ProviderLink: Equatable, Hashable, Sendable, Encodable {
     public var screenName: String?
 
     public init(
-        providerId: String, federatedId: String, email: String? = nil, displayName: String? = nil,
+        providerId: ProviderID, federatedId: String, email: String? = nil, displayName: String? = nil,
         photoUrl: String? = nil, screenName: String? = nil
     ) {
         self.providerId = providerId
@@ -103,16 +103,16 @@ public struct Account: Equatable, Sendable, Encodable {
         self.validSince = createdAt / 1000
     }
 
-    public func provider(_ providerId: String) -> ProviderLink? {
+    public func provider(_ providerId: ProviderID) -> ProviderLink? {
         providers.first { $0.providerId == providerId }
     }
 
-    /// Sign-in methods in `createAuthUri` terms: "password", "emailLink", then provider ids.
-    public var signInMethods: [String] {
-        var methods: [String] = []
-        if password != nil { methods.append("password") }
-        if emailLinkSignIn { methods.append("emailLink") }
-        return methods + providers.map(\.providerId)
+    /// Sign-in methods in `createAuthUri` terms: `password`, `emailLink`, then provider ids.
+    public var signInMethods: [SignInMethod] {
+        var methods: [SignInMethod] = []
+        if password != nil { methods.append(.password) }
+        if emailLinkSignIn { methods.append(.emailLink) }
+        return methods + providers.map { .provider($0.providerId) }
     }
 
     /// Whether the account can sign in by anything other than an anonymous session.

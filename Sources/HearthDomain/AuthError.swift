@@ -17,6 +17,9 @@ public enum AuthError: Error, Equatable, Hashable, Sendable, CustomStringConvert
     case notAnonymous
     /// Purge refused: the account is not scheduled, or not yet due.
     case notDue
+    /// A revocation time before 1970 or beyond the allowed clock skew: revocation never moves
+    /// back, so a time far ahead would lock the account out for good.
+    case revocationTimeOutOfRange
 
     /// The Firebase error message string (`error.message` in the envelope).
     public var firebaseCode: String {
@@ -35,6 +38,7 @@ public enum AuthError: Error, Equatable, Hashable, Sendable, CustomStringConvert
         case .expiredOobCode: "EXPIRED_OOB_CODE"
         case .notAnonymous: "NOT_ANONYMOUS"
         case .notDue: "NOT_DUE"
+        case .revocationTimeOutOfRange: "INVALID_ARGUMENT"
         }
     }
 

@@ -4,9 +4,9 @@
 public enum Command: Equatable, Sendable {
     case createAccount(ProjectID, UserID, AccountCreated)
     /// A completed sign-in; with a refresh token hash it also starts a session.
-    case signIn(ProjectID, UserID, method: String, refreshTokenHash: String?)
+    case signIn(ProjectID, UserID, method: SignInMethod, refreshTokenHash: String?)
     case linkProvider(ProjectID, UserID, ProviderLink)
-    case unlinkProviders(ProjectID, UserID, [String])
+    case unlinkProviders(ProjectID, UserID, [ProviderID])
     /// Sets the password; with `email`, also gives the account that email (how an anonymous
     /// user upgrades to email+password).
     case setPassword(ProjectID, UserID, PasswordHash, email: String?, reason: PasswordSet.Reason)
@@ -62,12 +62,12 @@ public struct AccountUpdate: Equatable, Sendable {
     /// An explicit revocation of the account's sessions (refresh tokens, and ID tokens issued
     /// before it). A new password or email revokes them whether or not this is set.
     public var revokeSessions: SessionRevocation?
-    public var unlinkProviders: [String] = []
+    public var unlinkProviders: [ProviderID] = []
 
     public init(
         email: String? = nil, removeEmail: Bool = false, emailVerified: Bool? = nil, password: PasswordHash? = nil,
         profile: ProfileUpdated = ProfileUpdated(), customClaims: String?? = nil, disabled: Bool? = nil,
-        revokeSessions: SessionRevocation? = nil, unlinkProviders: [String] = []
+        revokeSessions: SessionRevocation? = nil, unlinkProviders: [ProviderID] = []
     ) {
         self.email = email
         self.removeEmail = removeEmail
@@ -82,10 +82,13 @@ public struct AccountUpdate: Equatable, Sendable {
 }
 
 /// When revoked sessions end: at the write's own instant (a user's request), or at a second an
-/// administrator chose (the Admin SDK's `validSince`).
+/// administrator chose (the Admin SDK's `validSince`), from 1970 to an hour past the write's
+/// instant (clock skew between the Admin SDK's host and this one).
 public enum SessionRevocation: Equatable, Sendable {
     case now
     case since(seconds: Int64)
+
+    public static let allowedSkewSeconds: Int64 = 3600
 }
 
 /// What `decide` may read: the write model, served by the projections inside the writer's
@@ -93,7 +96,7 @@ public enum SessionRevocation: Equatable, Sendable {
 public protocol DecisionState {
     func account(_ uid: UserID, in project: ProjectID) throws -> Account?
     func owner(ofEmail email: String, in project: ProjectID) throws -> UserID?
-    func owner(ofProvider providerId: String, federatedId: String, in project: ProjectID) throws -> UserID?
+    func owner(ofProvider providerId: ProviderID, federatedId: String, in project: ProjectID) throws -> UserID?
     func owner(ofPhone phoneNumber: String, in project: ProjectID) throws -> UserID?
     func config(of project: ProjectID) throws -> ProjectConfig
     func oobCode(_ codeHash: String, in project: ProjectID) throws -> OOBCode?

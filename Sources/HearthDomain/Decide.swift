@@ -24,7 +24,7 @@ public enum Decide {
         case .completeEmailLinkSignIn(let project, let uid, let email, let tokenHash):
             let account = try activeAccount(uid, project, state)
             return try completeEmailLink(account, email: normalizeEmail(email), project, state, now: now)
-                + [.signInRecorded(SignInRecorded(method: "emailLink"))] + issue(tokenHash)
+                + [.signInRecorded(SignInRecorded(method: .emailLink))] + issue(tokenHash)
         case .confirmEmailByProvider(let project, let uid, let email):
             let account = try activeAccount(uid, project, state)
             guard account.email == normalizeEmail(email) else { throw AuthError.invalidEmail }
@@ -162,13 +162,13 @@ public enum Decide {
         return events
     }
 
-    private static func unlink(_ providerIds: [String], from account: Account) -> [EventPayload] {
+    private static func unlink(_ providerIds: [ProviderID], from account: Account) -> [EventPayload] {
         var events: [EventPayload] = []
         for providerId in Set(providerIds).sorted() {
             switch providerId {
-            case "password" where account.password != nil:
+            case .password where account.password != nil:
                 events.append(.passwordRemoved(PasswordRemoved(reason: .unlinked)))
-            case "phone" where account.phoneNumber != nil:
+            case .phone where account.phoneNumber != nil:
                 events.append(.providerUnlinked(ProviderUnlinked(providerId: providerId)))
             case _ where account.provider(providerId) != nil:
                 events.append(.providerUnlinked(ProviderUnlinked(providerId: providerId)))
@@ -218,6 +218,13 @@ public enum Decide {
         }
         events.append(.emailVerified(EmailVerified(email: email)))
         return events
+    }
+
+    private static func revocationTime(_ seconds: Int64, now: Int64) throws -> Int64 {
+        guard (0...(now / 1000 + SessionRevocation.allowedSkewSeconds)).contains(seconds) else {
+            throw AuthError.revocationTimeOutOfRange
+        }
+        return seconds
     }
 
     private static func update(
@@ -274,7 +281,7 @@ public enum Decide {
         // explicit revocation, at the second an administrator chose if one did.
         let revokedAt: Int64? =
             switch update.revokeSessions {
-            case .since(let seconds)?: seconds
+            case .since(let seconds)?: try revocationTime(seconds, now: now)
             case .now?: now / 1000
             case nil: update.password != nil || newEmail != nil ? now / 1000 : nil
             }

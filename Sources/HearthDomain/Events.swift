@@ -104,9 +104,8 @@ public struct AccountCreated: Equatable, Sendable, Encodable {
 }
 
 public struct SignInRecorded: Equatable, Sendable, Encodable {
-    /// "anonymous", "password", "emailLink", "custom" or a federated provider id.
-    public var method: String
-    public init(method: String) { self.method = method }
+    public var method: SignInMethod
+    public init(method: SignInMethod) { self.method = method }
 }
 
 public struct ProviderLinked: Equatable, Sendable, Encodable {
@@ -115,8 +114,8 @@ public struct ProviderLinked: Equatable, Sendable, Encodable {
 }
 
 public struct ProviderUnlinked: Equatable, Sendable, Encodable {
-    public var providerId: String
-    public init(providerId: String) { self.providerId = providerId }
+    public var providerId: ProviderID
+    public init(providerId: ProviderID) { self.providerId = providerId }
 }
 
 public struct PasswordSet: Equatable, Sendable, Encodable {

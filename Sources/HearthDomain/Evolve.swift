@@ -66,16 +66,16 @@ extension Account {
             break
         case .signInRecorded(let signIn):
             lastSignInAt = at
-            if signIn.method == "emailLink" { emailLinkSignIn = true }
-            if signIn.method == "custom" { customAuth = true }
+            if signIn.method == .emailLink { emailLinkSignIn = true }
+            if signIn.method == .custom { customAuth = true }
         case .providerLinked(let linked):
             providers.removeAll { $0.providerId == linked.provider.providerId }
             providers.append(linked.provider)
             providers.sort { $0.providerId < $1.providerId }
         case .providerUnlinked(let unlinked):
             providers.removeAll { $0.providerId == unlinked.providerId }
-            if unlinked.providerId == "phone" { phoneNumber = nil }
-            if unlinked.providerId == "password" { password = nil }
+            if unlinked.providerId == .phone { phoneNumber = nil }
+            if unlinked.providerId == .password { password = nil }
         case .passwordSet(let set):
             password = set.password
             passwordUpdatedAt = at

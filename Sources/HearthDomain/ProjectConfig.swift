@@ -6,7 +6,7 @@ public struct ProjectConfig: Equatable, Sendable, Encodable {
     public var emailLinkEnabled = true
     public var anonymousEnabled = true
     /// Federated providers that may sign in; `nil` allows any (development profile).
-    public var enabledProviders: [String]?
+    public var enabledProviders: [ProviderID]?
     public var authorizedDomains: [String] = ["localhost"]
     /// Hosting domains for email links; the first is the default.
     public var linkDomains: [String] = []
@@ -16,7 +16,7 @@ public struct ProjectConfig: Equatable, Sendable, Encodable {
 
     public init() {}
 
-    public func allowsProvider(_ providerId: String) -> Bool {
+    public func allowsProvider(_ providerId: ProviderID) -> Bool {
         enabledProviders.map { $0.contains(providerId) } ?? true
     }
 }
@@ -26,7 +26,7 @@ public struct ProjectConfigChange: Equatable, Sendable, Encodable {
     public var emailPasswordEnabled: Bool?
     public var emailLinkEnabled: Bool?
     public var anonymousEnabled: Bool?
-    public var enabledProviders: [String]?
+    public var enabledProviders: [ProviderID]?
     public var authorizedDomains: [String]?
     public var linkDomains: [String]?
     public var anonymousCleanup: Bool?
@@ -34,7 +34,7 @@ public struct ProjectConfigChange: Equatable, Sendable, Encodable {
 
     public init(
         emailPasswordEnabled: Bool? = nil, emailLinkEnabled: Bool? = nil, anonymousEnabled: Bool? = nil,
-        enabledProviders: [String]? = nil, authorizedDomains: [String]? = nil, linkDomains: [String]? = nil,
+        enabledProviders: [ProviderID]? = nil, authorizedDomains: [String]? = nil, linkDomains: [String]? = nil,
         anonymousCleanup: Bool? = nil, oneAccountPerEmail: Bool? = nil
     ) {
         self.emailPasswordEnabled = emailPasswordEnabled

@@ -77,9 +77,9 @@ extension IdentityToolkitAPI {
                 guard let parsed = UserID(uid) else { throw FirebaseError.bad("INVALID_LOCAL_ID") }
                 return parsed
             }
-            let federated = try fields.objects("federatedUserId").compactMap { entry -> (providerId: String, rawId: String)? in
+            let federated = try fields.objects("federatedUserId").compactMap { entry -> (providerId: ProviderID, rawId: String)? in
                 guard let provider = try entry.string("providerId"), let rawId = try entry.string("rawId") else { return nil }
-                return (provider, rawId)
+                return (ProviderID(provider), rawId)
             }
             users = try service.lookup(
                 uids: uids, emails: try fields.strings("email"), phoneNumbers: try fields.strings("phoneNumber"),

@@ -143,12 +143,14 @@ extension IdentityToolkitAPI {
             user.password = try hashing.passwordHash(hash: hash, salt: try fields.string("salt"))
         }
         for provider in try fields.objects("providerUserInfo") {
-            guard let providerId = try provider.string("providerId", maxBytes: Validation.MaxBytes.providerId),
+            guard
+                let providerId = try provider.string("providerId", maxBytes: Validation.MaxBytes.providerId)
+                    .map(ProviderID.init(rawValue:)),
                 let rawId = try provider.string("rawId", maxBytes: Validation.MaxBytes.federatedId),
-                !providerId.isEmpty, !rawId.isEmpty
+                !providerId.rawValue.isEmpty, !rawId.isEmpty
             else { throw FirebaseError.bad("federatedId or (providerId & rawId) is required") }
             // password and phone entries are derived from the account itself.
-            guard providerId != "password" && providerId != "phone" else { continue }
+            guard providerId.isFederated else { continue }
             user.providers.append(
                 ProviderLink(
                     providerId: providerId, federatedId: rawId,

@@ -16,8 +16,8 @@ extension IdentityToolkitAPI {
         let methods = try service.signInMethods(for: identifier, call.caller)
         return [
             "kind": "identitytoolkit#CreateAuthUriResponse", "registered": .bool(methods.registered),
-            "allProviders": .array(methods.allProviders.map(JSONValue.string)),
-            "signinMethods": .array(methods.signInMethods.map(JSONValue.string)),
+            "allProviders": .array(methods.allProviders.map { .string($0.rawValue) }),
+            "signinMethods": .array(methods.signInMethods.map { .string($0.rawValue) }),
             "sessionId": .string(try call.fields.string("sessionId") ?? AuthService.randomID()),
         ]
     }

@@ -31,8 +31,8 @@ struct EmulatorIdPPage: Sendable {
             return Response(status: .seeOther, headers: [.location: app.link(finishing: query, providerId: providerId, origin: origin)])
         }
         let caller = context.caller(project: project, isAdmin: false)
-        let linked = try service.accounts(linkedTo: providerId, caller).compactMap { account in
-            account.providers.first { $0.providerId == providerId }
+        let linked = try service.accounts(linkedTo: ProviderID(providerId), caller).compactMap { account in
+            account.providers.first { $0.providerId.rawValue == providerId }
         }
         return page(.ok, body(providerId: providerId, query: query, linked: linked))
     }

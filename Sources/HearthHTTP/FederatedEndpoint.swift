@@ -12,9 +12,9 @@ extension IdentityToolkitAPI {
         let identity = try FakeIdentityProvider.identity(
             requestUri: try fields.string("requestUri"), postBody: try fields.string("postBody"))
         var body: [String: JSONValue] = [
-            "kind": "identitytoolkit#VerifyAssertionResponse", "context": "", "providerId": .string(identity.providerId),
+            "kind": "identitytoolkit#VerifyAssertionResponse", "context": "", "providerId": .string(identity.providerId.rawValue),
             "federatedId": .string(
-                identity.providerId == "google.com" ? "https://accounts.google.com/\(identity.subject)" : identity.subject),
+                identity.providerId == .google ? "https://accounts.google.com/\(identity.subject)" : identity.subject),
             "rawUserInfo": .string(identity.rawUserInfo.text),
             "oauthAccessToken": .string(identity.accessToken ?? "FirebaseAuthEmulatorFakeAccessToken_\(identity.providerId)"),
         ]
@@ -50,7 +50,7 @@ extension IdentityToolkitAPI {
             body["needConfirmation"] = true
             body["email"] = .string(email)
             body["localId"] = .string(uid.rawValue)
-            body["verifiedProvider"] = .array(providers.map(JSONValue.string))
+            body["verifiedProvider"] = .array(providers.map { .string($0.rawValue) })
         }
         return .object(body)
     }

@@ -43,7 +43,7 @@ extension PasswordHash: BinaryCodable {
 
 extension ProviderLink: BinaryCodable {
     public func encode(to writer: inout ByteWriter) {
-        writer.write(providerId)
+        writer.write(providerId.rawValue)
         writer.write(federatedId)
         writer.write(email)
         writer.write(displayName)
@@ -53,7 +53,7 @@ extension ProviderLink: BinaryCodable {
 
     public init(from reader: inout ByteReader) throws {
         self.init(
-            providerId: try reader.readString(), federatedId: try reader.readString(),
+            providerId: ProviderID(try reader.readString()), federatedId: try reader.readString(),
             email: try reader.readOptionalString(), displayName: try reader.readOptionalString(),
             photoUrl: try reader.readOptionalString(), screenName: try reader.readOptionalString())
     }
@@ -137,7 +137,7 @@ extension ProjectConfigChange: BinaryCodable {
         writer.write(emailPasswordEnabled)
         writer.write(emailLinkEnabled)
         writer.write(anonymousEnabled)
-        writer.write(enabledProviders) { $0.write($1) { $0.write($1) } }
+        writer.write(enabledProviders) { $0.write($1) { $0.write($1.rawValue) } }
         writer.write(authorizedDomains) { $0.write($1) { $0.write($1) } }
         writer.write(linkDomains) { $0.write($1) { $0.write($1) } }
         writer.write(anonymousCleanup)
@@ -148,7 +148,8 @@ extension ProjectConfigChange: BinaryCodable {
         let strings: (inout ByteReader) throws -> [String] = { try $0.readArray { try $0.readString() } }
         self.init(
             emailPasswordEnabled: try reader.readOptionalBool(), emailLinkEnabled: try reader.readOptionalBool(),
-            anonymousEnabled: try reader.readOptionalBool(), enabledProviders: try reader.readOptional(strings),
+            anonymousEnabled: try reader.readOptionalBool(),
+            enabledProviders: try reader.readOptional(strings)?.map(ProviderID.init(rawValue:)),
             authorizedDomains: try reader.readOptional(strings), linkDomains: try reader.readOptional(strings),
             anonymousCleanup: try reader.readOptionalBool(), oneAccountPerEmail: try reader.readOptionalBool())
     }

@@ -174,7 +174,7 @@ final class AccountFold {
         // as bytes, like the keys they make (String == would equate Unicode-equivalent ids).
         func holds(_ links: [ProviderLink], _ link: ProviderLink) -> Bool {
             links.contains {
-                $0.providerId.utf8.elementsEqual(link.providerId.utf8) && $0.federatedId.utf8.elementsEqual(link.federatedId.utf8)
+                $0.providerId.rawValue.utf8.elementsEqual(link.providerId.rawValue.utf8) && $0.federatedId.utf8.elementsEqual(link.federatedId.utf8)
             }
         }
         for link in before where !holds(after, link) {

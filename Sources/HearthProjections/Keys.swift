@@ -33,8 +33,8 @@ enum Keys {
         joined(project.rawValue, phone)
     }
 
-    static func federated(_ project: ProjectID, _ providerId: String, _ federatedId: String) -> [UInt8] {
-        joined(project.rawValue, providerId, federatedId)
+    static func federated(_ project: ProjectID, _ providerId: ProviderID, _ federatedId: String) -> [UInt8] {
+        joined(project.rawValue, providerId.rawValue, federatedId)
     }
 
     static func oobCode(_ project: ProjectID, _ codeHash: String) -> [UInt8] {

@@ -24,7 +24,7 @@ public struct ProjectionReader<T: Transaction>: DecisionState {
         try uid(projections.emails, Keys.email(project, normalizeEmail(email)))
     }
 
-    public func owner(ofProvider providerId: String, federatedId: String, in project: ProjectID) throws -> UserID? {
+    public func owner(ofProvider providerId: ProviderID, federatedId: String, in project: ProjectID) throws -> UserID? {
         try uid(projections.federatedIds, Keys.federated(project, providerId, federatedId))
     }
 
@@ -53,7 +53,7 @@ public struct ProjectionReader<T: Transaction>: DecisionState {
 
     /// Accounts of `project` linked to `providerId`, in federated-id order (a prefix scan of
     /// the federated-id index).
-    public func accounts(linkedTo providerId: String, in project: ProjectID, limit: Int) throws -> [Account] {
+    public func accounts(linkedTo providerId: ProviderID, in project: ProjectID, limit: Int) throws -> [Account] {
         var uids: [UserID] = []
         try txn.forEach(projections.federatedIds, prefix: Keys.federated(project, providerId, "")) { _, value in
             if let uid = UserID(String(decoding: value, as: UTF8.self)) { uids.append(uid) }

@@ -68,7 +68,7 @@ extension ProjectConfig: BinaryCodable {
         writer.write(emailPasswordEnabled)
         writer.write(emailLinkEnabled)
         writer.write(anonymousEnabled)
-        writer.write(enabledProviders) { $0.write($1) { $0.write($1) } }
+        writer.write(enabledProviders) { $0.write($1) { $0.write($1.rawValue) } }
         writer.write(authorizedDomains) { $0.write($1) }
         writer.write(linkDomains) { $0.write($1) }
         writer.write(anonymousCleanup)
@@ -80,7 +80,7 @@ extension ProjectConfig: BinaryCodable {
         emailPasswordEnabled = try reader.readBool()
         emailLinkEnabled = try reader.readBool()
         anonymousEnabled = try reader.readBool()
-        enabledProviders = try reader.readOptional { try $0.readArray { try $0.readString() } }
+        enabledProviders = try reader.readOptional { try $0.readArray { ProviderID(try $0.readString()) } }
         authorizedDomains = try reader.readArray { try $0.readString() }
         linkDomains = try reader.readArray { try $0.readString() }
         anonymousCleanup = try reader.readBool()

@@ -18,7 +18,7 @@ extension StoreQueries {
         try decisionState.owner(ofEmail: email, in: project)
     }
 
-    public func owner(ofProvider providerId: String, federatedId: String, in project: ProjectID) throws -> UserID? {
+    public func owner(ofProvider providerId: ProviderID, federatedId: String, in project: ProjectID) throws -> UserID? {
         try decisionState.owner(ofProvider: providerId, federatedId: federatedId, in: project)
     }
 

@@ -17,7 +17,7 @@ public struct StoreReader: StoreQueries {
     }
 
     /// Accounts of `project` linked to `providerId`, in federated-id order.
-    public func accounts(linkedTo providerId: String, in project: ProjectID, limit: Int) throws -> [Account] {
+    public func accounts(linkedTo providerId: ProviderID, in project: ProjectID, limit: Int) throws -> [Account] {
         try projectionReader.accounts(linkedTo: providerId, in: project, limit: limit)
     }
 

@@ -59,7 +59,7 @@ public struct InMemoryState: DecisionState, Sendable {
         accounts.first { $0.key.project == project && $0.value.email == normalizeEmail(email) }?.key.uid
     }
 
-    public func owner(ofProvider providerId: String, federatedId: String, in project: ProjectID) -> UserID? {
+    public func owner(ofProvider providerId: ProviderID, federatedId: String, in project: ProjectID) -> UserID? {
         accounts.first { entry in
             entry.key.project == project
                 && entry.value.providers.contains { $0.providerId == providerId && $0.federatedId == federatedId }

@@ -15,7 +15,7 @@ public enum SampleEvents {
                 method: .import, createdAt: 2, email: "i@x.io", emailVerified: true, password: hash, displayName: "Imp",
                 photoUrl: "https://x.io/p", phoneNumber: "+15550100", providers: [link], customClaims: #"{"a":1}"#,
                 disabled: true, lastSignInAt: 3)),
-        .signInRecorded(SignInRecorded(method: "password")),
+        .signInRecorded(SignInRecorded(method: .password)),
         .providerLinked(ProviderLinked(provider: link)),
         .providerLinked(ProviderLinked(provider: ProviderLink(providerId: "google.com", federatedId: "g"))),
         .providerUnlinked(ProviderUnlinked(providerId: "github.com")),

@@ -23,12 +23,12 @@ public enum DemoLedger {
         let github = UserID("demo-bob")!
         try await run(.changeProjectConfig(project, ProjectConfigChange(anonymousCleanup: true)), as: .admin, "owner")
         try await run(.createAccount(project, anonymous, AccountCreated(method: .anonymous, createdAt: store.clock.now())))
-        try await run(.signIn(project, anonymous, method: "anonymous", refreshTokenHash: String(repeating: "a", count: 64)))
+        try await run(.signIn(project, anonymous, method: .anonymous, refreshTokenHash: String(repeating: "a", count: 64)))
         // The anonymous user upgrades with email+password: same uid, never auto-deleted now.
         try await run(.setPassword(project, anonymous, scrypt(1), email: "carol@example.com", reason: .initial))
         // Someone creates an account with Alice's email and never verifies it…
         try await run(.createAccount(project, impostor, AccountCreated(method: .password, createdAt: store.clock.now(), email: "alice@example.com", password: scrypt(2))))
-        try await run(.signIn(project, impostor, method: "password", refreshTokenHash: String(repeating: "b", count: 64)))
+        try await run(.signIn(project, impostor, method: .password, refreshTokenHash: String(repeating: "b", count: 64)))
         // …then Alice signs in by email link: the unverified password goes, sessions end.
         try await run(.completeEmailLinkSignIn(project, impostor, email: "alice@example.com", refreshTokenHash: String(repeating: "c", count: 64)))
         try await run(.createAccount(project, github, AccountCreated(method: .federated, createdAt: store.clock.now(), email: "bob@example.com", providers: [ProviderLink(providerId: "github.com", federatedId: "1234", email: "bob@example.com", screenName: "bob")])))
@@ -65,16 +65,16 @@ public enum DemoLedger {
                 let now = store.clock.now()
                 if account % 3 == 0 {
                     commands.append(.createAccount(project, uid, AccountCreated(method: .anonymous, createdAt: now)))
-                    commands.append(.signIn(project, uid, method: "anonymous", refreshTokenHash: tokenHash(account, 0)))
+                    commands.append(.signIn(project, uid, method: .anonymous, refreshTokenHash: tokenHash(account, 0)))
                 } else {
                     commands.append(.createAccount(project, uid, AccountCreated(method: .password, createdAt: now, email: "user\(account)@example.com", password: hash)))
-                    commands.append(.signIn(project, uid, method: "password", refreshTokenHash: tokenHash(account, 0)))
+                    commands.append(.signIn(project, uid, method: .password, refreshTokenHash: tokenHash(account, 0)))
                 }
                 commands.append(.update(project, uid, AccountUpdate(profile: ProfileUpdated(displayName: "User \(account)"))))
                 if account % 4 == 0 {
                     commands.append(.linkProvider(project, uid, ProviderLink(providerId: "google.com", federatedId: "g\(account)", email: "g\(account)@gmail.com")))
                 }
-                commands.append(.signIn(project, uid, method: "password", refreshTokenHash: tokenHash(account, 1)))
+                commands.append(.signIn(project, uid, method: .password, refreshTokenHash: tokenHash(account, 1)))
             }
             let results = try await store.executeAll(commands, metadata: metadata)
             for result in results { _ = try result.get() }

@@ -109,7 +109,7 @@ public struct LedgerBenchmark {
         let metadata = Metadata(actor: .system, actorId: "bench")
         var commands: [Command] = [.createAccount(benchProject, uid, AccountCreated(method: .anonymous, createdAt: store.clock.now()))]
         for index in 0..<(historyEvents - 2) / 2 {
-            commands.append(.signIn(benchProject, uid, method: "anonymous", refreshTokenHash: DemoLedger.tokenHash(0, index)))
+            commands.append(.signIn(benchProject, uid, method: .anonymous, refreshTokenHash: DemoLedger.tokenHash(0, index)))
         }
         commands.append(.update(benchProject, uid, AccountUpdate(profile: ProfileUpdated(displayName: "History"))))
         for result in try await store.executeAll(commands, metadata: metadata) { _ = try result.get() }

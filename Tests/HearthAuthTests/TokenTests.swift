@@ -23,10 +23,10 @@ struct TokenTests {
     @Test("minted tokens verify, carry the Firebase claims, and fail when expired, tampered or for another project", arguments: SigningKey.Algorithm.allCases)
     func roundTrip(algorithm: SigningKey.Algorithm) throws {
         let issuer = TokenIssuer(key: try SigningKey.generate(algorithm))
-        let token = try issuer.idToken(for: Self.account(), in: Self.project, provider: "password", now: Self.now)
+        let token = try issuer.idToken(for: Self.account(), in: Self.project, method: .password, now: Self.now)
         let verified = try issuer.verifyIDToken(token, project: Self.project, now: Self.now + 1000)
         #expect(verified.uid.rawValue == "user-1")
-        #expect(verified.provider == "password")
+        #expect(verified.method == .password)
         #expect(verified.claims["role"] == "admin")
         #expect(verified.claims["tier"] == 2)
         #expect(verified.claims["firebase"]?["identities"]?["github.com"] == ["gh-1"])
@@ -52,24 +52,24 @@ struct TokenTests {
         var account = Self.account()
         // Minted by a clock six minutes ahead: iat and auth_time both lie in the future.
         account.lastSignInAt = Self.now + 360_000
-        let ahead = try issuer.idToken(for: account, in: Self.project, provider: "password", now: Self.now + 360_000)
+        let ahead = try issuer.idToken(for: account, in: Self.project, method: .password, now: Self.now + 360_000)
         #expect(throws: TokenError.invalid) { try issuer.verifyIDToken(ahead, project: Self.project, now: Self.now) }
         // Only auth_time ahead (iat now).
-        let signedInAhead = try issuer.idToken(for: account, in: Self.project, provider: "password", now: Self.now)
+        let signedInAhead = try issuer.idToken(for: account, in: Self.project, method: .password, now: Self.now)
         #expect(throws: TokenError.invalid) { try issuer.verifyIDToken(signedInAhead, project: Self.project, now: Self.now) }
         // Up to exactly five minutes ahead is within Firebase's skew; a second more is not.
         account.lastSignInAt = Self.now + 300_000
-        let skewed = try issuer.idToken(for: account, in: Self.project, provider: "password", now: Self.now + 300_000)
+        let skewed = try issuer.idToken(for: account, in: Self.project, method: .password, now: Self.now + 300_000)
         #expect(try issuer.verifyIDToken(skewed, project: Self.project, now: Self.now).uid == account.uid)
         account.lastSignInAt = Self.now + 301_000
-        let past = try issuer.idToken(for: account, in: Self.project, provider: "password", now: Self.now + 301_000)
+        let past = try issuer.idToken(for: account, in: Self.project, method: .password, now: Self.now + 301_000)
         #expect(throws: TokenError.invalid) { try issuer.verifyIDToken(past, project: Self.project, now: Self.now) }
     }
 
     @Test("the published RS256 JWK verifies a token with nothing but n and e")
     func jwk() throws {
         let key = try SigningKey.generate(.rs256)
-        let token = try TokenIssuer(key: key).idToken(for: Self.account(), in: Self.project, provider: "password", now: Self.now)
+        let token = try TokenIssuer(key: key).idToken(for: Self.account(), in: Self.project, method: .password, now: Self.now)
         let jwk = key.publicJWK
         let n = try #require(jwk["n"]?.stringValue.flatMap(Base64URL.decode))
         let e = try #require(jwk["e"]?.stringValue.flatMap(Base64URL.decode))
@@ -102,14 +102,14 @@ struct TokenTests {
     @Test("refresh tokens carry their account and provider; v1 tokens (no account) still parse; anything else is not ours")
     func refreshTokens() {
         let uid = UserID("0V70MWDgAbCdEfGhIjKlMnOpQrSt")!
-        let token = TokenIssuer.newRefreshToken(for: uid, provider: "github.com")
+        let token = TokenIssuer.newRefreshToken(for: uid, method: "github.com")
         #expect(token.text.hasPrefix("2."))
         #expect(token.session?.uid == uid)
-        #expect(token.session?.provider == "github.com")
+        #expect(token.session?.method == "github.com")
         #expect(token.session?.claims.isEmpty == true)
         #expect(token.hash.count == 64)
-        #expect(TokenIssuer.newRefreshToken(for: uid, provider: "github.com").hash != token.hash)
-        let custom = TokenIssuer.newRefreshToken(for: UserID("an.admin's uid")!, provider: "custom", claims: ["tier": 2])
+        #expect(TokenIssuer.newRefreshToken(for: uid, method: "github.com").hash != token.hash)
+        let custom = TokenIssuer.newRefreshToken(for: UserID("an.admin's uid")!, method: .custom, claims: ["tier": 2])
         #expect(custom.session?.uid == UserID("an.admin's uid"))
         #expect(custom.session?.claims == ["tier": 2])
 
@@ -117,7 +117,7 @@ struct TokenTests {
         let legacy = RefreshToken(text: "1.Z2l0aHViLmNvbQ." + secret)
         #expect(legacy.session != nil)
         #expect(legacy.session?.uid == nil)
-        #expect(legacy.session?.provider == "github.com")
+        #expect(legacy.session?.method == "github.com")
         for garbage in [
             "", "x", "1.Z2l0aHViLmNvbQ.short", "2.Z2l0aHViLmNvbQ.\(String(repeating: "A", count: 43))", "a.b.c.d",
             "3.Z2l0aHViLmNvbQ." + secret, "2..Z2l0aHViLmNvbQ." + secret, "2.AA.Z2l0aHViLmNvbQ." + secret,

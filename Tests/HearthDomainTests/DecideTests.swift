@@ -260,4 +260,47 @@ struct DecideTests {
         #expect(account.email == nil && !account.emailVerified && !account.emailLinkSignIn)
         #expect(try Decide.decide(.update(project, uid("e"), AccountUpdate(removeEmail: true)), state: state, now: now) == [])
     }
+
+    @Test mutating func aProviderThatVouchesForAnEmailJoinsItsAccountOtherwiseTheUserConfirms() throws {
+        try given(.createAccount(project, uid("owner"), created(.password, email: "a@x.io", password: hash(1))))
+        let github = ProviderLink(providerId: .github, federatedId: "42", email: "A@x.io")
+        let unverified = try Decide.planFederatedSignIn(
+            project, identity: github, emailVerified: false, linkingTo: nil, newUid: uid("new"), now: now, state: state)
+        #expect(unverified == .needConfirmation(email: "a@x.io", existingUid: uid("owner"), providers: []))
+        let verified = try Decide.planFederatedSignIn(
+            project, identity: github, emailVerified: true, linkingTo: nil, newUid: uid("new"), now: now, state: state)
+        guard case .signIn(let plan) = verified else {
+            Issue.record("expected a sign-in, got \(verified)")
+            return
+        }
+        #expect(plan.uid == uid("owner") && !plan.isNewUser && plan.method == .provider(.github))
+        for command in plan.commands(refreshTokenHash: "t") { try state.execute(command, now: now) }
+        // The provider proved the email: the password an impostor may have set goes (seed 000).
+        let account = try #require(state.account(uid("owner"), in: project))
+        #expect(account.emailVerified && account.password == nil && account.refreshTokens == ["t"])
+        #expect(account.provider(.github)?.federatedId == "42")
+    }
+
+    @Test mutating func anEmailLinkWhoseEmailBelongsToAnotherAccountCanNotBeLinked() throws {
+        try given(
+            .createAccount(project, uid("owner"), created(.password, email: "a@x.io", password: hash(1))),
+            .createAccount(project, uid("anon"), created(.anonymous)))
+        #expect(throws: AuthError.emailExists) {
+            try Decide.planEmailLinkSignIn(project, email: "a@x.io", linkingTo: uid("anon"), newUid: uid("n"), now: now, state: state)
+        }
+        let plan = try Decide.planEmailLinkSignIn(project, email: "b@x.io", linkingTo: uid("anon"), newUid: uid("n"), now: now, state: state)
+        #expect(plan.uid == uid("anon") && !plan.isNewUser && plan.preparation.isEmpty)
+    }
+
+    @Test mutating func anAdministratorsRevocationTimeLiesBetween1970AndAnHourAhead() throws {
+        try given(.createAccount(project, uid("a"), created(.anonymous)))
+        for seconds in [-1, now / 1000 + SessionRevocation.allowedSkewSeconds + 1] {
+            #expect(throws: AuthError.revocationTimeOutOfRange) {
+                try Decide.decide(.update(project, uid("a"), AccountUpdate(revokeSessions: .since(seconds: seconds))), state: state, now: now)
+            }
+        }
+        let ahead = now / 1000 + SessionRevocation.allowedSkewSeconds
+        try given(.update(project, uid("a"), AccountUpdate(revokeSessions: .since(seconds: ahead))))
+        #expect(state.account(uid("a"), in: project)?.validSince == ahead)
+    }
 }
