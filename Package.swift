@@ -89,11 +89,21 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),
+        // Seed 003's anonymous auto-cleanup: a Service that sleeps until the schedule's next due
+        // time and purges through the writer.
+        .target(
+            name: "HearthScheduler",
+            dependencies: [
+                "HearthDomain", "HearthStore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict),
         // The composition root: configuration, and the daemon's ServiceGroup.
         .target(
             name: "HearthApp",
             dependencies: [
-                "HearthDomain", "HearthWire", "HearthStore", "HearthAuth", "HearthHTTP", "HearthMail",
+                "HearthDomain", "HearthWire", "HearthStore", "HearthAuth", "HearthHTTP", "HearthMail", "HearthScheduler",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -120,7 +130,7 @@ let package = Package(
         // test command validates against schemas/.
         .target(
             name: "HearthTesting",
-            dependencies: ["LMDB", "HearthDomain", "HearthLedger", "HearthProjections", "HearthStore"],
+            dependencies: ["LMDB", "HearthDomain", "HearthLedger", "HearthProjections", "HearthStore", "HearthScheduler"],
             swiftSettings: strict),
         // A child process for the crash-safety test: appends under load until SIGKILLed.
         .executableTarget(
@@ -151,6 +161,15 @@ let package = Package(
             dependencies: [
                 "LMDB", "HearthDomain", "HearthLedger", "HearthProjections", "HearthStore", "HearthTesting",
                 .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            swiftSettings: strictTests),
+        .testTarget(
+            name: "HearthSchedulerTests",
+            dependencies: [
+                "HearthDomain", "HearthStore", "HearthScheduler", "HearthTesting",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictTests),
         .testTarget(

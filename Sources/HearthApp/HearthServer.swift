@@ -2,6 +2,7 @@ import HearthAuth
 import HearthDomain
 import HearthHTTP
 import HearthMail
+import HearthScheduler
 import HearthStore
 import Hummingbird
 import Logging
@@ -31,16 +32,16 @@ public enum HearthServer {
     /// The one way the server is put together, for `serve` and for the tests, which may bring a
     /// clock and a mailer of their own.
     public static func assemble(
-        _ configuration: ServerConfiguration, clock: (any WallClock)? = nil, mailer testMailer: (any ActionLinkMailer)? = nil,
-        logger: Logger = Logger(label: "hearth")
+        _ configuration: ServerConfiguration, clock: any SleepingClock = SystemClock(),
+        mailer testMailer: (any ActionLinkMailer)? = nil, logger: Logger = Logger(label: "hearth")
     ) throws -> Assembly {
         let directory = DataDirectory(configuration.dataDirectory)
         var options = AccountStore.Options()
-        if let clock { options.clock = clock }
+        options.clock = clock
         // Locked and opened, but not caught up: that runs before the server starts, below.
         let store = try directory.open(as: "hearth serve", options: options, catchUp: false)
         do {
-            return try assemble(configuration, store: store, mailer: testMailer, logger: logger)
+            return try assemble(configuration, store: store, clock: clock, mailer: testMailer, logger: logger)
         } catch {
             store.close()
             throw error
@@ -48,7 +49,8 @@ public enum HearthServer {
     }
 
     private static func assemble(
-        _ configuration: ServerConfiguration, store: AccountStore, mailer testMailer: (any ActionLinkMailer)?, logger: Logger
+        _ configuration: ServerConfiguration, store: AccountStore, clock: any SleepingClock,
+        mailer testMailer: (any ActionLinkMailer)?, logger: Logger
     ) throws -> Assembly {
         let mailQueue = try configuration.smtp.map { smtp in
             do {
@@ -85,10 +87,15 @@ public enum HearthServer {
                 metadata: ["option": "insecureDevelopmentOnNetwork"])
         }
         let router = HearthRouter.build(service: service, access: configuration.access)
-        // Services stop in reverse order after the server drains: the mail queue gets the links
-        // of the last requests, then the store closes.
+        // The cleanup scheduler starts once the projections caught up (an upgrade not yet folded
+        // in must not make an account look due).
+        let caughtUp = StartSignal()
+        let scheduler = CleanupScheduler(store: store, clock: clock, startsAfter: caughtUp, logger: logger)
+        // Services stop in reverse order after the server drains: the scheduler between two
+        // batches, the mail queue after sending the links of the last requests, then the store.
         var services: [any Service] = [StoreService(store: store, logger: logger)]
         if let mailQueue { services.append(mailQueue) }
+        services.append(scheduler)
         var application = Application(
             router: router,
             server: HearthRouter.server(
@@ -99,7 +106,10 @@ public enum HearthServer {
             services: services,
             onServerRunning: { _ in SystemdNotifier.notify("READY=1") },
             logger: logger)
-        application.beforeServerStarts { try await StoreService.catchUp(store, logger: logger) }
+        application.beforeServerStarts {
+            try await StoreService.catchUp(store, logger: logger)
+            caughtUp.open()
+        }
         return Assembly(application: application, service: service)
     }
 

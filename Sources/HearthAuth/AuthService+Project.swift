@@ -11,6 +11,19 @@ extension AuthService {
         try await write(caller) { tx in try tx.execute(.changeProjectConfig(caller.project, change)) }
     }
 
+    /// Reads the settings and records what `update` makes of them, in one transaction (two
+    /// concurrent updates of different fields both land); returns the settings after.
+    public func updateConfig(
+        _ caller: Caller, _ update: @escaping @Sendable (ProjectConfig) throws -> ProjectConfig
+    ) async throws -> ProjectConfig {
+        let project = caller.project
+        return try await write(caller) { tx in
+            let current = try tx.config(of: project)
+            try tx.execute(.changeProjectConfig(project, current.change(to: try update(current))))
+            return try tx.config(of: project)
+        }
+    }
+
     /// Sent codes not yet used, oldest first (`GET /emulator/v1/projects/{p}/oobCodes`).
     public func pendingActionLinks(_ caller: Caller) throws -> [ActionLink] {
         let links = outbox?.links(of: caller.project) ?? []

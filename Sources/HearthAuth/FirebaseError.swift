@@ -65,6 +65,8 @@ public struct FirebaseError: Error, Equatable, Sendable, CustomStringConvertible
             self = .bad("EXPIRED_OOB_CODE")
         case .revocationTimeOutOfRange:
             self = .invalidArgument("/validSince must be a Unix time in seconds, not in the future")
+        case .invalidProjectConfig(let detail):
+            self = .bad("INVALID_CONFIG : ((\(detail)))")
         case .notAnonymous, .notDue:
             self = .bad("FAILED_PRECONDITION : \(error.firebaseCode)")
         default:

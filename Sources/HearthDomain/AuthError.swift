@@ -20,6 +20,8 @@ public enum AuthError: Error, Equatable, Hashable, Sendable, CustomStringConvert
     /// A revocation time before 1970 or beyond the allowed clock skew: revocation never moves
     /// back, so a time far ahead would lock the account out for good.
     case revocationTimeOutOfRange
+    /// A project setting out of its range.
+    case invalidProjectConfig(String)
 
     /// The Firebase error message string (`error.message` in the envelope).
     public var firebaseCode: String {
@@ -39,6 +41,7 @@ public enum AuthError: Error, Equatable, Hashable, Sendable, CustomStringConvert
         case .notAnonymous: "NOT_ANONYMOUS"
         case .notDue: "NOT_DUE"
         case .revocationTimeOutOfRange: "INVALID_ARGUMENT"
+        case .invalidProjectConfig: "INVALID_CONFIG"
         }
     }
 

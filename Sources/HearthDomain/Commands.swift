@@ -100,6 +100,6 @@ public protocol DecisionState {
     func owner(ofPhone phoneNumber: String, in project: ProjectID) throws -> UserID?
     func config(of project: ProjectID) throws -> ProjectConfig
     func oobCode(_ codeHash: String, in project: ProjectID) throws -> OOBCode?
-    /// When the cleanup schedule will purge this anonymous account, if scheduled.
-    func cleanupDueAt(_ uid: UserID, in project: ProjectID) throws -> Int64?
+    /// When (and by which rule) the cleanup schedule will purge this anonymous account.
+    func cleanupSchedule(_ uid: UserID, in project: ProjectID) throws -> CleanupSchedule?
 }

@@ -60,8 +60,10 @@ public enum Decide {
         case .purgeAnonymous(let project, let uid):
             let account = try existingAccount(uid, project, state)
             guard account.isAnonymous else { throw AuthError.notAnonymous }
-            guard let due = try state.cleanupDueAt(uid, in: project), due <= now else { throw AuthError.notDue }
-            return [.anonymousPurged(AnonymousPurged(dueAt: due))]
+            guard let schedule = try state.cleanupSchedule(uid, in: project), schedule.dueAt <= now else {
+                throw AuthError.notDue
+            }
+            return [.anonymousPurged(AnonymousPurged(schedule))]
         case .issueOOBCode(let project, let codeHash, let issued):
             guard try state.oobCode(codeHash, in: project) == nil else { throw AuthError.invalidOobCode }
             return [.oobCodeIssued(issued)]
@@ -71,8 +73,15 @@ public enum Decide {
             }
             guard code.expiresAt > now else { throw AuthError.expiredOobCode }
             return [.oobCodeConsumed]
-        case .changeProjectConfig(_, let change):
-            return change.isEmpty ? [] : [.projectConfigChanged(change)]
+        case .changeProjectConfig(let project, let change):
+            if let period = change.anonymousCleanupPeriodSeconds, !ProjectConfig.anonymousCleanupPeriodRange.contains(period) {
+                throw AuthError.invalidProjectConfig("anonymousCleanupAfterSeconds must be from 1 to 2592000 (30 days)")
+            }
+            // Only what differs is recorded: the ledger's history of a project's settings is
+            // a list of real changes.
+            let current = try state.config(of: project)
+            let effective = current.change(to: current.applying(change))
+            return effective.isEmpty ? [] : [.projectConfigChanged(effective)]
         }
     }
 

@@ -35,16 +35,22 @@ extension EventType {
     public static let refreshTokenIssued = EventType("account.refresh_token_issued", version: 2)
     public static let refreshTokenRevoked = EventType("account.refresh_token_revoked", version: 1)
     public static let accountDeleted = EventType("account.deleted", version: 1)
-    public static let anonymousPurged = EventType("account.anonymous_purged", version: 1)
+    /// v2: the rule that scheduled the purge and the instant its period counted from.
+    public static let anonymousPurged = EventType("account.anonymous_purged", version: 2)
     public static let oobCodeIssued = EventType("oob_code.issued", version: 1)
     public static let oobCodeConsumed = EventType("oob_code.consumed", version: 1)
-    public static let projectConfigChanged = EventType("project.config_changed", version: 1)
+    /// v2: the cleanup period and email enumeration protection.
+    public static let projectConfigChanged = EventType("project.config_changed", version: 2)
 
     /// Earlier versions still in ledgers: read through an upcaster; new events never use them.
     public static let accountCreatedV1 = EventType("account.created", version: 1)
     public static let passwordSetV1 = EventType("account.password_set", version: 1)
     public static let refreshTokenIssuedV1 = EventType("account.refresh_token_issued", version: 1)
-    public static let historical: [EventType] = [.accountCreatedV1, .passwordSetV1, .refreshTokenIssuedV1]
+    public static let anonymousPurgedV1 = EventType("account.anonymous_purged", version: 1)
+    public static let projectConfigChangedV1 = EventType("project.config_changed", version: 1)
+    public static let historical: [EventType] = [
+        .accountCreatedV1, .passwordSetV1, .refreshTokenIssuedV1, .anonymousPurgedV1, .projectConfigChangedV1,
+    ]
 
     /// Every current event type; `schemas/` has one schema per entry here and in `historical`.
     public static let all: [EventType] = [

@@ -245,7 +245,20 @@ public struct AccountDeleted: Equatable, Sendable, Encodable {
 public struct AnonymousPurged: Equatable, Sendable, Encodable {
     /// When the cleanup schedule made the account due.
     public var dueAt: Int64
-    public init(dueAt: Int64) { self.dueAt = dueAt }
+    /// Which of seed 003's rules scheduled it (absent in v1 events).
+    public var rule: CleanupSchedule.Rule?
+    /// The instant the period counted from: the account's creation or cleanup turned on (v2).
+    public var since: Int64?
+
+    public init(dueAt: Int64, rule: CleanupSchedule.Rule? = nil, since: Int64? = nil) {
+        self.dueAt = dueAt
+        self.rule = rule
+        self.since = since
+    }
+
+    public init(_ schedule: CleanupSchedule) {
+        self.init(dueAt: schedule.dueAt, rule: schedule.rule, since: schedule.since)
+    }
 }
 
 public struct OOBCodeIssued: Equatable, Sendable, Encodable {

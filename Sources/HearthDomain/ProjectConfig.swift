@@ -11,10 +11,21 @@ public struct ProjectConfig: Equatable, Sendable, Encodable {
     /// Hosting domains for email links; the first is the default.
     public var linkDomains: [String] = []
     public var anonymousCleanup = false
+    /// How long after creation (or after cleanup was turned on) an anonymous account is purged:
+    /// Firebase's 30 days. Shorter only for tests and staging (`anonymousCleanupAfterSeconds`).
+    public var anonymousCleanupPeriodSeconds = ProjectConfig.anonymousCleanupPeriodRange.upperBound
     /// One account per email address (Firebase's default); off lets federated accounts share one.
     public var oneAccountPerEmail = true
+    /// Email enumeration protection (`emailPrivacyConfig.enableImprovedEmailPrivacy`).
+    public var improvedEmailPrivacy = false
 
     public init() {}
+
+    /// From a second (tests) to Firebase's 30 days.
+    public static let anonymousCleanupPeriodRange: ClosedRange<Int64> = 1...(30 * 24 * 60 * 60)
+
+    /// The cleanup period in milliseconds, as schedules count it.
+    public var anonymousCleanupDelay: Int64 { anonymousCleanupPeriodSeconds * 1000 }
 
     public func allowsProvider(_ providerId: ProviderID) -> Bool {
         enabledProviders.map { $0.contains(providerId) } ?? true
@@ -31,12 +42,17 @@ public struct ProjectConfigChange: Equatable, Sendable, Encodable {
     public var linkDomains: [String]?
     public var anonymousCleanup: Bool?
     public var oneAccountPerEmail: Bool?
+    public var anonymousCleanupPeriodSeconds: Int64?
+    public var improvedEmailPrivacy: Bool?
 
     public init(
         emailPasswordEnabled: Bool? = nil, emailLinkEnabled: Bool? = nil, anonymousEnabled: Bool? = nil,
         enabledProviders: [ProviderID]? = nil, authorizedDomains: [String]? = nil, linkDomains: [String]? = nil,
-        anonymousCleanup: Bool? = nil, oneAccountPerEmail: Bool? = nil
+        anonymousCleanup: Bool? = nil, oneAccountPerEmail: Bool? = nil, anonymousCleanupPeriodSeconds: Int64? = nil,
+        improvedEmailPrivacy: Bool? = nil
     ) {
+        self.anonymousCleanupPeriodSeconds = anonymousCleanupPeriodSeconds
+        self.improvedEmailPrivacy = improvedEmailPrivacy
         self.emailPasswordEnabled = emailPasswordEnabled
         self.emailLinkEnabled = emailLinkEnabled
         self.anonymousEnabled = anonymousEnabled
@@ -61,9 +77,44 @@ extension ProjectConfig {
         if let value = change.linkDomains { next.linkDomains = value }
         if let value = change.anonymousCleanup { next.anonymousCleanup = value }
         if let value = change.oneAccountPerEmail { next.oneAccountPerEmail = value }
+        if let value = change.anonymousCleanupPeriodSeconds { next.anonymousCleanupPeriodSeconds = value }
+        if let value = change.improvedEmailPrivacy { next.improvedEmailPrivacy = value }
         return next
+    }
+
+    /// The change that turns this config into `target` (nil fields where they agree).
+    public func change(to target: ProjectConfig) -> ProjectConfigChange {
+        func differing<T: Equatable>(_ path: KeyPath<ProjectConfig, T>) -> T? {
+            self[keyPath: path] == target[keyPath: path] ? nil : target[keyPath: path]
+        }
+        return ProjectConfigChange(
+            emailPasswordEnabled: differing(\.emailPasswordEnabled), emailLinkEnabled: differing(\.emailLinkEnabled),
+            anonymousEnabled: differing(\.anonymousEnabled),
+            enabledProviders: enabledProviders == target.enabledProviders ? nil : target.enabledProviders,
+            authorizedDomains: differing(\.authorizedDomains), linkDomains: differing(\.linkDomains),
+            anonymousCleanup: differing(\.anonymousCleanup), oneAccountPerEmail: differing(\.oneAccountPerEmail),
+            anonymousCleanupPeriodSeconds: differing(\.anonymousCleanupPeriodSeconds),
+            improvedEmailPrivacy: differing(\.improvedEmailPrivacy))
     }
 }
 
-/// Anonymous accounts are purged this long after creation, or after cleanup was enabled.
-public let anonymousCleanupDelayMilliseconds: Int64 = 30 * 24 * 60 * 60 * 1000
+/// When anonymous cleanup purges an account, and by which of seed 003's rules.
+public struct CleanupSchedule: Equatable, Hashable, Sendable, Encodable {
+    public enum Rule: String, Sendable, Encodable, CaseIterable {
+        /// Created while cleanup was on: due a period after its creation.
+        case createdWhileCleanupOn = "created_while_cleanup_on"
+        /// Existed (anonymous, unscheduled) when cleanup was turned on: due a period after that.
+        case existedWhenCleanupTurnedOn = "existed_when_cleanup_turned_on"
+    }
+
+    public var dueAt: Int64
+    public var rule: Rule
+    /// The instant the period counted from: the account's creation, or cleanup turned on.
+    public var since: Int64
+
+    public init(dueAt: Int64, rule: Rule, since: Int64) {
+        self.dueAt = dueAt
+        self.rule = rule
+        self.since = since
+    }
+}

@@ -38,18 +38,28 @@ struct EmulatorAPI: Sendable {
 
     func config(_ request: Request, _ context: some RemoteAddressRequestContext) async throws -> Response {
         let caller = try caller(context)
+        // The emulator's two settings, in the v2 config's shape and update rules.
+        let mask = "signIn.allowDuplicateEmails,emailPrivacyConfig.enableImprovedEmailPrivacy"
+        let config: ProjectConfig
         if request.method == .patch {
             let fields = try await RequestFields.read(request)
-            if let signIn = fields.values["signIn"]?.objectValue {
-                let allowDuplicates = try RequestFields(signIn).bool("allowDuplicateEmails")
-                try await service.changeConfig(
-                    ProjectConfigChange(oneAccountPerEmail: allowDuplicates.map { !$0 }), caller)
+            // Only the fields the body sets change, as in the emulator.
+            let sent = mask.split(separator: ",").filter { path in
+                let parts = path.split(separator: ".").map(String.init)
+                return fields.values[parts[0]]?.objectValue?[parts[1]] != nil
             }
+            config =
+                sent.isEmpty
+                ? try service.config(caller)
+                : try await service.updateConfig(caller) { current in
+                    try ProjectConfigJSON.apply(.object(fields.values), updateMask: sent.joined(separator: ","), to: current)
+                }
+        } else {
+            config = try service.config(caller)
         }
-        let config = try service.config(caller)
         return JSONResponse.ok([
             "signIn": ["allowDuplicateEmails": .bool(!config.oneAccountPerEmail)],
-            "emailPrivacyConfig": ["enableImprovedEmailPrivacy": false],
+            "emailPrivacyConfig": ["enableImprovedEmailPrivacy": .bool(config.improvedEmailPrivacy)],
         ])
     }
 }

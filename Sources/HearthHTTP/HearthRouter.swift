@@ -58,6 +58,13 @@ public enum HearthRouter {
         router.post("/securetoken.googleapis.com/v1/token") { request, context in
             try await secureToken.token(request, context)
         }
+        let projectConfig = ProjectConfigAPI(service: service, access: access)
+        router.get("/identitytoolkit.googleapis.com/v2/projects/{project}/config") { request, context in
+            try await projectConfig.handle(request, context)
+        }
+        router.patch("/identitytoolkit.googleapis.com/v2/projects/{project}/config") { request, context in
+            try await projectConfig.handle(request, context)
+        }
         if access.profile == .development {
             let emulator = EmulatorAPI(service: service)
             router.delete("/emulator/v1/projects/{project}/accounts") { request, context in

@@ -142,9 +142,20 @@ extension ProjectConfigChange: BinaryCodable {
         writer.write(linkDomains) { $0.write($1) { $0.write($1) } }
         writer.write(anonymousCleanup)
         writer.write(oneAccountPerEmail)
+        writer.write(anonymousCleanupPeriodSeconds)
+        writer.write(improvedEmailPrivacy)
     }
 
     public init(from reader: inout ByteReader) throws {
+        try self.init(from: &reader, layout: .v2)
+    }
+
+    /// Layouts by event version: `project.config_changed` v1 ends after `oneAccountPerEmail`.
+    enum Layout {
+        case v1, v2
+    }
+
+    init(from reader: inout ByteReader, layout: Layout) throws {
         let strings: (inout ByteReader) throws -> [String] = { try $0.readArray { try $0.readString() } }
         self.init(
             emailPasswordEnabled: try reader.readOptionalBool(), emailLinkEnabled: try reader.readOptionalBool(),
@@ -152,5 +163,8 @@ extension ProjectConfigChange: BinaryCodable {
             enabledProviders: try reader.readOptional(strings)?.map(ProviderID.init(rawValue:)),
             authorizedDomains: try reader.readOptional(strings), linkDomains: try reader.readOptional(strings),
             anonymousCleanup: try reader.readOptionalBool(), oneAccountPerEmail: try reader.readOptionalBool())
+        guard layout == .v2 else { return }
+        anonymousCleanupPeriodSeconds = try reader.readOptionalInt64()
+        improvedEmailPrivacy = try reader.readOptionalBool()
     }
 }

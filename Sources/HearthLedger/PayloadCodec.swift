@@ -32,7 +32,10 @@ public enum PayloadCodec {
         case .refreshTokenIssued(let event): writer.write(event.tokenHash)
         case .refreshTokenRevoked(let event): writer.write(event.tokenHash)
         case .accountDeleted(let event): writer.write(event.by.rawValue)
-        case .anonymousPurged(let event): writer.write(event.dueAt)
+        case .anonymousPurged(let event):
+            writer.write(event.dueAt)
+            writer.write(event.rule?.rawValue)
+            writer.write(event.since)
         case .oobCodeIssued(let event): writer.write(event)
         case .projectConfigChanged(let event): writer.write(event)
         }
@@ -87,10 +90,17 @@ public enum PayloadCodec {
         },
         Decoder(.refreshTokenRevoked) { .refreshTokenRevoked(RefreshTokenRevoked(tokenHash: try $0.readString())) },
         Decoder(.accountDeleted) { .accountDeleted(AccountDeleted(by: try $0.readEnum())) },
-        Decoder(.anonymousPurged) { .anonymousPurged(AnonymousPurged(dueAt: try $0.readInt64())) },
+        Decoder(.anonymousPurged) {
+            .anonymousPurged(
+                AnonymousPurged(
+                    dueAt: try $0.readInt64(), rule: try $0.readOptional { try $0.readEnum() },
+                    since: try $0.readOptionalInt64()))
+        },
+        Decoder(.anonymousPurgedV1) { .anonymousPurged(AnonymousPurged(dueAt: try $0.readInt64())) },
         Decoder(.oobCodeIssued) { .oobCodeIssued(try $0.read()) },
         Decoder(.oobCodeConsumed) { _ in .oobCodeConsumed },
         Decoder(.projectConfigChanged) { .projectConfigChanged(try $0.read()) },
+        Decoder(.projectConfigChangedV1) { .projectConfigChanged(try ProjectConfigChange(from: &$0, layout: .v1)) },
     ]
 
     /// Positions in `decoders` by the length of their type name: a lookup compares one or two names.

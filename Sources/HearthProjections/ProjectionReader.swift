@@ -40,10 +40,11 @@ public struct ProjectionReader<T: Transaction>: DecisionState {
         try decoded(projections.oobCodes, Keys.oobCode(project, codeHash))
     }
 
-    public func cleanupDueAt(_ uid: UserID, in project: ProjectID) throws -> Int64? {
+    public func cleanupSchedule(_ uid: UserID, in project: ProjectID) throws -> CleanupSchedule? {
         try txn.withValue(projections.anonymousAccounts, forKey: Keys.account(project, uid)) { bytes in
-            guard let bytes, bytes.count == 8 else { return nil }
-            return Int64(bitPattern: try BigEndianUInt64(decoding: bytes).value)
+            guard let bytes, !bytes.isEmpty else { return nil }
+            var reader = ByteReader(bytes)
+            return try CleanupSchedule(from: &reader)
         }
     }
 
@@ -75,15 +76,47 @@ public struct ProjectionReader<T: Transaction>: DecisionState {
 
     /// Anonymous accounts of `project` due for cleanup at `now`, earliest first.
     public func accountsDueForCleanup(in project: ProjectID, now: Int64, limit: Int) throws -> [UserID] {
-        let prefix = Keys.project(project)
         var due: [UserID] = []
-        try txn.forEach(projections.cleanupSchedule, prefix: prefix) { key, _ in
-            let dueAt = Int64(bitPattern: try BigEndianUInt64(decoding: UnsafeRawBufferPointer(rebasing: key[prefix.count..<prefix.count + 8])).value)
+        try forEachScheduled(in: project) { dueAt, uid in
             guard dueAt <= now, due.count < limit else { return .stop }
-            if let uid = UserID(String(decoding: key[(prefix.count + 8)...], as: UTF8.self)) { due.append(uid) }
+            due.append(uid)
             return .continue
         }
         return due
+    }
+
+    /// The cleanup schedule of `project` in due order: each account's due time and uid.
+    public func forEachScheduled(
+        in project: ProjectID, _ body: (_ dueAt: Int64, _ uid: UserID) throws -> IterationControl
+    ) throws {
+        let prefix = Keys.project(project)
+        try txn.forEach(projections.cleanupSchedule, prefix: prefix) { key, _ in
+            guard key.count > prefix.count + 8 else { return .continue }
+            let dueBytes = UnsafeRawBufferPointer(rebasing: key[prefix.count..<prefix.count + 8])
+            let dueAt = Int64(bitPattern: try BigEndianUInt64(decoding: dueBytes).value)
+            guard let uid = UserID(String(decoding: key[(prefix.count + 8)...], as: UTF8.self)) else { return .continue }
+            return try body(dueAt, uid)
+        }
+    }
+
+    /// Projects that have settings of their own (every project cleanup was ever turned on for).
+    public func configuredProjects() throws -> [ProjectID] {
+        var projects: [ProjectID] = []
+        try txn.forEach(projections.projects) { key, _ in
+            if let project = ProjectID(String(decoding: key.prefix { $0 != 0 }, as: UTF8.self)) { projects.append(project) }
+            return .continue
+        }
+        return projects
+    }
+
+    /// The earliest cleanup due time of `project`, if any account is scheduled.
+    public func nextCleanupDue(in project: ProjectID) throws -> Int64? {
+        var next: Int64?
+        try forEachScheduled(in: project) { dueAt, _ in
+            next = dueAt
+            return .stop
+        }
+        return next
     }
 
     public func accountCount() throws -> Int { try txn.count(projections.accounts) }

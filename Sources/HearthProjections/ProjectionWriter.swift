@@ -18,6 +18,9 @@ public final class ProjectionWriter {
     private var configs: [ProjectID: ProjectConfig] = [:]
     private var lastSequence: UInt64?
     private var encoder = ByteWriter(capacity: 512)
+    /// The earliest cleanup due time this writer added to the schedule: after the commit, the
+    /// scheduler may have to wake sooner than it planned.
+    public private(set) var earliestScheduled: Int64?
 
     init(projections: Projections, txn: WriteTransaction) {
         self.projections = projections
@@ -94,7 +97,11 @@ public final class ProjectionWriter {
             configs[project] = after
             try txn.put(projections.projects, Keys.project(project), after.binaryEncoded)
             if after.anonymousCleanup && !before.anonymousCleanup {
-                try scheduleExistingAnonymousAccounts(project, dueAt: event.recordedAt + anonymousCleanupDelayMilliseconds)
+                try scheduleExistingAnonymousAccounts(
+                    project,
+                    CleanupSchedule(
+                        dueAt: event.recordedAt + after.anonymousCleanupDelay, rule: .existedWhenCleanupTurnedOn,
+                        since: event.recordedAt))
             }
         case .oobCode(let project, let codeHash):
             let key = Keys.oobCode(project, codeHash)
@@ -136,24 +143,28 @@ public final class ProjectionWriter {
     private func updateCleanup(_ key: AccountKey, anonymousSince createdAt: Int64?) throws {
         let bytes = Keys.account(key.project, key.uid)
         if let createdAt {
-            if try config(key.project).anonymousCleanup {
-                let due = createdAt + anonymousCleanupDelayMilliseconds
-                try txn.put(projections.anonymousAccounts, bytes, dueBytes(due))
-                try txn.put(projections.cleanupSchedule, Keys.cleanup(key.project, dueAt: due, key.uid), [])
+            let config = try config(key.project)
+            if config.anonymousCleanup {
+                let schedule = CleanupSchedule(
+                    dueAt: createdAt + config.anonymousCleanupDelay, rule: .createdWhileCleanupOn, since: createdAt)
+                try txn.put(projections.anonymousAccounts, bytes, schedule.binaryEncoded)
+                try txn.put(projections.cleanupSchedule, Keys.cleanup(key.project, dueAt: schedule.dueAt, key.uid), [])
+                noteScheduled(schedule.dueAt)
             } else {
                 try txn.put(projections.anonymousAccounts, bytes, [])
             }
         } else {
-            if let due = try projections.reader(txn).cleanupDueAt(key.uid, in: key.project) {
-                try txn.delete(projections.cleanupSchedule, Keys.cleanup(key.project, dueAt: due, key.uid))
+            if let schedule = try projections.reader(txn).cleanupSchedule(key.uid, in: key.project) {
+                try txn.delete(projections.cleanupSchedule, Keys.cleanup(key.project, dueAt: schedule.dueAt, key.uid))
             }
             try txn.delete(projections.anonymousAccounts, bytes)
         }
     }
 
-    /// Cleanup was just enabled: anonymous accounts not yet scheduled become due in 30 days.
+    /// Cleanup was just enabled: anonymous accounts not yet scheduled become due a period later.
     /// Accounts already scheduled (cleanup was on before) keep their earlier date.
-    private func scheduleExistingAnonymousAccounts(_ project: ProjectID, dueAt: Int64) throws {
+    private func scheduleExistingAnonymousAccounts(_ project: ProjectID, _ schedule: CleanupSchedule) throws {
+        let value = schedule.binaryEncoded
         let prefix = Keys.project(project)
         var unscheduled: [[UInt8]] = []
         try txn.forEach(projections.anonymousAccounts, prefix: prefix) { key, value in
@@ -162,12 +173,13 @@ public final class ProjectionWriter {
         }
         for key in unscheduled {
             guard let uid = UserID(String(decoding: key[prefix.count...], as: UTF8.self)) else { continue }
-            try txn.put(projections.anonymousAccounts, key, dueBytes(dueAt))
-            try txn.put(projections.cleanupSchedule, Keys.cleanup(project, dueAt: dueAt, uid), [])
+            try txn.put(projections.anonymousAccounts, key, value)
+            try txn.put(projections.cleanupSchedule, Keys.cleanup(project, dueAt: schedule.dueAt, uid), [])
         }
+        if !unscheduled.isEmpty { noteScheduled(schedule.dueAt) }
     }
 
-    private func dueBytes(_ due: Int64) -> [UInt8] {
-        withUnsafeBytes(of: UInt64(bitPattern: due).bigEndian) { Array($0) }
+    private func noteScheduled(_ dueAt: Int64) {
+        earliestScheduled = min(earliestScheduled ?? dueAt, dueAt)
     }
 }

@@ -6,7 +6,9 @@ import LMDB
 /// append (so they are never behind it) and rebuildable from sequence 0 to the same bytes.
 public struct Projections: Sendable {
     /// Bump when a record layout or index changes: the daemon then rebuilds on start.
-    public static let formatVersion: UInt64 = 4
+    /// 5: cleanup schedules record their rule; project configs their cleanup period and
+    /// email privacy.
+    public static let formatVersion: UInt64 = 5
 
     public typealias Table = Database<[UInt8], [UInt8]>
 
@@ -18,7 +20,7 @@ public struct Projections: Sendable {
     public let phones: Table
     /// project, provider id, federated id -> uid
     public let federatedIds: Table
-    /// project, uid -> due time (8 bytes) or empty while cleanup has not scheduled it
+    /// project, uid -> `CleanupSchedule`, or empty while cleanup has not scheduled it
     public let anonymousAccounts: Table
     /// project, due time, uid -> empty: the anonymous-cleanup schedule, in due order
     public let cleanupSchedule: Table

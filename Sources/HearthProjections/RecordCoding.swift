@@ -73,6 +73,8 @@ extension ProjectConfig: BinaryCodable {
         writer.write(linkDomains) { $0.write($1) }
         writer.write(anonymousCleanup)
         writer.write(oneAccountPerEmail)
+        writer.write(anonymousCleanupPeriodSeconds)
+        writer.write(improvedEmailPrivacy)
     }
 
     public init(from reader: inout ByteReader) throws {
@@ -85,6 +87,20 @@ extension ProjectConfig: BinaryCodable {
         linkDomains = try reader.readArray { try $0.readString() }
         anonymousCleanup = try reader.readBool()
         oneAccountPerEmail = try reader.readBool()
+        anonymousCleanupPeriodSeconds = try reader.readInt64()
+        improvedEmailPrivacy = try reader.readBool()
+    }
+}
+
+extension CleanupSchedule: BinaryCodable {
+    public func encode(to writer: inout ByteWriter) {
+        writer.write(dueAt)
+        writer.write(rule.rawValue)
+        writer.write(since)
+    }
+
+    public init(from reader: inout ByteReader) throws {
+        self.init(dueAt: try reader.readInt64(), rule: try reader.readEnum(), since: try reader.readInt64())
     }
 }
 

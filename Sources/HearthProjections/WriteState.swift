@@ -34,7 +34,7 @@ public struct WriteState: DecisionState {
         try stored.oobCode(codeHash, in: project)
     }
 
-    public func cleanupDueAt(_ uid: UserID, in project: ProjectID) throws -> Int64? {
-        try stored.cleanupDueAt(uid, in: project)
+    public func cleanupSchedule(_ uid: UserID, in project: ProjectID) throws -> CleanupSchedule? {
+        try stored.cleanupSchedule(uid, in: project)
     }
 }

@@ -19,6 +19,9 @@ public final class AccountStore: Sendable {
     private let lock: DataDirectoryLock?
     public let clock: any WallClock
     public let directory: DataDirectory
+    /// Announces, after each commit, an account that became due for cleanup (the scheduler
+    /// waits on it).
+    public let cleanupChanges = CleanupScheduleChanges()
 
     public struct Options: Sendable {
         public var clock: any WallClock = SystemClock()
@@ -84,9 +87,10 @@ public final class AccountStore: Sendable {
         _ command: Command, expecting expected: ExpectedVersion = .any, metadata: Metadata
     ) async throws -> [StoredEvent] {
         try await translatingErrors {
-            try await environment.writer.submit { [self] txn in
-                try job(txn, metadata) { try $0.execute(command, expecting: expected) }
-            }
+            announced(
+                try await environment.writer.submit { [self] txn in
+                    try job(txn, metadata) { try $0.execute(command, expecting: expected) }
+                })
         }
     }
 
@@ -96,7 +100,10 @@ public final class AccountStore: Sendable {
         _ command: Command, expecting expected: ExpectedVersion = .any, metadata: Metadata
     ) throws -> [StoredEvent] {
         try translatingErrors {
-            try environment.writer.perform { [self] txn in try job(txn, metadata) { try $0.execute(command, expecting: expected) } }
+            announced(
+                try environment.writer.perform { [self] txn in
+                    try job(txn, metadata) { try $0.execute(command, expecting: expected) }
+                })
         }
     }
 
@@ -104,21 +111,22 @@ public final class AccountStore: Sendable {
     /// alone, with its error in the result; the others commit together.
     public func executeAll(_ commands: [Command], metadata: Metadata) async throws -> [Result<[StoredEvent], any Error>] {
         try await translatingErrors {
-            try await environment.writer.submit { [self] txn in
-                try job(txn, metadata) { transaction in
-                    try commands.map { command in
-                        let writes = txn.writeCount
-                        do {
-                            return .success(try transaction.execute(command))
-                        } catch {
-                            // Only a command that wrote nothing may fail alone inside a shared
-                            // transaction; anything else fails the whole job, which the writer rolls back.
-                            if txn.writeCount != writes { throw error }
-                            return .failure(StoreError(translating: error) ?? error)
+            announced(
+                try await environment.writer.submit { [self] txn in
+                    try job(txn, metadata) { transaction in
+                        try commands.map { command in
+                            let writes = txn.writeCount
+                            do {
+                                return .success(try transaction.execute(command))
+                            } catch {
+                                // Only a command that wrote nothing may fail alone inside a shared
+                                // transaction; anything else fails the whole job, which the writer rolls back.
+                                if txn.writeCount != writes { throw error }
+                                return .failure(StoreError(translating: error) ?? error)
+                            }
                         }
                     }
-                }
-            }
+                })
         }
     }
 
@@ -129,19 +137,33 @@ public final class AccountStore: Sendable {
         metadata: Metadata, _ body: @escaping @Sendable (StoreTransaction) throws -> R
     ) async throws -> R {
         try await translatingErrors {
-            try await environment.writer.submit { [self] txn in try job(txn, metadata, body) }
+            announced(try await environment.writer.submit { [self] txn in try job(txn, metadata, body) })
         }
     }
 
     /// One write job: one instant for all its events (read once, never before the ledger's
     /// head), and one projection writer, which serves the job's reads of accounts and writes
     /// each account it changed back once, at the end.
-    private func job<R>(_ txn: WriteTransaction, _ metadata: Metadata, _ body: (StoreTransaction) throws -> R) throws -> R {
+    private func job<R>(_ txn: WriteTransaction, _ metadata: Metadata, _ body: (StoreTransaction) throws -> R) throws
+        -> Committed<R>
+    {
         let now = max(clock.now(), try ledger.head(in: txn).recordedAt)
         let writer = projections.writer(txn)
         let result = try body(StoreTransaction(ledger: ledger, writer: writer, metadata: metadata, now: now))
         try writer.flush()
-        return result
+        return Committed(result: result, earliestScheduled: writer.earliestScheduled)
+    }
+
+    /// A job's result, and the earliest cleanup due time it scheduled.
+    fileprivate struct Committed<R> {
+        var result: R
+        var earliestScheduled: Int64?
+    }
+
+    /// Called once the job committed: only then may the scheduler read what it scheduled.
+    private func announced<R>(_ committed: Committed<R>) -> R {
+        if let due = committed.earliestScheduled { cleanupChanges.announce(due) }
+        return committed.result
     }
 
     /// The ledger's last sequence number, hash and time.
@@ -154,3 +176,5 @@ public final class AccountStore: Sendable {
         try translatingErrors { try environment.read { txn in try body(StoreReader(projectionReader: projections.reader(txn))) } }
     }
 }
+
+extension AccountStore.Committed: Sendable where R: Sendable {}

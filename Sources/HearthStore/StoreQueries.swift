@@ -35,7 +35,7 @@ extension StoreQueries {
     }
 
     /// When the cleanup schedule will purge this anonymous account, if scheduled.
-    public func cleanupDueAt(_ uid: UserID, in project: ProjectID) throws -> Int64? {
-        try decisionState.cleanupDueAt(uid, in: project)
+    public func cleanupSchedule(_ uid: UserID, in project: ProjectID) throws -> CleanupSchedule? {
+        try decisionState.cleanupSchedule(uid, in: project)
     }
 }

@@ -31,6 +31,30 @@ public struct StoreReader: StoreQueries {
         try projectionReader.accountsDueForCleanup(in: project, now: now, limit: limit)
     }
 
+    /// Up to `limit` anonymous accounts of any project due for cleanup at `now`.
+    public func accountsDueForCleanup(now: Int64, limit: Int) throws -> [(ProjectID, UserID)] {
+        var due: [(ProjectID, UserID)] = []
+        for project in try projectionReader.configuredProjects() where due.count < limit {
+            due += try accountsDueForCleanup(in: project, now: now, limit: limit - due.count).map { (project, $0) }
+        }
+        return due
+    }
+
+    /// The earliest cleanup due time of any project.
+    public func nextCleanupDue() throws -> Int64? {
+        try projectionReader.configuredProjects().compactMap { try projectionReader.nextCleanupDue(in: $0) }.min()
+    }
+
+    /// The cleanup schedule of `project` in due order.
+    public func forEachScheduledForCleanup(
+        in project: ProjectID, _ body: (_ dueAt: Int64, _ uid: UserID) throws -> Bool
+    ) throws {
+        try projectionReader.forEachScheduled(in: project) { try body($0, $1) ? .continue : .stop }
+    }
+
+    /// Projects with settings of their own.
+    public func configuredProjects() throws -> [ProjectID] { try projectionReader.configuredProjects() }
+
     /// Accounts of every project.
     public func accountCount() throws -> Int { try projectionReader.accountCount() }
 

@@ -12,8 +12,8 @@ public struct InMemoryState: DecisionState, Sendable {
     public var accounts: [Key: Account] = [:]
     public var configs: [ProjectID: ProjectConfig] = [:]
     public var oobCodes: [String: OOBCode] = [:]
-    /// Cleanup due dates of anonymous accounts (absent = listed but not scheduled).
-    public var cleanupDue: [Key: Int64] = [:]
+    /// Cleanup schedules of anonymous accounts (absent = listed but not scheduled).
+    public var cleanupDue: [Key: CleanupSchedule] = [:]
 
     public init() {}
 
@@ -26,8 +26,9 @@ public struct InMemoryState: DecisionState, Sendable {
             let after = Evolve.account(before, payload, uid: uid, at: at)
             accounts[key] = after
             if before?.isAnonymous == true && after?.isAnonymous != true { cleanupDue[key] = nil }
-            if before?.isAnonymous != true, let after, after.isAnonymous, configs[project]?.anonymousCleanup == true {
-                cleanupDue[key] = after.createdAt + anonymousCleanupDelayMilliseconds
+            if before?.isAnonymous != true, let after, after.isAnonymous, let config = configs[project], config.anonymousCleanup {
+                cleanupDue[key] = CleanupSchedule(
+                    dueAt: after.createdAt + config.anonymousCleanupDelay, rule: .createdWhileCleanupOn, since: after.createdAt)
             }
         case .project(let project):
             let before = configs[project] ?? ProjectConfig()
@@ -35,7 +36,8 @@ public struct InMemoryState: DecisionState, Sendable {
             configs[project] = after
             if after.anonymousCleanup && !before.anonymousCleanup {
                 for (key, account) in accounts where key.project == project && account.isAnonymous && cleanupDue[key] == nil {
-                    cleanupDue[key] = at + anonymousCleanupDelayMilliseconds
+                    cleanupDue[key] = CleanupSchedule(
+                        dueAt: at + after.anonymousCleanupDelay, rule: .existedWhenCleanupTurnedOn, since: at)
                 }
             }
         case .oobCode(_, let hash):
@@ -74,7 +76,7 @@ public struct InMemoryState: DecisionState, Sendable {
 
     public func oobCode(_ codeHash: String, in project: ProjectID) -> OOBCode? { oobCodes[codeHash] }
 
-    public func cleanupDueAt(_ uid: UserID, in project: ProjectID) -> Int64? {
+    public func cleanupSchedule(_ uid: UserID, in project: ProjectID) -> CleanupSchedule? {
         cleanupDue[Key(project: project, uid: uid)]
     }
 }

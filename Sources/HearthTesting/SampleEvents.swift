@@ -35,7 +35,7 @@ public enum SampleEvents {
         .refreshTokenIssued(RefreshTokenIssued(tokenHash: String(repeating: "cd", count: 32), namesAccount: false)),
         .refreshTokenRevoked(RefreshTokenRevoked(tokenHash: String(repeating: "ab", count: 32))),
         .accountDeleted(AccountDeleted(by: .user)),
-        .anonymousPurged(AnonymousPurged(dueAt: 99)),
+        .anonymousPurged(AnonymousPurged(dueAt: 99, rule: .existedWhenCleanupTurnedOn, since: 9)),
         .oobCodeIssued(OOBCodeIssued(requestType: .emailSignIn, email: "o@x.io", expiresAt: 5)),
         .oobCodeIssued(OOBCodeIssued(requestType: .verifyAndChangeEmail, email: "o@x.io", uid: UserID("u1"), newEmail: "p@x.io", expiresAt: 6)),
         .oobCodeIssued(OOBCodeIssued(requestType: .recoverEmail, email: "o@x.io", uid: UserID("u1"), newEmail: "p@x.io", expiresAt: 7)),
@@ -45,7 +45,7 @@ public enum SampleEvents {
             ProjectConfigChange(
                 emailPasswordEnabled: true, emailLinkEnabled: false, anonymousEnabled: true, enabledProviders: ["google.com"],
                 authorizedDomains: ["localhost", "app.x.io"], linkDomains: ["links.x.io"], anonymousCleanup: false,
-                oneAccountPerEmail: false)),
+                oneAccountPerEmail: false, anonymousCleanupPeriodSeconds: 60, improvedEmailPrivacy: true)),
     ]
 
     /// The stream a sample payload is appended to.

@@ -126,8 +126,9 @@ struct DecideTests {
         #expect(throws: AuthError.notDue) {
             try Decide.decide(.purgeAnonymous(project, uid("anon")), state: state, now: now)
         }
-        let later = now + anonymousCleanupDelayMilliseconds
-        #expect(try Decide.decide(.purgeAnonymous(project, uid("anon")), state: state, now: later) == [.anonymousPurged(AnonymousPurged(dueAt: later))])
+        let later = now + ProjectConfig().anonymousCleanupDelay
+        let purged = AnonymousPurged(dueAt: later, rule: .createdWhileCleanupOn, since: now)
+        #expect(try Decide.decide(.purgeAnonymous(project, uid("anon")), state: state, now: later) == [.anonymousPurged(purged)])
         #expect(throws: AuthError.notAnonymous) {
             try Decide.decide(.purgeAnonymous(project, uid("upgraded")), state: state, now: later)
         }

@@ -60,6 +60,21 @@ struct LedgerTests {
         created.write(nil as Int64?)
         let account = try created.bytes.withUnsafeBytes { try PayloadCodec.decode(.accountCreatedV1, from: $0) }
         #expect(account == .accountCreated(AccountCreated(method: .password, createdAt: 7, email: "v1@x.io", password: hash)))
+
+        // account.anonymous_purged v1: the due time only; no rule.
+        var purged = ByteWriter()
+        purged.write(Int64(99))
+        let purge = try purged.bytes.withUnsafeBytes { try PayloadCodec.decode(.anonymousPurgedV1, from: $0) }
+        #expect(purge == .anonymousPurged(AnonymousPurged(dueAt: 99)))
+
+        // project.config_changed v1: ends after oneAccountPerEmail.
+        var config = ByteWriter()
+        for value in [true, nil, nil] as [Bool?] { config.write(value) { $0.write($1) } }
+        for _ in 0..<3 { config.write(nil as String?) }
+        config.write(true as Bool?) { $0.write($1) }
+        config.write(nil as Bool?) { $0.write($1) }
+        let changed = try config.bytes.withUnsafeBytes { try PayloadCodec.decode(.projectConfigChangedV1, from: $0) }
+        #expect(changed == .projectConfigChanged(ProjectConfigChange(emailPasswordEnabled: true, anonymousCleanup: true)))
     }
 
     @Test func unknownTypesAndTruncatedPayloadsAreErrorsNotGuesses() throws {

@@ -15,7 +15,7 @@ struct CleanupScheduleTests {
     }
 
     func due(_ test: TestStore, _ uid: String) throws -> Int64? {
-        try test.store.read { try $0.cleanupDueAt(UserID(uid)!, in: project) }
+        try test.store.read { try $0.cleanupSchedule(UserID(uid)!, in: project)?.dueAt }
     }
 
     func cleanup(_ test: TestStore, _ enabled: Bool) throws {

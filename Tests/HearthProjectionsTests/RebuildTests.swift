@@ -119,7 +119,7 @@ struct RebuildTests {
             #expect(try reader.accountCount() == model.accounts.values.count)
             for (key, account) in model.accounts {
                 #expect(try reader.account(key.uid, in: key.project) == account)
-                #expect(try reader.cleanupDueAt(key.uid, in: key.project) == model.cleanupDue[key])
+                #expect(try reader.cleanupSchedule(key.uid, in: key.project) == model.cleanupDue[key])
                 if let email = account.email { #expect(try reader.owner(ofEmail: email, in: key.project) == key.uid) }
                 // Only v1 tokens are indexed by hash; the others name their account.
                 for token in account.refreshTokens {

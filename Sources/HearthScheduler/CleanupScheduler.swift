@@ -1,0 +1,107 @@
+import HearthDomain
+import HearthStore
+import Logging
+import ServiceLifecycle
+
+/// Seed 003's anonymous auto-cleanup, run: sleeps until the schedule's next due time (or until
+/// a commit schedules something sooner), then purges what is due through the writer, a bounded
+/// batch per transaction, one `account.anonymous_purged` event per account. `decide` checks
+/// each account again inside the batch, so one that linked a method meanwhile is never purged.
+/// After downtime the first pass purges everything overdue. On shutdown it stops between
+/// batches; a batch is one transaction, so a purge is recorded whole or not at all.
+public struct CleanupScheduler: Service {
+    let store: AccountStore
+    let clock: any SleepingClock
+    let started: StartSignal
+    let batchSize: Int
+    let logger: Logger
+
+    public init(store: AccountStore, clock: any SleepingClock, startsAfter started: StartSignal, batchSize: Int = 256, logger: Logger) {
+        self.store = store
+        self.clock = clock
+        self.started = started
+        self.batchSize = batchSize
+        self.logger = logger
+    }
+
+    static let metadata = Metadata(actor: .scheduler, actorId: "anonymous-cleanup")
+
+    public func run() async throws {
+        // A shutdown (or a failed start) before the projections caught up: never purge.
+        let ready = await withTaskCancellationHandler {
+            await withGracefulShutdownHandler {
+                await started.wait()
+            } onGracefulShutdown: {
+                started.abandon()
+            }
+        } onCancel: {
+            started.abandon()
+        }
+        guard ready else { return }
+        do {
+            try await cancelWhenGracefulShutdown { try await passes() }
+        } catch is CancellationError {
+        } catch StoreError.closed {
+            // The store closed under a last batch during shutdown: nothing was lost.
+        } catch {
+            // The store failed (a full disk, a bad record): the daemon stops, loudly.
+            logger.critical("anonymous cleanup failed", metadata: ["error": "\(error)"])
+            throw error
+        }
+    }
+
+    /// Purge what is due, then sleep until the next due time; until cancelled.
+    func passes() async throws {
+        while !Task.isCancelled {
+            store.cleanupChanges.reset()
+            let purged = try await purgeDue()
+            let next = try store.read { try $0.nextCleanupDue() }
+            if purged > 0 {
+                logger.info(
+                    "anonymous accounts purged",
+                    metadata: ["purged": "\(purged)", "nextDueAt": "\(next.map { Timestamp.iso8601(milliseconds: $0) } ?? "none")"])
+            }
+            try await sleep(until: next)
+        }
+    }
+
+    /// Purges everything due at the clock's now, a batch per transaction; returns how many.
+    func purgeDue() async throws -> Int {
+        var purged = 0
+        while !Task.isCancelled {
+            let now = clock.now()
+            let due = try store.read { try $0.accountsDueForCleanup(now: now, limit: batchSize) }
+            if due.isEmpty { break }
+            let batch = try await purge(due)
+            purged += batch
+            // `decide` refused every one: the schedule and the accounts disagree (a bug).
+            // Stop rather than spin; the next commit or due time retries.
+            guard batch > 0 else {
+                logger.error("cleanup batch refused whole", metadata: ["accounts": "\(due.count)"])
+                break
+            }
+            // Live requests' jobs queue beside the next batch; let them in first.
+            await Task.yield()
+        }
+        return purged
+    }
+
+    /// One batch, one transaction; returns how many it purged. An account that stopped being
+    /// due (upgraded, deleted) is refused by `decide` and stays.
+    func purge(_ due: [(ProjectID, UserID)]) async throws -> Int {
+        let results = try await store.executeAll(due.map { .purgeAnonymous($0.0, $0.1) }, metadata: Self.metadata)
+        return results.count { if case .success(let events) = $0 { !events.isEmpty } else { false } }
+    }
+
+    /// Until `next` (forever when nothing is scheduled), or until a commit schedules an
+    /// account due before it.
+    func sleep(until next: Int64?) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            if let next { group.addTask { try await clock.sleep(until: next) } }
+            group.addTask { await store.cleanupChanges.waitForEntry(before: next ?? .max) }
+            try await group.next()
+            group.cancelAll()
+        }
+        try Task.checkCancellation()
+    }
+}

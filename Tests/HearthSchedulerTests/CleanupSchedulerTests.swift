@@ -1,0 +1,157 @@
+import HearthDomain
+@testable import HearthScheduler
+import HearthStore
+import HearthTesting
+import Logging
+import ServiceLifecycle
+import Testing
+
+/// Seed 003's cleanup, run by the scheduler against a real store, with a test clock.
+@Suite("scheduler: anonymous auto-cleanup (seed 003)")
+struct CleanupSchedulerTests {
+    static let project = TestStore.project
+    static let day: Int64 = 86_400_000
+
+    /// A store, the scheduler over it, and the scheduler running in a ServiceGroup.
+    final class Running: Sendable {
+        let test: TestStore
+        let scheduler: CleanupScheduler
+        let group: ServiceGroup
+
+        init(label: String, batchSize: Int = 256) throws {
+            test = try TestStore(label: label)
+            let started = StartSignal()
+            started.open()
+            scheduler = CleanupScheduler(
+                store: test.store, clock: test.clock, startsAfter: started, batchSize: batchSize, logger: Logger(label: "test"))
+            group = ServiceGroup(services: [scheduler], logger: Logger(label: "test"))
+        }
+
+        var store: AccountStore { test.store }
+        var clock: ManualClock { test.clock }
+
+        func anonymous(_ uid: String) throws {
+            try test.run(.createAccount(project, UserID(uid)!, AccountCreated(method: .anonymous, createdAt: clock.now())))
+        }
+
+        func cleanup(_ enabled: Bool, periodSeconds: Int64? = nil) throws {
+            let change = ProjectConfigChange(anonymousCleanup: enabled, anonymousCleanupPeriodSeconds: periodSeconds)
+            try test.run(.changeProjectConfig(project, change), as: TestStore.admin)
+        }
+
+        func exists(_ uid: String) throws -> Bool { try test.account(uid) != nil }
+
+        func purges(of uid: String) throws -> [AnonymousPurged] {
+            try store.audit.events(of: .account(project, UserID(uid)!)).compactMap { event in
+                if case .anonymousPurged(let purged) = event.payload { purged } else { nil }
+            }
+        }
+    }
+
+    /// Waits (on real time, briefly) for the scheduler to reach a state.
+    static func eventually(_ condition: () throws -> Bool, _ comment: Comment) async throws {
+        for _ in 0..<2000 {
+            if try condition() { return }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        Issue.record(comment)
+    }
+
+    @Test("created while on: a period after creation; existed when turned on: a period after that; off keeps the schedule; linked: never")
+    func theSeedRulesEndToEnd() async throws {
+        let running = try Running(label: "sched-rules")
+        defer { try? running.test.close() }
+        let clock = running.clock
+        let start = clock.now()
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await running.group.run() }
+            try running.anonymous("before")
+            clock.advance(days: 2)
+            try running.cleanup(true)
+            clock.advance(days: 1)
+            try running.anonymous("after")
+            try running.anonymous("linked")
+            clock.advance(days: 1)
+            try running.test.run(.linkProvider(Self.project, UserID("linked")!, ProviderLink(providerId: .github, federatedId: "7")))
+            clock.advance(days: 1)
+            try running.cleanup(false)
+            try running.anonymous("whileOff")
+            // The scheduler sleeps until the earliest due time: 30 days after cleanup was on.
+            try await Self.eventually({ clock.sleeperCount == 1 }, "the scheduler never went to sleep")
+            clock.advance(milliseconds: start + 32 * Self.day - 1 - clock.now())
+            try await Task.sleep(for: .milliseconds(50))
+            #expect(try running.exists("before"), "not due for another millisecond")
+            clock.advance(milliseconds: 1)
+            try await Self.eventually({ try !running.exists("before") }, "'before' was not purged when due")
+            #expect(try running.exists("after"))
+            clock.advance(days: 1)
+            try await Self.eventually({ try !running.exists("after") }, "'after' was not purged when due")
+            clock.advance(days: 400)
+            try await Task.sleep(for: .milliseconds(50))
+            #expect(try running.exists("linked") && running.exists("whileOff"))
+            #expect(
+                try running.purges(of: "before")
+                    == [AnonymousPurged(dueAt: start + 32 * Self.day, rule: .existedWhenCleanupTurnedOn, since: start + 2 * Self.day)])
+            #expect(
+                try running.purges(of: "after")
+                    == [AnonymousPurged(dueAt: start + 33 * Self.day, rule: .createdWhileCleanupOn, since: start + 3 * Self.day)])
+            await running.group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+    }
+
+    @Test("a commit that schedules something sooner wakes the scheduler; after downtime, the first pass purges all overdue, each once")
+    func wakesEarlyAndCatchesUp() async throws {
+        let running = try Running(label: "sched-catchup", batchSize: 7)
+        defer { try? running.test.close() }
+        let clock = running.clock
+        try running.cleanup(true)
+        for index in 0..<40 { try running.anonymous("a\(index)") }
+        // Downtime: the scheduler is not running while they become due.
+        clock.advance(days: 31)
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await running.group.run() }
+            try await Self.eventually({ try running.store.read { try $0.accountCount() } == 0 }, "overdue accounts left")
+            for index in 0..<40 { #expect(try running.purges(of: "a\(index)").count == 1) }
+            // Nothing scheduled: it waits for a commit, not for the clock. A period of a
+            // minute makes a new account due long before anything else.
+            try running.cleanup(true, periodSeconds: 60)
+            try running.anonymous("soon")
+            try await Self.eventually({ clock.sleeperCount == 1 }, "the scheduler did not sleep until the new due time")
+            clock.advance(milliseconds: 60_000)
+            try await Self.eventually({ try !running.exists("soon") }, "'soon' was not purged a minute later")
+            await running.group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+    }
+
+    @Test("a shutdown mid-purge stops between batches: every account is either purged once or still there")
+    func shutdownMidPurgeLosesNothing() async throws {
+        let running = try Running(label: "sched-stop", batchSize: 50)
+        defer { try? running.test.close() }
+        try running.cleanup(true)
+        let uids = (0..<3000).map { UserID("s\($0)")! }
+        let created = uids.map { Command.createAccount(Self.project, $0, AccountCreated(method: .anonymous, createdAt: running.clock.now())) }
+        for chunk in stride(from: 0, to: created.count, by: 500) {
+            _ = try await running.store.executeAll(Array(created[chunk..<min(chunk + 500, created.count)]), metadata: TestStore.user)
+        }
+        running.clock.advance(days: 30)
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await running.group.run() }
+            try await Self.eventually({ try running.store.read { try $0.accountCount() } < 3000 }, "nothing purged")
+            await running.group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+        let left = try running.store.read { try $0.accountCount() }
+        #expect(left > 0, "the shutdown came after the last batch; make the test's batches smaller")
+        var purged = 0
+        for uid in uids {
+            let purges = try running.purges(of: uid.rawValue).count
+            let exists = try running.test.account(uid.rawValue) != nil
+            #expect(purges == (exists ? 0 : 1))
+            purged += purges
+        }
+        #expect(purged + left == 3000)
+        #expect(try running.store.audit.verify().isIntact)
+    }
+}
