@@ -111,11 +111,11 @@ let package = Package(
             ],
             swiftSettings: strict),
         // The operator tools: audit, rebuild, demo data, benchmarks, the terminal's progress bars.
-        .target(name: "HearthTools", dependencies: ["HearthDomain", "HearthStore"], swiftSettings: strict),
+        .target(name: "HearthTools", dependencies: ["HearthDomain", "HearthWire", "HearthStore"], swiftSettings: strict),
         .executableTarget(
             name: "hearth",
             dependencies: [
-                "HearthApp", "HearthTools", "HearthDomain", "HearthStore",
+                "HearthApp", "HearthTools", "HearthDomain", "HearthWire", "HearthStore", "HearthHTTP",
                 .target(name: "CJemalloc", condition: .when(platforms: [.linux])),
                 .target(name: "JemallocOptions", condition: .when(platforms: [.linux])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

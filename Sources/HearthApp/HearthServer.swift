@@ -106,8 +106,10 @@ public enum HearthServer {
             services: services,
             onServerRunning: { _ in SystemdNotifier.notify("READY=1") },
             logger: logger)
+        let declaredProjects = try configuration.declaredProjects()
         application.beforeServerStarts {
             try await StoreService.catchUp(store, logger: logger)
+            try await ProjectSeeding.seed(declaredProjects, into: store, logger: logger)
             caughtUp.open()
         }
         return Assembly(application: application, service: service)

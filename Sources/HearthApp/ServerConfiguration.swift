@@ -62,6 +62,10 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var smtpPassword: String?
     /// A PEM bundle trusted besides the system's roots (a private relay's CA).
     public var smtpTrustRoots: String?
+    /// Project id -> settings in Identity Platform's `Config` JSON (what `GET /v2/projects/{p}/config`
+    /// shows), recorded at the first start that finds none for the project; after that the
+    /// ledger's settings win (see `ProjectSeeding`).
+    public var projects: [String: JSONValue] = [:]
 
     public init() {}
 
@@ -74,6 +78,7 @@ public struct ServerConfiguration: Sendable, Equatable {
         case requestTimeoutSeconds, requestMinBytesPerSecond, requestTimeoutMaxSeconds, maxConnections
         case actionUrl, appName, mailFrom, mailFromName
         case smtpHost, smtpPort, smtpSecurity, smtpUsername, smtpPassword, smtpPasswordFile, smtpTrustRoots
+        case projects
 
         var environmentName: String {
             "HEARTH_" + rawValue.reduce(into: "") { name, character in
@@ -104,7 +109,7 @@ public struct ServerConfiguration: Sendable, Equatable {
             guard let text = environment[key.environmentName], !text.isEmpty else { continue }
             let value: JSONValue =
                 switch key {
-                case .apiKeys: JSONValue.parse(Array(text.utf8)) ?? .string(text)
+                case .apiKeys, .projects: JSONValue.parse(Array(text.utf8)) ?? .string(text)
                 case .adminTokens, .customTokenKeys:
                     .array(text.split(separator: ",").map { .string($0.trimmingCharacters(in: .whitespaces)) })
                 default: .string(text)
@@ -191,6 +196,9 @@ public struct ServerConfiguration: Sendable, Equatable {
             // A systemd credential (LoadCredential=): the password is the file's first line.
             smtpPassword = try Self.credentialLines(try text()).first ?? ""
         case .smtpTrustRoots: smtpTrustRoots = try text()
+        case .projects:
+            guard let object = value.objectValue else { throw ConfigurationError.invalid(key.rawValue, source: source) }
+            projects = object
         }
     }
 
@@ -268,6 +276,7 @@ public struct ServerConfiguration: Sendable, Equatable {
         if profile == .production && apiKeys.isEmpty {
             throw ConfigurationError.productionNeedsAPIKeys
         }
+        _ = try declaredProjects()
         if let actionUrl {
             guard let url = URL(string: actionUrl), ["http", "https"].contains(url.scheme?.lowercased()), url.host != nil
             else { throw ConfigurationError.invalid("actionUrl", source: actionUrl) }
@@ -286,6 +295,18 @@ public struct ServerConfiguration: Sendable, Equatable {
             // Production emails would carry links to nowhere: /emulator/action is off there.
             if profile == .production && actionUrl == nil {
                 throw ConfigurationError.invalid("actionUrl (production mail needs it)", source: "unset")
+            }
+        }
+    }
+
+    /// The settings the `projects` section declares, each over the defaults.
+    public func declaredProjects() throws -> [(ProjectID, ProjectConfig)] {
+        try projects.keys.sorted().map { id in
+            guard let project = ProjectID(id) else { throw ConfigurationError.invalid("projects", source: "project id \(id)") }
+            do {
+                return (project, try ProjectConfigJSON.apply(projects[id]!, updateMask: nil, to: ProjectConfig()))
+            } catch let error as FirebaseError {
+                throw ConfigurationError.invalid("projects.\(id)", source: error.message)
             }
         }
     }

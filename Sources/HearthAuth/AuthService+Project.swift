@@ -35,3 +35,16 @@ extension AuthService {
         }
     }
 }
+
+/// Anonymous cleanup, as an administrator sees it.
+extension AuthService {
+    public func cleanupStatus(_ caller: Caller) throws -> CleanupStatus {
+        let now = self.now
+        return try read { try $0.cleanupStatus(of: caller.project, now: now) }
+    }
+
+    public func cleanupPreview(_ caller: Caller) throws -> CleanupPreview {
+        let now = self.now
+        return try read { try $0.cleanupPreview(of: caller.project, now: now) }
+    }
+}

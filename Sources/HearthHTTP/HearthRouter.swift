@@ -65,6 +65,9 @@ public enum HearthRouter {
         router.patch("/identitytoolkit.googleapis.com/v2/projects/{project}/config") { request, context in
             try await projectConfig.handle(request, context)
         }
+        let cleanup = CleanupAPI(service: service, access: access)
+        router.get("/hearth/v1/projects/{project}/cleanup") { request, context in try cleanup.status(request, context) }
+        router.get("/hearth/v1/projects/{project}/cleanup/preview") { request, context in try cleanup.preview(request, context) }
         if access.profile == .development {
             let emulator = EmulatorAPI(service: service)
             router.delete("/emulator/v1/projects/{project}/accounts") { request, context in

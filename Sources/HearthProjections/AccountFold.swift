@@ -24,6 +24,8 @@ enum IndexOp: Sendable {
     /// The account became anonymous (created at `since`) or stopped being so (`nil`). Whether
     /// it is scheduled for cleanup depends on the project's configuration, which the writer holds.
     case anonymous(AccountKey, since: Int64?)
+    /// Cleanup purged an account of `project` on this UTC day (days since 1970): counted per day.
+    case purged(ProjectID, day: Int64)
 }
 
 /// An account as a fold last loaded or left it, with its record key.
@@ -122,6 +124,7 @@ final class AccountFold {
         if before.isAnonymous != after.isAnonymous {
             ops.append(.anonymous(key, since: after.isAnonymous ? accounts[slot].account?.createdAt : nil))
         }
+        if case .anonymousPurged = payload { ops.append(.purged(project, day: recordedAt / 86_400_000)) }
     }
 
     /// Ends the fold: hands over its accounts and starts again empty.

@@ -41,6 +41,13 @@ enum Keys {
         joined(project.rawValue, codeHash)
     }
 
+    /// Purges per day: project, day number (big-endian, so days sort).
+    static func purgeDay(_ project: ProjectID, day: Int64) -> [UInt8] {
+        var key = self.project(project)
+        withUnsafeBytes(of: UInt64(bitPattern: day).bigEndian) { key.append(contentsOf: $0) }
+        return key
+    }
+
     /// Cleanup schedule: ordered by due time within a project.
     static func cleanup(_ project: ProjectID, dueAt: Int64, _ uid: UserID) -> [UInt8] {
         var key = self.project(project)

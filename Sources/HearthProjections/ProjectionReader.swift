@@ -33,7 +33,12 @@ public struct ProjectionReader<T: Transaction>: DecisionState {
     }
 
     public func config(of project: ProjectID) throws -> ProjectConfig {
-        try decoded(projections.projects, Keys.project(project)) ?? ProjectConfig()
+        try recordedConfig(of: project) ?? ProjectConfig()
+    }
+
+    /// The project's settings if any change to them was ever recorded.
+    public func recordedConfig(of project: ProjectID) throws -> ProjectConfig? {
+        try decoded(projections.projects, Keys.project(project))
     }
 
     public func oobCode(_ codeHash: String, in project: ProjectID) throws -> OOBCode? {
@@ -107,6 +112,19 @@ public struct ProjectionReader<T: Transaction>: DecisionState {
             return .continue
         }
         return projects
+    }
+
+    /// Accounts of `project` cleanup purged per UTC day (days since 1970), from `firstDay` on.
+    public func purgesByDay(in project: ProjectID, from firstDay: Int64) throws -> [(day: Int64, purged: Int)] {
+        var days: [(day: Int64, purged: Int)] = []
+        let prefix = Keys.project(project)
+        try txn.forEach(projections.cleanupPurges, from: Keys.purgeDay(project, day: firstDay)) { key, value in
+            guard key.starts(with: prefix), key.count == prefix.count + 8 else { return .stop }
+            let day = Int64(bitPattern: try BigEndianUInt64(decoding: UnsafeRawBufferPointer(rebasing: key[prefix.count...])).value)
+            days.append((day, Int(try BigEndianUInt64(decoding: value).value)))
+            return .continue
+        }
+        return days
     }
 
     /// The earliest cleanup due time of `project`, if any account is scheduled.

@@ -119,6 +119,12 @@ public final class ProjectionWriter {
         case .put(let table, let key, let value): try txn.put(self.table(table), key, value)
         case .delete(let table, let key): try txn.delete(self.table(table), key)
         case .anonymous(let key, let since): try updateCleanup(key, anonymousSince: since)
+        case .purged(let project, let day):
+            let key = Keys.purgeDay(project, day: day)
+            let count = try txn.withValue(projections.cleanupPurges, forKey: key) { bytes in
+                try bytes.map { try BigEndianUInt64(decoding: $0).value } ?? 0
+            }
+            try txn.put(projections.cleanupPurges, key, withUnsafeBytes(of: (count + 1).bigEndian) { Array($0) })
         }
     }
 

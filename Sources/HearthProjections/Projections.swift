@@ -7,7 +7,7 @@ import LMDB
 public struct Projections: Sendable {
     /// Bump when a record layout or index changes: the daemon then rebuilds on start.
     /// 5: cleanup schedules record their rule; project configs their cleanup period and
-    /// email privacy.
+    /// email privacy; purges are counted per day.
     public static let formatVersion: UInt64 = 5
 
     public typealias Table = Database<[UInt8], [UInt8]>
@@ -24,6 +24,8 @@ public struct Projections: Sendable {
     public let anonymousAccounts: Table
     /// project, due time, uid -> empty: the anonymous-cleanup schedule, in due order
     public let cleanupSchedule: Table
+    /// project, UTC day -> accounts cleanup purged that day (8 bytes)
+    public let cleanupPurges: Table
     /// token hash -> `RefreshTokenRecord`, for v1 refresh tokens only (v2 tokens name their account)
     public let refreshTokens: Table
     /// project, code hash -> `OOBCode`
@@ -35,7 +37,10 @@ public struct Projections: Sendable {
 
     /// Every table whose bytes the digest covers, in digest order.
     public var tables: [Table] {
-        [accounts, emails, phones, federatedIds, anonymousAccounts, cleanupSchedule, refreshTokens, oobCodes, projects]
+        [
+            accounts, emails, phones, federatedIds, anonymousAccounts, cleanupSchedule, cleanupPurges, refreshTokens, oobCodes,
+            projects,
+        ]
     }
 
     public static func open(_ environment: Environment) throws -> Projections {
@@ -43,7 +48,8 @@ public struct Projections: Sendable {
         return Projections(
             accounts: try table("accounts"), emails: try table("emails"), phones: try table("phones"),
             federatedIds: try table("federated_ids"), anonymousAccounts: try table("anonymous_accounts"),
-            cleanupSchedule: try table("cleanup_schedule"), refreshTokens: try table("refresh_tokens"),
+            cleanupSchedule: try table("cleanup_schedule"), cleanupPurges: try table("cleanup_purges"),
+            refreshTokens: try table("refresh_tokens"),
             oobCodes: try table("oob_codes"), projects: try table("projects"),
             state: try environment.openDatabase(named: "projection.state"))
     }

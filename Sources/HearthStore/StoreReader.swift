@@ -52,6 +52,11 @@ public struct StoreReader: StoreQueries {
         try projectionReader.forEachScheduled(in: project) { try body($0, $1) ? .continue : .stop }
     }
 
+    /// The project's settings if any change to them was ever recorded (else it runs on defaults).
+    public func recordedConfig(of project: ProjectID) throws -> ProjectConfig? {
+        try projectionReader.recordedConfig(of: project)
+    }
+
     /// Projects with settings of their own.
     public func configuredProjects() throws -> [ProjectID] { try projectionReader.configuredProjects() }
 

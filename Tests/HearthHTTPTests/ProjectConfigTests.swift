@@ -1,4 +1,5 @@
 import HTTPTypes
+import HearthApp
 import HearthAuth
 import HearthDomain
 import HearthStore
@@ -136,6 +137,64 @@ struct ProjectConfigTests {
             #expect(try await api.refresh(refreshToken).status == 400)
             #expect(try harness.eventTypes(of: uid).last == "account.anonymous_purged")
             #expect(try harness.eventTypes(of: upgraded.string("localId")!).contains("account.anonymous_purged") == false)
+        }
+    }
+
+    @Test("the config file's projects section records a project's settings at the first start; after that the ledger's win")
+    func seedsFromTheConfigFile() async throws {
+        let directory = TemporaryDirectory("seed")
+        let declared: JSONValue = [
+            "autodeleteAnonymousUsers": true, "authorizedDomains": ["app.example.com"], "anonymousCleanupAfterSeconds": "120",
+        ]
+        let configure: (inout ServerConfiguration) -> Void = { configuration in
+            configuration.dataDirectory = directory.path
+            configuration.projects = ["demo-hearth": declared]
+        }
+        try await APIHarness.run(configure: configure) { harness, api in
+            let config = try await Self.get(api)
+            #expect(config["autodeleteAnonymousUsers"] == true)
+            #expect(config["authorizedDomains"] == ["app.example.com"])
+            #expect(config["anonymousCleanupAfterSeconds"] == "120")
+            let events = try Self.configEvents(harness)
+            #expect(events.count == 1)
+            #expect(events.first?.metadata == Metadata(actor: .system, actorId: "config file"))
+            #expect(try await Self.patch(api, ["autodeleteAnonymousUsers": false]).status == 200)
+        }
+        // The next start finds settings in the ledger: the operator's change stands.
+        try await APIHarness.run(configure: configure) { harness, api in
+            let config = try await Self.get(api)
+            #expect(config["autodeleteAnonymousUsers"] == false)
+            #expect(try Self.configEvents(harness).count == 2)
+        }
+        var invalid = ServerConfiguration()
+        invalid.projects = ["demo-hearth": ["autodeleteAnonymousUsers": "soon"]]
+        #expect(throws: ConfigurationError.self) { try invalid.validate() }
+    }
+
+    @Test("cleanup preview counts what turning it on would schedule and when; status shows schedule, due and purges by day")
+    func previewAndStatus() async throws {
+        try await APIHarness.run { harness, api in
+            let cleanup = "/hearth/v1/projects/demo-hearth/cleanup"
+            for _ in 0..<3 { #expect(try await api.v1("signUp", ["returnSecureToken": true]).status == 200) }
+            func day(_ time: Int64) -> String { String(Timestamp.iso8601(milliseconds: time).prefix(10)) }
+            let start = harness.clock.now()
+            let preview = try await api.send(.get, cleanup + "/preview", body: nil, headers: APIClient.admin)
+            #expect(preview["enabled"] == false && preview["wouldSchedule"] == 3 && preview["alreadyScheduled"] == 0)
+            #expect(preview["dueByDay"] == [["day": .string(day(start + 30 * 86_400_000)), "accounts": 3]])
+            #expect(try await Self.patch(api, ["autodeleteAnonymousUsers": true]).status == 200)
+            let on = try await api.send(.get, cleanup, body: nil, headers: APIClient.admin)
+            #expect(on["enabled"] == true && on["scheduled"] == 3 && on["dueNow"] == 0 && on["purgedLast30Days"] == 0)
+            #expect(on.string("nextDueAt") == Timestamp.iso8601(milliseconds: start + 30 * 86_400_000))
+            harness.clock.advance(days: 30)
+            for _ in 0..<2000 {
+                if try await api.send(.get, cleanup, body: nil, headers: APIClient.admin)["scheduled"] == 0 { break }
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            let after = try await api.send(.get, cleanup, body: nil, headers: APIClient.admin)
+            #expect(after["scheduled"] == 0 && after["purgedLast30Days"] == 3 && after["nextDueAt"] == nil)
+            #expect(after["purgedByDay"] == [["day": .string(day(harness.clock.now())), "accounts": 3]])
+            let keyOnly: HTTPFields = [.contentType: "application/json"]
+            #expect(try await api.send(.get, cleanup, body: nil, headers: keyOnly).errorCode == "INSUFFICIENT_PERMISSION")
         }
     }
 }
