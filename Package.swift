@@ -111,7 +111,12 @@ let package = Package(
             ],
             swiftSettings: strict),
         // The operator tools: audit, rebuild, demo data, benchmarks, the terminal's progress bars.
-        .target(name: "HearthTools", dependencies: ["HearthDomain", "HearthWire", "HearthStore"], swiftSettings: strict),
+        .target(
+            name: "HearthTools",
+            dependencies: [
+                "HearthDomain", "HearthWire", "HearthStore", "HearthScheduler", .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
         .executableTarget(
             name: "hearth",
             dependencies: [

@@ -7,7 +7,7 @@ import ArgumentParser
 import HearthTools
 
 struct Bench: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Benchmarks, as ratios to ceilings measured in the same run.", subcommands: [Ledger.self])
+    static let configuration = CommandConfiguration(abstract: "Benchmarks, as ratios to ceilings measured in the same run.", subcommands: [Ledger.self, Cleanup.self])
 
     struct Ledger: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -26,6 +26,32 @@ struct Bench: AsyncParsableCommand {
             benchmark.groupCommitCommands = commands
             benchmark.submitters = submitters
             benchmark.rawCommits = commits
+            let err = Output.standardError
+            let rows = try await benchmark.run { message in
+                err.line(message)
+                err.flush()
+            }
+            let out = Output.standardOutput
+            out.line(BenchmarkReport.table(rows, allocator: Allocator.description))
+            out.flush()
+        }
+    }
+
+    struct Cleanup: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Anonymous accounts all due at once, purged by the scheduler while sign-ups run: purges/s vs LMDB, sign-up p99.")
+
+        @Option(help: "Scratch directory (removed afterwards); must be on the disk you care about.")
+        var directory = "/tmp/hearth-bench-cleanup-\(getpid())"
+        @Option(help: "Anonymous accounts due at once.") var accounts = 1_000_000
+        @Option(help: "Concurrent sign-up submitters.") var submitters = 16
+        @Option(help: "Accounts per purge transaction.") var batch = 256
+
+        func run() async throws {
+            var benchmark = CleanupBenchmark(directory: directory)
+            benchmark.accounts = accounts
+            benchmark.signUpSubmitters = submitters
+            benchmark.batchSize = batch
             let err = Output.standardError
             let rows = try await benchmark.run { message in
                 err.line(message)
