@@ -140,7 +140,9 @@ let package = Package(
         // A child process for the crash-safety test: appends under load until SIGKILLed.
         .executableTarget(
             name: "hearth-crash-harness",
-            dependencies: ["HearthDomain", "HearthStore"],
+            dependencies: [
+                "HearthDomain", "HearthStore", "HearthScheduler", .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/CrashHarness",
             swiftSettings: strict),
         .testTarget(name: "LMDBTests", dependencies: ["LMDB", "HearthTesting"], swiftSettings: strictTests),

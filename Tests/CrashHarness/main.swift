@@ -4,11 +4,16 @@
 import Glibc
 #endif
 import HearthDomain
+import HearthScheduler
 import HearthStore
+import Logging
+
+/// Anonymous accounts of the purge run.
+let purgeAccounts = 20_000
 
 let arguments = CommandLine.arguments
 guard arguments.count == 3 else {
-    print("usage: hearth-crash-harness <data-dir> <run-id>")
+    print("usage: hearth-crash-harness <data-dir> <run-id | purge>")
     exit(2)
 }
 let store = try DataDirectory(arguments[1]).open(as: "crash harness")
@@ -18,12 +23,38 @@ let metadata = Metadata(actor: .system, actorId: "crash-harness")
 
 /// One `write(2)` per line: lines under PIPE_BUF never interleave, and nothing sits in a
 /// user-space buffer when the process dies.
-func acknowledge(_ events: [StoredEvent]) {
-    let text = events.map { "\($0.sequence) \($0.hash)\n" }.joined()
+func say(_ text: String) {
     _ = text.withCString { write(1, $0, strlen($0)) }
 }
 
-_ = "ready\n".withCString { write(1, $0, strlen($0)) }
+func acknowledge(_ events: [StoredEvent]) {
+    say(events.map { "\($0.sequence) \($0.hash)\n" }.joined())
+}
+
+if run == "purge" {
+    // The scheduler's crash test: the first run makes `purgeAccounts` anonymous accounts due
+    // at once; every run purges what is due, in small batches, until killed or done.
+    if try store.read({ try $0.recordedConfig(of: project) }) == nil {
+        _ = try await store.execute(
+            .changeProjectConfig(project, ProjectConfigChange(anonymousCleanup: true, anonymousCleanupPeriodSeconds: 1)),
+            metadata: metadata)
+        for chunk in stride(from: 0, to: purgeAccounts, by: 2_000) {
+            let commands = (chunk..<min(chunk + 2_000, purgeAccounts)).map { index in
+                Command.createAccount(project, UserID("p\(index)")!, AccountCreated(method: .anonymous, createdAt: 0))
+            }
+            for result in try await store.executeAll(commands, metadata: metadata) { _ = try result.get() }
+        }
+        try await Task.sleep(for: .milliseconds(1_100))
+    }
+    say("ready\n")
+    let scheduler = CleanupScheduler(
+        store: store, clock: SystemClock(), startsAfter: StartSignal(), batchSize: 32, logger: Logger(label: "crash"))
+    say("done \(try await scheduler.purgeDue())\n")
+    store.close()
+    exit(0)
+}
+
+say("ready\n")
 await withTaskGroup(of: Void.self) { group in
     for worker in 0..<16 {
         group.addTask {
