@@ -30,6 +30,14 @@ struct CleanupSchedulerTests {
         var store: AccountStore { test.store }
         var clock: ManualClock { test.clock }
 
+        /// A second scheduler over the same store: the daemon restarted.
+        func restartedGroup() -> ServiceGroup {
+            let started = StartSignal()
+            started.open()
+            let scheduler = CleanupScheduler(store: store, clock: clock, startsAfter: started, logger: Logger(label: "test"))
+            return ServiceGroup(services: [scheduler], logger: Logger(label: "test"))
+        }
+
         func anonymous(_ uid: String) throws {
             try test.run(.createAccount(project, UserID(uid)!, AccountCreated(method: .anonymous, createdAt: clock.now())))
         }
@@ -57,7 +65,7 @@ struct CleanupSchedulerTests {
         Issue.record(comment)
     }
 
-    @Test("created while on: a period after creation; existed when turned on: a period after that; off keeps the schedule; linked: never")
+    @Test("created while on: a period after creation; existed when turned on: a period after that; off keeps the schedule; linked (even if unlinked again): never; across a restart")
     func theSeedRulesEndToEnd() async throws {
         let running = try Running(label: "sched-rules")
         defer { try? running.test.close() }
@@ -71,8 +79,11 @@ struct CleanupSchedulerTests {
             clock.advance(days: 1)
             try running.anonymous("after")
             try running.anonymous("linked")
+            try running.anonymous("unlinked")
             clock.advance(days: 1)
             try running.test.run(.linkProvider(Self.project, UserID("linked")!, ProviderLink(providerId: .github, federatedId: "7")))
+            try running.test.run(.linkProvider(Self.project, UserID("unlinked")!, ProviderLink(providerId: .github, federatedId: "8")))
+            try running.test.run(.unlinkProviders(Self.project, UserID("unlinked")!, [.github]))
             clock.advance(days: 1)
             try running.cleanup(false)
             try running.anonymous("whileOff")
@@ -84,18 +95,25 @@ struct CleanupSchedulerTests {
             clock.advance(milliseconds: 1)
             try await Self.eventually({ try !running.exists("before") }, "'before' was not purged when due")
             #expect(try running.exists("after"))
+            // The daemon stops; 'after' falls due while it is down; the next start purges it.
+            await running.group.triggerGracefulShutdown()
+            try await tasks.next()
             clock.advance(days: 1)
-            try await Self.eventually({ try !running.exists("after") }, "'after' was not purged when due")
+            try await Task.sleep(for: .milliseconds(50))
+            #expect(try running.exists("after"), "no scheduler runs")
+            let restarted = running.restartedGroup()
+            tasks.addTask { try await restarted.run() }
+            try await Self.eventually({ try !running.exists("after") }, "'after' was not purged after the restart")
             clock.advance(days: 400)
             try await Task.sleep(for: .milliseconds(50))
-            #expect(try running.exists("linked") && running.exists("whileOff"))
+            #expect(try running.exists("linked") && running.exists("unlinked") && running.exists("whileOff"))
             #expect(
                 try running.purges(of: "before")
                     == [AnonymousPurged(dueAt: start + 32 * Self.day, rule: .existedWhenCleanupTurnedOn, since: start + 2 * Self.day)])
             #expect(
                 try running.purges(of: "after")
                     == [AnonymousPurged(dueAt: start + 33 * Self.day, rule: .createdWhileCleanupOn, since: start + 3 * Self.day)])
-            await running.group.triggerGracefulShutdown()
+            await restarted.triggerGracefulShutdown()
             try await tasks.waitForAll()
         }
     }
