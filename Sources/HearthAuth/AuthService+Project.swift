@@ -7,10 +7,6 @@ extension AuthService {
         try read { try $0.config(of: caller.project) }
     }
 
-    public func changeConfig(_ change: ProjectConfigChange, _ caller: Caller) async throws {
-        try await write(caller) { tx in try tx.execute(.changeProjectConfig(caller.project, change)) }
-    }
-
     /// Reads the settings and records what `update` makes of them, in one transaction (two
     /// concurrent updates of different fields both land); returns the settings after.
     public func updateConfig(

@@ -16,7 +16,10 @@ public struct CleanupScheduler: Service {
     let batchSize: Int
     let logger: Logger
 
-    public init(store: AccountStore, clock: any SleepingClock, startsAfter started: StartSignal, batchSize: Int = 256, logger: Logger) {
+    public init(
+        store: AccountStore, clock: any SleepingClock, startsAfter started: StartSignal, batchSize: Int = 256,
+        logger: Logger
+    ) {
         self.store = store
         self.clock = clock
         self.started = started
@@ -54,20 +57,26 @@ public struct CleanupScheduler: Service {
     func passes() async throws {
         while !Task.isCancelled {
             store.cleanupChanges.reset()
-            let purged = try await purgeDue()
+            let (purged, refused) = try await purgeBatches()
             let next = try store.read { try $0.nextCleanupDue() }
             if purged > 0 {
                 logger.info(
                     "anonymous accounts purged",
                     metadata: ["purged": "\(purged)", "nextDueAt": "\(next.map { Timestamp.iso8601(milliseconds: $0) } ?? "none")"])
             }
-            try await sleep(until: next)
+            // After a refused batch the same accounts are still due: retry in a minute, not at once.
+            try await sleep(until: refused ? clock.now() + 60_000 : next)
         }
     }
 
     /// Purges everything due at the clock's now, a batch per transaction; returns how many.
     /// (One pass of `run`; the benchmark times it.)
     public func purgeDue() async throws -> Int {
+        try await purgeBatches().purged
+    }
+
+    /// The batches of one pass, and whether it stopped at a batch `decide` refused whole.
+    func purgeBatches() async throws -> (purged: Int, refused: Bool) {
         var purged = 0
         while !Task.isCancelled {
             let now = clock.now()
@@ -75,16 +84,20 @@ public struct CleanupScheduler: Service {
             if due.isEmpty { break }
             let batch = try await purge(due)
             purged += batch
-            // `decide` refused every one: the schedule and the accounts disagree (a bug).
-            // Stop rather than spin; the next commit or due time retries.
-            guard batch > 0 else {
-                logger.error("cleanup batch refused whole", metadata: ["accounts": "\(due.count)"])
-                break
+            if batch == 0 {
+                // Every one refused. Usually they changed since the read (linked, deleted) and
+                // left the schedule; if the first is still listed, the schedule and the accounts
+                // disagree (a bug): stop rather than spin on the same accounts.
+                let still = try store.read { try $0.accountsDueForCleanup(now: now, limit: 1) }
+                if let first = still.first, let refused = due.first, first == refused {
+                    logger.error("cleanup batch refused whole", metadata: ["accounts": "\(due.count)"])
+                    return (purged, true)
+                }
             }
             // Live requests' jobs queue beside the next batch; let them in first.
             await Task.yield()
         }
-        return purged
+        return (purged, false)
     }
 
     /// One batch, one transaction; returns how many it purged. An account that stopped being

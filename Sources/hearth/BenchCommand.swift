@@ -7,7 +7,20 @@ import ArgumentParser
 import HearthTools
 
 struct Bench: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Benchmarks, as ratios to ceilings measured in the same run.", subcommands: [Ledger.self, Cleanup.self])
+    static let configuration = CommandConfiguration(
+        abstract: "Benchmarks, as ratios to ceilings measured in the same run.", subcommands: [Ledger.self, Cleanup.self])
+
+    /// Runs a benchmark, its progress on stderr, and prints its table on stdout.
+    static func report(_ benchmark: (_ log: (String) -> Void) async throws -> [LedgerBenchmark.Row]) async throws {
+        let err = Output.standardError
+        let rows = try await benchmark { message in
+            err.line(message)
+            err.flush()
+        }
+        let out = Output.standardOutput
+        out.line(BenchmarkReport.table(rows, allocator: Allocator.description))
+        out.flush()
+    }
 
     struct Ledger: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -26,14 +39,7 @@ struct Bench: AsyncParsableCommand {
             benchmark.groupCommitCommands = commands
             benchmark.submitters = submitters
             benchmark.rawCommits = commits
-            let err = Output.standardError
-            let rows = try await benchmark.run { message in
-                err.line(message)
-                err.flush()
-            }
-            let out = Output.standardOutput
-            out.line(BenchmarkReport.table(rows, allocator: Allocator.description))
-            out.flush()
+            try await Bench.report(benchmark.run)
         }
     }
 
@@ -52,14 +58,7 @@ struct Bench: AsyncParsableCommand {
             benchmark.accounts = accounts
             benchmark.signUpSubmitters = submitters
             benchmark.batchSize = batch
-            let err = Output.standardError
-            let rows = try await benchmark.run { message in
-                err.line(message)
-                err.flush()
-            }
-            let out = Output.standardOutput
-            out.line(BenchmarkReport.table(rows, allocator: Allocator.description))
-            out.flush()
+            try await Bench.report(benchmark.run)
         }
     }
 }
