@@ -13,19 +13,36 @@ import Logging
 enum ProjectSeeding {
     static let metadata = Metadata(actor: .system, actorId: "config file")
 
-    static func seed(_ declared: [(ProjectID, ProjectConfig)], into store: AccountStore, logger: Logger) async throws {
-        for (project, settings) in declared {
+    static func seed(_ declared: [ServerConfiguration.DeclaredProject], into store: AccountStore, logger: Logger) async throws {
+        for declaration in declared {
+            let project = declaration.project
             let recorded = try store.read { try $0.recordedConfig(of: project) }
-            guard let recorded else {
-                try await store.execute(.changeProjectConfig(project, ProjectConfig().change(to: settings)), metadata: metadata)
+            if let recorded {
+                let differing = differingFields(recorded, declaration.settings, project)
+                if !differing.isEmpty {
+                    logger.notice(
+                        "the config file's settings differ from the ledger's; the ledger's apply (change them with hearth project set)",
+                        metadata: ["project": "\(project)", "fields": "\(differing.joined(separator: ","))"])
+                }
+            } else {
+                try await store.execute(
+                    .changeProjectConfig(project, ProjectConfig().change(to: declaration.settings)), metadata: metadata)
                 logger.info("project settings recorded from the config file", metadata: ["project": "\(project)"])
-                continue
             }
-            let differing = differingFields(recorded, settings, project)
-            if !differing.isEmpty {
-                logger.notice(
-                    "the config file's settings differ from the ledger's; the ledger's apply (change them with hearth project set)",
-                    metadata: ["project": "\(project)", "fields": "\(differing.joined(separator: ","))"])
+            // Each provider likewise: recorded once, from then on the ledger's.
+            for provider in declaration.identityProviders {
+                if let existing = recorded?.identityProvider(provider.providerId) {
+                    if existing != provider {
+                        logger.notice(
+                            "the config file's identity provider differs from the ledger's; the ledger's applies",
+                            metadata: ["project": "\(project)", "provider": "\(provider.providerId)"])
+                    }
+                } else {
+                    try await store.execute(.setIdentityProvider(project, provider, creating: true), metadata: metadata)
+                    logger.info(
+                        "identity provider recorded from the config file",
+                        metadata: ["project": "\(project)", "provider": "\(provider.providerId)"])
+                }
             }
         }
     }

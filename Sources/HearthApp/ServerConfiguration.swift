@@ -299,12 +299,36 @@ public struct ServerConfiguration: Sendable, Equatable {
         }
     }
 
-    /// The settings the `projects` section declares, each over the defaults.
-    public func declaredProjects() throws -> [(ProjectID, ProjectConfig)] {
+    /// What the `projects` section declares for one project: its settings over the defaults,
+    /// and its identity providers (`defaultSupportedIdpConfigs`, `oauthIdpConfigs`: provider id
+    /// -> the v2 API's JSON, the secret as `clientSecretFile`).
+    public struct DeclaredProject: Sendable {
+        public var project: ProjectID
+        public var settings: ProjectConfig
+        public var identityProviders: [IdentityProviderConfig]
+    }
+
+    public func declaredProjects() throws -> [DeclaredProject] {
         try projects.keys.sorted().map { id in
-            guard let project = ProjectID(id) else { throw ConfigurationError.invalid("projects", source: "project id \(id)") }
+            guard let project = ProjectID(id), var object = projects[id]?.objectValue else {
+                throw ConfigurationError.invalid("projects", source: "project \(id)")
+            }
             do {
-                return (project, try ProjectConfigJSON.apply(projects[id]!, updateMask: nil, to: ProjectConfig()))
+                var providers: [IdentityProviderConfig] = []
+                for kind in [IdentityProviderJSON.Kind.defaultSupported, .openIDConnect] {
+                    guard let declared = object.removeValue(forKey: kind.collection) else { continue }
+                    guard let entries = declared.objectValue else {
+                        throw ConfigurationError.invalid("projects.\(id).\(kind.collection)", source: "not an object")
+                    }
+                    for (providerId, body) in entries.sorted(by: { $0.key < $1.key }) {
+                        let provider = try IdentityProviderJSON.providerId(providerId, kind)
+                        providers.append(
+                            try IdentityProviderJSON.apply(
+                                body.objectValue ?? [:], updateMask: nil, to: nil, providerId: provider, kind: kind, sealer: nil))
+                    }
+                }
+                let settings = try ProjectConfigJSON.apply(.object(object), updateMask: nil, to: ProjectConfig())
+                return DeclaredProject(project: project, settings: settings, identityProviders: providers)
             } catch let error as FirebaseError {
                 throw ConfigurationError.invalid("projects.\(id)", source: error.message)
             }

@@ -61,6 +61,8 @@ public final class AuthService: Sendable {
     /// Emails the links the client SDKs ask to send (not the ones admins generate).
     public let mailer: (any ActionLinkMailer)?
     public let settings: AuthSettings
+    /// Seals identity providers' client secrets for the ledger, opens them for code exchanges.
+    public let secrets: SecretSealer
 
     public init(
         store: AccountStore, tokens: TokenIssuer, passwords: PasswordHasher, outbox: Outbox?,
@@ -72,6 +74,7 @@ public final class AuthService: Sendable {
         self.outbox = outbox
         self.mailer = mailer
         self.settings = settings
+        secrets = SecretSealer(keyFile: store.directory.secretsKeyFile)
     }
 
     public var now: Int64 { store.clock.now() }

@@ -80,28 +80,9 @@ public struct SigningKey: Sendable {
             }
         }
         let key = try generate(algorithm)
-        try writeNewFile(path, Array(key.pem.utf8))
+        // Durable before any token it signs leaves the process.
+        guard KeyFile.writeNew(path, Array(key.pem.utf8)) else { throw SigningKeyError.cannotWrite(path) }
         return key
-    }
-
-    /// Creates `path` owner-only from the first byte (never a moment readable by others) and
-    /// makes it durable before any token it signs leaves the process.
-    private static func writeNewFile(_ path: String, _ bytes: [UInt8]) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw SigningKeyError.cannotWrite(path) }
-        defer { close(fd) }
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            guard written > 0 else { throw SigningKeyError.cannotWrite(path) }
-            offset += written
-        }
-        guard fsync(fd) == 0 else { throw SigningKeyError.cannotWrite(path) }
-        let directory = open(String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if directory >= 0 {
-            _ = fsync(directory)
-            close(directory)
-        }
     }
 
     public func sign(_ message: [UInt8]) throws -> [UInt8] {

@@ -22,6 +22,10 @@ public enum AuthError: Error, Equatable, Hashable, Sendable, CustomStringConvert
     case revocationTimeOutOfRange
     /// A project setting out of its range.
     case invalidProjectConfig(String)
+    /// A provider configuration created twice.
+    case configurationExists
+    /// A provider configuration that does not exist.
+    case configurationNotFound
 
     /// The Firebase error message string (`error.message` in the envelope).
     public var firebaseCode: String {
@@ -42,6 +46,8 @@ public enum AuthError: Error, Equatable, Hashable, Sendable, CustomStringConvert
         case .notDue: "NOT_DUE"
         case .revocationTimeOutOfRange: "INVALID_ARGUMENT"
         case .invalidProjectConfig: "INVALID_CONFIG"
+        case .configurationExists: "CONFIGURATION_EXISTS"
+        case .configurationNotFound: "CONFIGURATION_NOT_FOUND"
         }
     }
 

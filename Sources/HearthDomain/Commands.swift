@@ -28,6 +28,9 @@ public enum Command: Equatable, Sendable {
     case issueOOBCode(ProjectID, codeHash: String, OOBCodeIssued)
     case consumeOOBCode(ProjectID, codeHash: String)
     case changeProjectConfig(ProjectID, ProjectConfigChange)
+    /// Creates (`creating`) or replaces a provider's configuration.
+    case setIdentityProvider(ProjectID, IdentityProviderConfig, creating: Bool)
+    case deleteIdentityProvider(ProjectID, ProviderID)
 
     /// The one stream a command appends to (and checks the expected version of).
     public var stream: StreamID {
@@ -42,7 +45,8 @@ public enum Command: Equatable, Sendable {
             .account(project, uid)
         case .issueOOBCode(let project, let hash, _), .consumeOOBCode(let project, let hash):
             .oobCode(project, hash)
-        case .changeProjectConfig(let project, _):
+        case .changeProjectConfig(let project, _), .setIdentityProvider(let project, _, _),
+            .deleteIdentityProvider(let project, _):
             .project(project)
         }
     }

@@ -82,6 +82,19 @@ public enum Decide {
             let current = try state.config(of: project)
             let effective = current.change(to: current.applying(change))
             return effective.isEmpty ? [] : [.projectConfigChanged(effective)]
+        case .setIdentityProvider(let project, let provider, let creating):
+            let existing = try state.config(of: project).identityProvider(provider.providerId)
+            if creating && existing != nil { throw AuthError.configurationExists }
+            if !creating && existing == nil { throw AuthError.configurationNotFound }
+            if provider.enabled && provider.needsSecret && provider.clientSecret == nil {
+                throw AuthError.invalidProjectConfig("\(provider.providerId) needs a clientSecret to be enabled")
+            }
+            return existing == provider ? [] : [.identityProviderSet(provider)]
+        case .deleteIdentityProvider(let project, let providerId):
+            guard try state.config(of: project).identityProvider(providerId) != nil else {
+                throw AuthError.configurationNotFound
+            }
+            return [.identityProviderDeleted(IdentityProviderDeleted(providerId: providerId))]
         }
     }
 

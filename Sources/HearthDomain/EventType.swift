@@ -42,6 +42,9 @@ extension EventType {
     /// v2: the cleanup period and email enumeration protection.
     public static let projectConfigChanged = EventType("project.config_changed", version: 2)
 
+    public static let identityProviderSet = EventType("project.identity_provider_set", version: 1)
+    public static let identityProviderDeleted = EventType("project.identity_provider_deleted", version: 1)
+
     /// Earlier versions still in ledgers: read through an upcaster; new events never use them.
     public static let accountCreatedV1 = EventType("account.created", version: 1)
     public static let passwordSetV1 = EventType("account.password_set", version: 1)
@@ -57,6 +60,6 @@ extension EventType {
         .accountCreated, .signInRecorded, .providerLinked, .providerUnlinked, .passwordSet, .passwordRemoved,
         .emailVerified, .emailChanged, .profileUpdated, .customClaimsSet, .accountDisabled, .accountEnabled,
         .sessionsRevoked, .refreshTokenIssued, .refreshTokenRevoked, .accountDeleted, .anonymousPurged,
-        .oobCodeIssued, .oobCodeConsumed, .projectConfigChanged,
+        .oobCodeIssued, .oobCodeConsumed, .projectConfigChanged, .identityProviderSet, .identityProviderDeleted,
     ]
 }

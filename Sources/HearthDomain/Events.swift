@@ -33,6 +33,9 @@ public enum EventPayload: Equatable, Sendable {
     indirect case oobCodeIssued(OOBCodeIssued)
     case oobCodeConsumed
     indirect case projectConfigChanged(ProjectConfigChange)
+    /// A provider's whole configuration, created or changed (its secret sealed or referenced).
+    indirect case identityProviderSet(IdentityProviderConfig)
+    case identityProviderDeleted(IdentityProviderDeleted)
 
     public var type: EventType {
         switch self {
@@ -56,6 +59,8 @@ public enum EventPayload: Equatable, Sendable {
         case .oobCodeIssued: .oobCodeIssued
         case .oobCodeConsumed: .oobCodeConsumed
         case .projectConfigChanged: .projectConfigChanged
+        case .identityProviderSet: .identityProviderSet
+        case .identityProviderDeleted: .identityProviderDeleted
         }
     }
 }

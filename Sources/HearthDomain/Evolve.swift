@@ -42,8 +42,20 @@ public enum Evolve {
     }
 
     public static func project(_ config: ProjectConfig, _ payload: EventPayload) -> ProjectConfig {
-        guard case .projectConfigChanged(let change) = payload else { return config }
-        return config.applying(change)
+        var next = config
+        switch payload {
+        case .projectConfigChanged(let change):
+            return config.applying(change)
+        case .identityProviderSet(let provider):
+            next.identityProviders.removeAll { $0.providerId == provider.providerId }
+            next.identityProviders.append(provider)
+            next.identityProviders.sort { $0.providerId < $1.providerId }
+        case .identityProviderDeleted(let deleted):
+            next.identityProviders.removeAll { $0.providerId == deleted.providerId }
+        default:
+            break
+        }
+        return next
     }
 
     public static func oobCode(_ code: OOBCode?, _ payload: EventPayload, at: Int64) -> OOBCode? {
@@ -118,7 +130,7 @@ extension Account {
             refreshTokens.removeAll { $0 == revoked.tokenHash }
         case .accountDeleted, .anonymousPurged:
             return false
-        case .oobCodeIssued, .oobCodeConsumed, .projectConfigChanged:
+        case .oobCodeIssued, .oobCodeConsumed, .projectConfigChanged, .identityProviderSet, .identityProviderDeleted:
             break
         }
         // Upgrading is one-way: an account that ever gained a sign-in method is never

@@ -18,6 +18,8 @@ public struct ProjectConfig: Equatable, Sendable, Encodable {
     public var oneAccountPerEmail = true
     /// Email enumeration protection (`emailPrivacyConfig.enableImprovedEmailPrivacy`).
     public var improvedEmailPrivacy = false
+    /// Configured sign-in providers, sorted by provider id.
+    public var identityProviders: [IdentityProviderConfig] = []
 
     public init() {}
 

@@ -65,6 +65,17 @@ public enum HearthRouter {
         router.patch("/identitytoolkit.googleapis.com/v2/projects/{project}/config") { request, context in
             try await projectConfig.handle(request, context)
         }
+        for kind in [IdentityProviderJSON.Kind.defaultSupported, .openIDConnect] {
+            let providers = IdentityProviderAPI(service: service, access: access, kind: kind)
+            let path = "/identitytoolkit.googleapis.com/v2/projects/{project}/\(kind.collection)"
+            router.get(RouterPath(path)) { request, context in try await providers.collection(request, context) }
+            router.post(RouterPath(path)) { request, context in try await providers.collection(request, context) }
+            for method in [HTTPRequest.Method.get, .patch, .delete] {
+                router.on(RouterPath(path + "/{idp}"), method: method) { request, context in
+                    try await providers.item(request, context)
+                }
+            }
+        }
         let cleanup = CleanupAPI(service: service, access: access)
         router.get("/hearth/v1/projects/{project}/cleanup") { request, context in try cleanup.status(request, context) }
         router.get("/hearth/v1/projects/{project}/cleanup/preview") { request, context in try cleanup.preview(request, context) }

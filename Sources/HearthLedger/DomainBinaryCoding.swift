@@ -168,3 +168,43 @@ extension ProjectConfigChange: BinaryCodable {
         improvedEmailPrivacy = try reader.readOptionalBool()
     }
 }
+
+extension IdentityProviderConfig: BinaryCodable {
+    public func encode(to writer: inout ByteWriter) {
+        writer.write(providerId.rawValue)
+        writer.write(enabled)
+        writer.write(clientId)
+        writer.write(clientSecret) { writer, secret in
+            switch secret {
+            case .sealed(let sealed, let fingerprint):
+                writer.write("sealed")
+                writer.write(bytes: sealed)
+                writer.write(fingerprint)
+            case .file(let path):
+                writer.write("file")
+                writer.write(path)
+            }
+        }
+        writer.write(issuer)
+        writer.write(displayName)
+        writer.write(responseType.idToken)
+        writer.write(responseType.code)
+    }
+
+    public init(from reader: inout ByteReader) throws {
+        let providerId = ProviderID(try reader.readString())
+        let enabled = try reader.readBool()
+        let clientId = try reader.readString()
+        let secret: ClientSecret? = try reader.readOptional { reader in
+            switch try reader.readString() {
+            case "sealed": return .sealed(sealed: try reader.readBytes(), fingerprint: try reader.readString())
+            case "file": return .file(path: try reader.readString())
+            case let other: throw BinaryFormatError.invalid("client secret kind '\(other)'", at: reader.offset)
+            }
+        }
+        self.init(
+            providerId: providerId, enabled: enabled, clientId: clientId, clientSecret: secret,
+            issuer: try reader.readOptionalString(), displayName: try reader.readOptionalString(),
+            responseType: ResponseType(idToken: try reader.readBool(), code: try reader.readBool()))
+    }
+}

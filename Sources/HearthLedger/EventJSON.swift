@@ -76,6 +76,8 @@ public enum EventJSON {
             case .anonymousPurged(let event): try event.encode(to: encoder)
             case .oobCodeIssued(let event): try event.encode(to: encoder)
             case .projectConfigChanged(let event): try event.encode(to: encoder)
+            case .identityProviderSet(let event): try event.encode(to: encoder)
+            case .identityProviderDeleted(let event): try event.encode(to: encoder)
             }
         }
     }

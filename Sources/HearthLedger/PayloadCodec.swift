@@ -38,6 +38,8 @@ public enum PayloadCodec {
             writer.write(event.since)
         case .oobCodeIssued(let event): writer.write(event)
         case .projectConfigChanged(let event): writer.write(event)
+        case .identityProviderSet(let event): writer.write(event)
+        case .identityProviderDeleted(let event): writer.write(event.providerId.rawValue)
         }
         return writer.bytes
     }
@@ -101,6 +103,10 @@ public enum PayloadCodec {
         Decoder(.oobCodeConsumed) { _ in .oobCodeConsumed },
         Decoder(.projectConfigChanged) { .projectConfigChanged(try $0.read()) },
         Decoder(.projectConfigChangedV1) { .projectConfigChanged(try ProjectConfigChange(from: &$0, layout: .v1)) },
+        Decoder(.identityProviderSet) { .identityProviderSet(try $0.read()) },
+        Decoder(.identityProviderDeleted) {
+            .identityProviderDeleted(IdentityProviderDeleted(providerId: ProviderID(try $0.readString())))
+        },
     ]
 
     /// Positions in `decoders` by the length of their type name: a lookup compares one or two names.

@@ -75,6 +75,7 @@ extension ProjectConfig: BinaryCodable {
         writer.write(oneAccountPerEmail)
         writer.write(anonymousCleanupPeriodSeconds)
         writer.write(improvedEmailPrivacy)
+        writer.write(identityProviders) { $0.write($1) }
     }
 
     public init(from reader: inout ByteReader) throws {
@@ -89,6 +90,7 @@ extension ProjectConfig: BinaryCodable {
         oneAccountPerEmail = try reader.readBool()
         anonymousCleanupPeriodSeconds = try reader.readInt64()
         improvedEmailPrivacy = try reader.readBool()
+        identityProviders = try reader.readArray { try $0.read() }
     }
 }
 

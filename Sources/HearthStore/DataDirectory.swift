@@ -32,6 +32,11 @@ public struct DataDirectory: Sendable, Equatable, CustomStringConvertible {
         path + "/signing-key-\(algorithm.lowercased()).pem"
     }
 
+    /// The key that seals identity providers' client secrets in the ledger (32 random bytes),
+    /// created when the first secret is sealed. Back it up with the ledger: without it the
+    /// sealed secrets can not be read.
+    public var secretsKeyFile: String { path + "/secrets-key" }
+
     var ledgerFile: String { path + "/data.mdb" }
     var lockFile: String { path + "/hearth.lock" }
 

@@ -46,6 +46,15 @@ public enum SampleEvents {
                 emailPasswordEnabled: true, emailLinkEnabled: false, anonymousEnabled: true, enabledProviders: ["google.com"],
                 authorizedDomains: ["localhost", "app.x.io"], linkDomains: ["links.x.io"], anonymousCleanup: false,
                 oneAccountPerEmail: false, anonymousCleanupPeriodSeconds: 60, improvedEmailPrivacy: true)),
+        .identityProviderSet(
+            IdentityProviderConfig(
+                providerId: .github, enabled: true, clientId: "Iv1.abc",
+                clientSecret: .sealed(sealed: Array(repeating: 7, count: 40), fingerprint: "0123456789abcdef"))),
+        .identityProviderSet(
+            IdentityProviderConfig(
+                providerId: "oidc.corp", enabled: false, clientId: "corp", clientSecret: .file(path: "/run/credentials/corp"),
+                issuer: "https://id.corp.example", displayName: "Corp", responseType: .init(idToken: false, code: true))),
+        .identityProviderDeleted(IdentityProviderDeleted(providerId: "oidc.corp")),
     ]
 
     /// The stream a sample payload is appended to.

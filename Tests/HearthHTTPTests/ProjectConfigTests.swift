@@ -145,6 +145,9 @@ struct ProjectConfigTests {
         let directory = TemporaryDirectory("seed")
         let declared: JSONValue = [
             "autodeleteAnonymousUsers": true, "authorizedDomains": ["app.example.com"], "anonymousCleanupAfterSeconds": "120",
+            "defaultSupportedIdpConfigs": [
+                "github.com": ["enabled": true, "clientId": "Iv1.file", "clientSecretFile": "/run/credentials/hearth.service/github"]
+            ],
         ]
         let configure: (inout ServerConfiguration) -> Void = { configuration in
             configuration.dataDirectory = directory.path
@@ -155,19 +158,26 @@ struct ProjectConfigTests {
             #expect(config["autodeleteAnonymousUsers"] == true)
             #expect(config["authorizedDomains"] == ["app.example.com"])
             #expect(config["anonymousCleanupAfterSeconds"] == "120")
+            let github = try await api.send(
+                .get, "/identitytoolkit.googleapis.com/v2/projects/demo-hearth/defaultSupportedIdpConfigs/github.com", body: nil,
+                headers: APIClient.admin)
+            #expect(github["enabled"] == true && github.string("clientSecretFile") == "/run/credentials/hearth.service/github")
             let events = try Self.configEvents(harness)
-            #expect(events.count == 1)
-            #expect(events.first?.metadata == Metadata(actor: .system, actorId: "config file"))
+            #expect(events.map(\.type.name) == ["project.config_changed", "project.identity_provider_set"])
+            #expect(events.allSatisfy { $0.metadata == Metadata(actor: .system, actorId: "config file") })
             #expect(try await Self.patch(api, ["autodeleteAnonymousUsers": false]).status == 200)
         }
         // The next start finds settings in the ledger: the operator's change stands.
         try await APIHarness.run(configure: configure) { harness, api in
             let config = try await Self.get(api)
             #expect(config["autodeleteAnonymousUsers"] == false)
-            #expect(try Self.configEvents(harness).count == 2)
+            #expect(try Self.configEvents(harness).count == 3)
         }
         var invalid = ServerConfiguration()
         invalid.projects = ["demo-hearth": ["autodeleteAnonymousUsers": "soon"]]
+        #expect(throws: ConfigurationError.self) { try invalid.validate() }
+        // A secret in the config file itself is refused: it goes in a file of its own.
+        invalid.projects = ["demo-hearth": ["defaultSupportedIdpConfigs": ["github.com": ["clientId": "x", "clientSecret": "s"]]]]
         #expect(throws: ConfigurationError.self) { try invalid.validate() }
     }
 

@@ -1,0 +1,71 @@
+import Crypto
+import Foundation
+import HearthDomain
+import Synchronization
+
+/// Seals identity providers' client secrets for the ledger (AES-256-GCM with a key kept in the
+/// data directory, beside the signing key) and opens them when a code exchange needs one. The
+/// ledger, the logs and the audit output then hold ciphertext and a fingerprint, never the secret.
+public final class SecretSealer: Sendable {
+    private let path: String
+    private let loaded = Mutex<SymmetricKey?>(nil)
+
+    /// The key file is read, or created, on first use.
+    public init(keyFile path: String) { self.path = path }
+
+    public func seal(_ secret: String) throws -> ClientSecret {
+        let box = try AES.GCM.seal(Array(secret.utf8), using: try key())
+        guard let combined = box.combined else { throw SecretError.unsealable }
+        return .sealed(sealed: Array(combined), fingerprint: Self.fingerprint(secret))
+    }
+
+    /// The secret itself: opened, or read from its file (first line).
+    public func open(_ secret: ClientSecret) throws -> String {
+        switch secret {
+        case .sealed(let sealed, _):
+            let box = try AES.GCM.SealedBox(combined: sealed)
+            return String(decoding: try AES.GCM.open(box, using: try key()), as: UTF8.self)
+        case .file(let path):
+            guard let contents = try? String(contentsOfFile: path, encoding: .utf8),
+                let line = contents.split(whereSeparator: \.isNewline).first.map(String.init), !line.isEmpty
+            else { throw SecretError.unreadableFile(path) }
+            return line.trimmingCharacters(in: .whitespaces)
+        }
+    }
+
+    /// The first 8 bytes of the secret's SHA-256, hex: which secret, without the secret.
+    public static func fingerprint(_ secret: String) -> String {
+        SHA256.hash(data: Array(secret.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
+    }
+
+    private func key() throws -> SymmetricKey {
+        try loaded.withLock { loaded in
+            if let loaded { return loaded }
+            let key: SymmetricKey
+            if let data = FileManager.default.contents(atPath: path) {
+                guard data.count == 32 else { throw SecretError.badKeyFile(path) }
+                key = SymmetricKey(data: data)
+            } else {
+                let fresh = SymmetricKey(size: .bits256)
+                guard KeyFile.writeNew(path, fresh.withUnsafeBytes { Array($0) }) else { throw SecretError.badKeyFile(path) }
+                key = fresh
+            }
+            loaded = key
+            return key
+        }
+    }
+}
+
+public enum SecretError: Error, Equatable, CustomStringConvertible {
+    case badKeyFile(String)
+    case unreadableFile(String)
+    case unsealable
+
+    public var description: String {
+        switch self {
+        case .badKeyFile(let path): "the secrets key \(path) can not be read or created (32 bytes, mode 0600)"
+        case .unreadableFile(let path): "the client secret file \(path) can not be read"
+        case .unsealable: "a client secret could not be sealed"
+        }
+    }
+}
