@@ -28,6 +28,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // liblmdb from the system (Debian: liblmdb-dev); only the LMDB module imports it.
@@ -78,6 +79,17 @@ let package = Package(
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             ],
             swiftSettings: strict),
+        // Real identity providers over HTTP (async-http-client): GitHub's OAuth apps and OpenID
+        // Connect (discovery, key sets, id_token checks), behind HearthAuth's gateway protocol.
+        .target(
+            name: "HearthOAuth",
+            dependencies: [
+                "HearthDomain", "HearthWire", "HearthAuth",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strict),
         // Email over SMTP (STARTTLS or TLS through NIOSSL): the client and the outgoing queue.
         .target(
             name: "HearthMail",
@@ -104,6 +116,7 @@ let package = Package(
             name: "HearthApp",
             dependencies: [
                 "HearthDomain", "HearthWire", "HearthStore", "HearthAuth", "HearthHTTP", "HearthMail", "HearthScheduler",
+                "HearthOAuth",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

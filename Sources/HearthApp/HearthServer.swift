@@ -2,6 +2,7 @@ import HearthAuth
 import HearthDomain
 import HearthHTTP
 import HearthMail
+import HearthOAuth
 import HearthScheduler
 import HearthStore
 import Hummingbird
@@ -86,7 +87,7 @@ public enum HearthServer {
                 "INSECURE: the development profile is listening off loopback: anyone who reaches \(configuration.host) is admin (Bearer owner), signs in with unsigned custom tokens and wipes accounts",
                 metadata: ["option": "insecureDevelopmentOnNetwork"])
         }
-        let router = HearthRouter.build(service: service, access: configuration.access)
+        let router = HearthRouter.build(service: service, access: configuration.access, publicURL: configuration.publicUrl)
         // The cleanup scheduler starts once the projections caught up (an upgrade not yet folded
         // in must not make an account look due).
         let caughtUp = StartSignal()
@@ -129,10 +130,15 @@ public enum HearthServer {
         settings.fakeIdentityProvider = configuration.profile == .development
         settings.customTokens = try configuration.customTokenVerifier()
         settings.actionURL = configuration.actionUrl
+        let clock = store.clock
+        let gateway = OAuthGateway(
+            endpoints: try configuration.providerEndpoints(), timeoutSeconds: Int64(configuration.providerTimeoutSeconds),
+            clock: { clock.now() })
         return AuthService(
             store: store, tokens: TokenIssuer(key: key),
             passwords: PasswordHasher(
                 parameters: parameters, pool: WorkPool(threads: configuration.hashThreads, name: "hearth-scrypt")),
-            outbox: configuration.profile == .development ? Outbox() : nil, mailer: mailer, settings: settings)
+            outbox: configuration.profile == .development ? Outbox() : nil, mailer: mailer, identityProviders: gateway,
+            settings: settings)
     }
 }

@@ -3,6 +3,7 @@ import HearthAuth
 import HearthDomain
 import HearthHTTP
 import HearthMail
+import HearthOAuth
 import HearthStore
 import HearthWire
 
@@ -66,6 +67,15 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// shows), recorded at the first start that finds none for the project; after that the
     /// ledger's settings win (see `ProjectSeeding`).
     public var projects: [String: JSONValue] = [:]
+    /// This server as browsers and identity providers reach it (`https://auth.example.com`):
+    /// providers send users back to `<publicUrl>/__/auth/handler`. Production needs it for the
+    /// headful sign-in flows; development uses the request's host without it.
+    public var publicUrl: String?
+    /// Identity providers' endpoints, for tests and self-hosted providers:
+    /// `{"github.com": {"webUrl", "apiUrl"}, "yahoo.com": {"issuer"}}`.
+    public var identityProviders: [String: JSONValue] = [:]
+    /// How long Hearth waits for an identity provider's answer.
+    public var providerTimeoutSeconds = 10
 
     public init() {}
 
@@ -78,7 +88,7 @@ public struct ServerConfiguration: Sendable, Equatable {
         case requestTimeoutSeconds, requestMinBytesPerSecond, requestTimeoutMaxSeconds, maxConnections
         case actionUrl, appName, mailFrom, mailFromName
         case smtpHost, smtpPort, smtpSecurity, smtpUsername, smtpPassword, smtpPasswordFile, smtpTrustRoots
-        case projects
+        case projects, publicUrl, identityProviders, providerTimeoutSeconds
 
         var environmentName: String {
             "HEARTH_" + rawValue.reduce(into: "") { name, character in
@@ -109,7 +119,7 @@ public struct ServerConfiguration: Sendable, Equatable {
             guard let text = environment[key.environmentName], !text.isEmpty else { continue }
             let value: JSONValue =
                 switch key {
-                case .apiKeys, .projects: JSONValue.parse(Array(text.utf8)) ?? .string(text)
+                case .apiKeys, .projects, .identityProviders: JSONValue.parse(Array(text.utf8)) ?? .string(text)
                 case .adminTokens, .customTokenKeys:
                     .array(text.split(separator: ",").map { .string($0.trimmingCharacters(in: .whitespaces)) })
                 default: .string(text)
@@ -199,6 +209,13 @@ public struct ServerConfiguration: Sendable, Equatable {
         case .projects:
             guard let object = value.objectValue else { throw ConfigurationError.invalid(key.rawValue, source: source) }
             projects = object
+        case .publicUrl:
+            let url = try text()
+            publicUrl = url.hasSuffix("/") ? String(url.dropLast()) : url
+        case .identityProviders:
+            guard let object = value.objectValue else { throw ConfigurationError.invalid(key.rawValue, source: source) }
+            identityProviders = object
+        case .providerTimeoutSeconds: providerTimeoutSeconds = try number()
         }
     }
 
@@ -277,6 +294,15 @@ public struct ServerConfiguration: Sendable, Equatable {
             throw ConfigurationError.productionNeedsAPIKeys
         }
         _ = try declaredProjects()
+        _ = try providerEndpoints()
+        if let publicUrl {
+            guard let url = URL(string: publicUrl), ["http", "https"].contains(url.scheme?.lowercased()), url.host != nil,
+                url.query == nil
+            else { throw ConfigurationError.invalid("publicUrl", source: publicUrl) }
+        }
+        guard (1...120).contains(providerTimeoutSeconds) else {
+            throw ConfigurationError.invalid("providerTimeoutSeconds", source: "\(providerTimeoutSeconds)")
+        }
         if let actionUrl {
             guard let url = URL(string: actionUrl), ["http", "https"].contains(url.scheme?.lowercased()), url.host != nil
             else { throw ConfigurationError.invalid("actionUrl", source: actionUrl) }
@@ -332,6 +358,15 @@ public struct ServerConfiguration: Sendable, Equatable {
             } catch let error as FirebaseError {
                 throw ConfigurationError.invalid("projects.\(id)", source: error.message)
             }
+        }
+    }
+
+    /// Identity providers' endpoints: the defaults with the `identityProviders` overrides.
+    public func providerEndpoints() throws -> ProviderEndpoints {
+        do {
+            return try ProviderEndpoints(overrides: identityProviders)
+        } catch {
+            throw ConfigurationError.invalid("identityProviders", source: "\(error)")
         }
     }
 

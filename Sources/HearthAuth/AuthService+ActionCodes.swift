@@ -113,8 +113,8 @@ extension AuthService {
         _ code: String, _ type: OOBCodeIssued.RequestType, _ project: ProjectID, email: String, newEmail: String?,
         handler: String, apiKey: String, continueUrl: String? = nil
     ) -> ActionLink {
-        var query = "mode=\(type.linkMode)&lang=en&oobCode=\(code)&apiKey=\(Self.percentEncoded(apiKey))"
-        if let continueUrl { query += "&continueUrl=\(Self.percentEncoded(continueUrl))" }
+        var query = "mode=\(type.linkMode)&lang=en&oobCode=\(code)&apiKey=\(FormEncoding.percentEncoded(apiKey))"
+        if let continueUrl { query += "&continueUrl=\(FormEncoding.percentEncoded(continueUrl))" }
         return ActionLink(
             project: project, email: email, newEmail: newEmail, requestType: type, oobCode: code,
             oobLink: handler + (handler.contains("?") ? "&" : "?") + query)
@@ -181,11 +181,7 @@ extension AuthService {
         sha256Hex(code)
     }
 
-    public static func percentEncoded(_ text: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
-    }
+
 }
 
 extension OOBCodeIssued.RequestType {

@@ -63,16 +63,22 @@ public final class AuthService: Sendable {
     public let settings: AuthSettings
     /// Seals identity providers' client secrets for the ledger, opens them for code exchanges.
     public let secrets: SecretSealer
+    /// Real identity providers over HTTP (`/__/auth/handler` and its `signInWithIdp`).
+    public let identityProviders: (any IdentityProviderGateway)?
+    /// Headful sign-ins between the handler and `signInWithIdp`.
+    public let pendingSignIns = PendingAuthorizations()
 
     public init(
         store: AccountStore, tokens: TokenIssuer, passwords: PasswordHasher, outbox: Outbox?,
-        mailer: (any ActionLinkMailer)? = nil, settings: AuthSettings
+        mailer: (any ActionLinkMailer)? = nil, identityProviders: (any IdentityProviderGateway)? = nil,
+        settings: AuthSettings
     ) {
         self.store = store
         self.tokens = tokens
         self.passwords = passwords
         self.outbox = outbox
         self.mailer = mailer
+        self.identityProviders = identityProviders
         self.settings = settings
         secrets = SecretSealer(keyFile: store.directory.secretsKeyFile)
     }

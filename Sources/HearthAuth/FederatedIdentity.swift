@@ -17,6 +17,22 @@ public struct FederatedIdentity: Sendable, Equatable {
     public var rawUserInfo: JSONValue
     public var idToken: String?
     public var accessToken: String?
+
+    public init(
+        providerId: ProviderID, subject: String, email: String?, emailVerified: Bool, displayName: String?,
+        photoUrl: String?, screenName: String?, rawUserInfo: JSONValue, idToken: String?, accessToken: String?
+    ) {
+        self.providerId = providerId
+        self.subject = subject
+        self.email = email
+        self.emailVerified = emailVerified
+        self.displayName = displayName
+        self.photoUrl = photoUrl
+        self.screenName = screenName
+        self.rawUserInfo = rawUserInfo
+        self.idToken = idToken
+        self.accessToken = accessToken
+    }
 }
 
 /// The Auth Emulator's fake identity provider (development profile only): the credential is a

@@ -26,6 +26,28 @@ public struct VerificationKey: Sendable {
         }
     }
 
+    /// A JWK from a provider's key set (RFC 7517/7518): RSA (`n`, `e`) or P-256 (`x`, `y`);
+    /// `nil` for anything else.
+    public init?(jwk: [String: JSONValue]) {
+        switch jwk["kty"]?.stringValue {
+        case "RSA":
+            guard let n = jwk["n"]?.stringValue.flatMap({ Base64URL.decode(Array($0.utf8)) }),
+                let e = jwk["e"]?.stringValue.flatMap({ Base64URL.decode(Array($0.utf8)) }),
+                let key = try? _RSA.Signing.PublicKey(n: n, e: e)
+            else { return nil }
+            backing = .rsa(key)
+        case "EC":
+            guard jwk["crv"]?.stringValue == "P-256",
+                let x = jwk["x"]?.stringValue.flatMap({ Base64URL.decode(Array($0.utf8)) }),
+                let y = jwk["y"]?.stringValue.flatMap({ Base64URL.decode(Array($0.utf8)) }), x.count == 32, y.count == 32,
+                let key = try? P256.Signing.PublicKey(rawRepresentation: x + y)
+            else { return nil }
+            backing = .ecdsa(key)
+        default:
+            return nil
+        }
+    }
+
     /// The JWT `alg` this key checks.
     public var algorithm: SigningKey.Algorithm {
         switch backing {
@@ -35,7 +57,7 @@ public struct VerificationKey: Sendable {
     }
 
     /// Whether `signature` signs `message` under `algorithm` (a JWT header's `alg`) with this key.
-    func isValidSignature(_ signature: [UInt8], for message: [UInt8], algorithm: String?) -> Bool {
+    public func isValidSignature(_ signature: [UInt8], for message: [UInt8], algorithm: String?) -> Bool {
         guard algorithm == self.algorithm.rawValue else { return false }
         let digest = SHA256.hash(data: message)
         switch backing {

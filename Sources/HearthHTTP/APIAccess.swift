@@ -69,6 +69,11 @@ public struct APIAccess: Sendable {
         return Resolved(caller: context.caller(project: project, isAdmin: adminScope != nil), apiKey: apiKey)
     }
 
+    /// The caller an API key speaks for (the handler page's `apiKey` parameter).
+    func caller(apiKey: String, _ context: some RemoteAddressRequestContext) throws -> Caller {
+        context.caller(project: try project(forKey: apiKey), isAdmin: false)
+    }
+
     /// The API key action links carry when the request had none (Admin SDK calls): one the
     /// project registered, or the emulator's placeholder in development.
     func linkKey(for project: ProjectID) -> String {

@@ -20,7 +20,7 @@ struct EmulatorIdPPage: Sendable {
             return JSONResponse.make(.badRequest, ["authEmulator": ["error": "missing apiKey or providerId query parameters"]])
         }
         // Web popups and redirects need the emulator's iframe relay, which Hearth does not serve.
-        guard let app = App(query) else {
+        guard let app = AppReturn(query) else {
             return page(
                 .badRequest,
                 "<p>Hearth finishes headful sign-in for the iOS and Android SDKs (<code>ibi</code> or <code>apn</code>). "
@@ -28,75 +28,17 @@ struct EmulatorIdPPage: Sendable {
         }
         let origin = request.baseURL
         if query["finish"] == "1" {
-            return Response(status: .seeOther, headers: [.location: app.link(finishing: query, providerId: providerId, origin: origin)])
+            let claims = FakeIdentityProvider.assertedClaims(subject: query["sub"], profile: query)
+            let response = "\(origin)/emulator/auth/handler?providerId=\(encoded(providerId))&id_token=\(encoded(claims))"
+            let link = app.link(
+                .response(response), authType: query["authType"] ?? "signInWithRedirect", eventId: query["eventId"], origin: origin)
+            return Response(status: .seeOther, headers: [.location: link])
         }
         let caller = context.caller(project: project, isAdmin: false)
         let linked = try service.accounts(linkedTo: ProviderID(providerId), caller).compactMap { account in
             account.providers.first { $0.providerId.rawValue == providerId }
         }
         return page(.ok, body(providerId: providerId, query: query, linked: linked))
-    }
-
-    /// Where the SDK waits for the result.
-    enum App: Equatable {
-        /// iOS: the URL scheme the SDK registered (reversed client id, or `app-<appId>`).
-        case ios(scheme: String, firebaseHost: Bool)
-        /// Android: the app's package.
-        case android(package: String)
-
-        /// `nil` without an app, or when the scheme or package it names could be anything but
-        /// an app's (a `javascript` scheme, characters that break out of the intent).
-        init?(_ query: [String: String]) {
-            if let package = query["apn"], !package.isEmpty {
-                guard package.utf8.allSatisfy({ Self.isAlphanumeric($0) || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".") })
-                else { return nil }
-                self = .android(package: package)
-            } else if let bundle = query["ibi"], !bundle.isEmpty {
-                let scheme: String
-                var firebaseHost = true
-                if let clientId = query["clientId"], !clientId.isEmpty {
-                    scheme = clientId.split(separator: ".").reversed().joined(separator: ".")
-                } else if let appId = query["appId"], !appId.isEmpty {
-                    scheme = "app-" + appId.replacingOccurrences(of: ":", with: "-")
-                } else {
-                    scheme = bundle
-                    firebaseHost = false
-                }
-                guard Self.isAppScheme(scheme) else { return nil }
-                self = .ios(scheme: scheme, firebaseHost: firebaseHost)
-            } else {
-                return nil
-            }
-        }
-
-        /// RFC 3986's scheme characters, and none a browser runs or reads locally.
-        static func isAppScheme(_ scheme: String) -> Bool {
-            guard let first = scheme.utf8.first, Self.isAlphanumeric(first), first > UInt8(ascii: "9"),
-                scheme.utf8.allSatisfy({ Self.isAlphanumeric($0) || "+-.".utf8.contains($0) })
-            else { return false }
-            return !["javascript", "data", "vbscript", "file", "blob", "about", "http", "https"].contains(scheme.lowercased())
-        }
-
-        private static func isAlphanumeric(_ byte: UInt8) -> Bool {
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-        }
-
-        /// The deep link (iOS) or intent (Android) that hands the chosen identity to the SDK.
-        func link(finishing query: [String: String], providerId: String, origin: String) -> String {
-            let response = "\(origin)/emulator/auth/handler?providerId=\(encoded(providerId))&id_token=\(encoded(FakeIdentityProvider.assertedClaims(subject: query["sub"], profile: query)))"
-            let authType = query["authType"] ?? "signInWithRedirect"
-            switch self {
-            case .ios(let scheme, let firebaseHost):
-                // Only the callback URL's query matters to the SDK; nothing fetches the page.
-                var callback = "\(origin)/__/auth/callback?authType=\(encoded(authType))&link=\(encoded(response))"
-                if let eventId = query["eventId"] { callback += "&eventId=\(encoded(eventId))" }
-                return "\(scheme)://\(firebaseHost ? "firebaseauth" : "google")/link?deep_link_id=\(encoded(callback))"
-            case .android(let package):
-                var intent = "intent://firebase.auth/#Intent;scheme=genericidp;package=\(package);S.authType=\(encoded(authType));"
-                if let eventId = query["eventId"] { intent += "S.eventId=\(encoded(eventId));" }
-                return intent + "S.link=\(encoded(response));B.encryptionEnabled=false;end;"
-            }
-        }
     }
 
     private func body(providerId: String, query: [String: String], linked: [ProviderLink]) -> String {
@@ -139,7 +81,7 @@ struct EmulatorIdPPage: Sendable {
 }
 
 private func encoded(_ text: String) -> String {
-    AuthService.percentEncoded(text)
+    FormEncoding.percentEncoded(text)
 }
 
 private func escaped(_ text: String) -> String {

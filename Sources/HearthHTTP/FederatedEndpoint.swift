@@ -1,3 +1,4 @@
+import Foundation
 import HearthAuth
 import HearthDomain
 import HearthWire
@@ -6,11 +7,7 @@ import HearthWire
 extension IdentityToolkitAPI {
     func signInWithIdp(_ call: Call) async throws -> JSONValue {
         let fields = call.fields
-        guard service.settings.fakeIdentityProvider else {
-            throw FirebaseError.bad("INVALID_IDP_RESPONSE : ((No identity provider is configured for this credential.))")
-        }
-        let identity = try FakeIdentityProvider.identity(
-            requestUri: try fields.string("requestUri"), postBody: try fields.string("postBody"))
+        let identity = try await self.identity(call)
         var body: [String: JSONValue] = [
             "kind": "identitytoolkit#VerifyAssertionResponse", "context": "", "providerId": .string(identity.providerId.rawValue),
             "federatedId": .string(
@@ -53,5 +50,25 @@ extension IdentityToolkitAPI {
             body["verifiedProvider"] = .array(providers.map { .string($0.rawValue) })
         }
         return .object(body)
+    }
+
+    /// Who the credential speaks for: a `/__/auth/handler` response URL (its code exchanged
+    /// with the provider), or in development the fake IdP's claims.
+    private func identity(_ call: Call) async throws -> FederatedIdentity {
+        let requestUri = try call.fields.string("requestUri")
+        let postBody = try call.fields.string("postBody")
+        let uriQuery = Dictionary(
+            FormEncoding.fields(requestUri.flatMap { URLComponents(string: $0)?.percentEncodedQuery } ?? "").map { ($0.name, $0.value) },
+            uniquingKeysWith: { first, _ in first })
+        if uriQuery["state"] != nil {
+            let providerId = FormEncoding.fields(postBody ?? "").first { $0.name == "providerId" }.map { ProviderID($0.value) }
+            return try await service.headfulIdentity(
+                requestUri: uriQuery, sessionId: try call.fields.string("sessionId"), providerId: providerId,
+                apiKey: call.apiKey, call.caller)
+        }
+        guard service.settings.fakeIdentityProvider else {
+            throw FirebaseError.bad("INVALID_IDP_RESPONSE : ((No identity provider is configured for this credential.))")
+        }
+        return try FakeIdentityProvider.identity(requestUri: requestUri, postBody: postBody)
     }
 }

@@ -22,7 +22,7 @@ public enum HearthRouter {
     static let keySetMaxAge = 3600
 
     public static func build<Context: RemoteAddressRequestContext>(
-        service: AuthService, access: APIAccess, context: Context.Type = HearthRequestContext.self
+        service: AuthService, access: APIAccess, publicURL: String? = nil, context: Context.Type = HearthRequestContext.self
     ) -> Router<Context> {
         let router = Router(context: Context.self)
         router.add(middleware: FirebaseErrorMiddleware<Context>())
@@ -76,6 +76,8 @@ public enum HearthRouter {
                 }
             }
         }
+        let handler = OAuthHandlerPage(service: service, access: access, publicURL: publicURL)
+        router.get("/__/auth/handler") { request, context in try await handler.handle(request, context) }
         let cleanup = CleanupAPI(service: service, access: access)
         router.get("/hearth/v1/projects/{project}/cleanup") { request, context in try cleanup.status(request, context) }
         router.get("/hearth/v1/projects/{project}/cleanup/preview") { request, context in try cleanup.preview(request, context) }

@@ -21,6 +21,29 @@ public enum FormEncoding {
         return fields
     }
 
+    /// `name=value&…`, each percent-encoded.
+    public static func encode(_ fields: [(name: String, value: String)]) -> String {
+        fields.map { percentEncoded($0.name) + "=" + percentEncoded($0.value) }.joined(separator: "&")
+    }
+
+    /// Every byte but RFC 3986's unreserved ASCII (`A-Z a-z 0-9 - . _ ~`) as `%XX`: safe in a
+    /// query value, a fragment, or a URL nested in another's query.
+    public static func percentEncoded(_ text: String) -> String {
+        let hex = Array("0123456789ABCDEF".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count)
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                out.append(byte)
+            default:
+                out += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 15)]]
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
     /// Percent-decoding with '+' as a space; `nil` for malformed escapes or invalid UTF-8.
     public static func decode<Bytes: Collection>(_ bytes: Bytes) -> String? where Bytes.Element == UInt8 {
         guard bytes.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else {

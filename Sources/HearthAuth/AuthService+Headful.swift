@@ -1,0 +1,117 @@
+import HearthDomain
+import HearthStore
+
+/// The headful OAuth flow of the SDKs through `/__/auth/handler`, as Firebase runs it: the
+/// handler sends the browser to the provider with a `state` bound to the SDK's session, the
+/// provider sends it back with a code, the handler hands that URL to the app, and the app's
+/// `signInWithIdp` (with the raw session id) has the code exchanged here.
+extension AuthService {
+    /// What the SDK's handler URL asks for.
+    public struct HeadfulStart: Sendable {
+        public var apiKey: String
+        public var providerId: ProviderID
+        public var sessionHash: String
+        public var eventId: String
+        public var authType: String
+        public var app: [String: String]
+        public var redirectURI: String
+        public var scopes: [String]
+        public var customParameters: [String: String]
+        public var language: String?
+
+        public init(
+            apiKey: String, providerId: ProviderID, sessionHash: String, eventId: String, authType: String,
+            app: [String: String], redirectURI: String, scopes: [String], customParameters: [String: String],
+            language: String?
+        ) {
+            self.apiKey = apiKey
+            self.providerId = providerId
+            self.sessionHash = sessionHash
+            self.eventId = eventId
+            self.authType = authType
+            self.app = app
+            self.redirectURI = redirectURI
+            self.scopes = scopes
+            self.customParameters = customParameters
+            self.language = language
+        }
+    }
+
+    /// Parameters the provider's authorization request sets itself: an app can not replace them.
+    public static let reservedParameters: Set<String> = [
+        "client_id", "redirect_uri", "response_type", "scope", "state", "nonce", "code_challenge", "code_challenge_method",
+    ]
+
+    /// Records the pending sign-in and returns the provider's authorization URL.
+    public func startHeadfulSignIn(_ start: HeadfulStart, _ caller: Caller) async throws -> String {
+        guard let gateway = identityProviders else { throw FirebaseError.bad("OPERATION_NOT_ALLOWED") }
+        let provider = try enabledProvider(start.providerId, caller)
+        let verifier = SecureRandom.string(64, from: UserIDMinter.alphabet)
+        let nonce = SecureRandom.string(32, from: UserIDMinter.alphabet)
+        let state = pendingSignIns.insert(
+            PendingAuthorizations.Entry(
+                project: caller.project, apiKey: start.apiKey, providerId: start.providerId, sessionHash: start.sessionHash,
+                eventId: start.eventId, authType: start.authType, app: start.app, redirectURI: start.redirectURI,
+                codeVerifier: verifier, nonce: nonce, createdAt: now))
+        return try await providerCall(start.providerId) {
+            try await gateway.authorizationURL(
+                AuthorizationRequest(
+                    provider: provider, redirectURI: start.redirectURI, state: state, nonce: nonce,
+                    codeChallenge: PendingAuthorizations.codeChallenge(verifier), scopes: start.scopes,
+                    customParameters: start.customParameters.filter { !Self.reservedParameters.contains($0.key.lowercased()) },
+                    language: start.language))
+        }
+    }
+
+    /// The identity behind a handler's response URL (`requestUri`): the state must be pending
+    /// (used once), for this project, API key and provider, and the raw `sessionId` must hash
+    /// to the one the handler was opened with; then the code is exchanged.
+    public func headfulIdentity(
+        requestUri: [String: String], sessionId: String?, providerId: ProviderID?, apiKey: String?, _ caller: Caller
+    ) async throws -> FederatedIdentity {
+        guard let gateway = identityProviders, let state = requestUri["state"],
+            let entry = pendingSignIns.take(state, now: now)
+        else {
+            throw FirebaseError.bad("INVALID_IDP_RESPONSE : ((The sign-in expired or was already completed: start it again.))")
+        }
+        guard entry.project == caller.project, apiKey == nil || apiKey == entry.apiKey,
+            providerId == nil || providerId == entry.providerId
+        else { throw FirebaseError.bad("INVALID_IDP_RESPONSE : ((The response belongs to another sign-in.))") }
+        guard let sessionId, PendingAuthorizations.sessionHash(sessionId) == entry.sessionHash else {
+            throw FirebaseError.bad("MISSING_OR_INVALID_NONCE : ((The session id does not match the one the sign-in began with.))")
+        }
+        guard let code = requestUri["code"], !code.isEmpty else {
+            throw FirebaseError.bad("INVALID_IDP_RESPONSE : ((The provider returned no authorization code.))")
+        }
+        let provider = try enabledProvider(entry.providerId, caller)
+        guard let sealed = provider.clientSecret else { throw FirebaseError(AuthError.invalidProjectConfig("no client secret")) }
+        let secret: String
+        do {
+            secret = try secrets.open(sealed)
+        } catch {
+            throw FirebaseError(AuthError.invalidProjectConfig("\(entry.providerId)'s client secret can not be read"))
+        }
+        return try await providerCall(entry.providerId) {
+            try await gateway.exchange(
+                CodeExchange(
+                    provider: provider, clientSecret: secret, code: code, redirectURI: entry.redirectURI,
+                    codeVerifier: entry.codeVerifier, nonce: entry.nonce))
+        }
+    }
+
+    private func enabledProvider(_ providerId: ProviderID, _ caller: Caller) throws -> IdentityProviderConfig {
+        guard let provider = try config(caller).identityProvider(providerId), provider.enabled else {
+            throw FirebaseError.bad("OPERATION_NOT_ALLOWED : ((\(providerId) is not enabled for this project.))")
+        }
+        return provider
+    }
+
+    /// A provider's failure, as the client sees it.
+    private func providerCall<R>(_ providerId: ProviderID, _ call: () async throws -> R) async throws -> R {
+        do {
+            return try await call()
+        } catch let failure as IdentityProviderFailure {
+            throw FirebaseError.bad("INVALID_IDP_RESPONSE : ((\(providerId): \(failure.description)))")
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import HearthDomain
+
+/// What Hearth asks of a real identity provider (HearthOAuth implements it over HTTP): where to
+/// send the user, and who came back. The development profile's fake IdP needs none of it.
+public protocol IdentityProviderGateway: Sendable {
+    /// The provider's authorization URL, which `/__/auth/handler` redirects the browser to.
+    func authorizationURL(_ request: AuthorizationRequest) async throws -> String
+    /// Exchanges an authorization code (with the client secret and the PKCE verifier) for the
+    /// user's identity, verified as the provider's protocol requires.
+    func exchange(_ exchange: CodeExchange) async throws -> FederatedIdentity
+}
+
+public struct AuthorizationRequest: Sendable {
+    public var provider: IdentityProviderConfig
+    public var redirectURI: String
+    public var state: String
+    /// OpenID Connect's `nonce`, echoed in the `id_token`.
+    public var nonce: String
+    /// PKCE (RFC 7636): base64url SHA-256 of the verifier, method S256.
+    public var codeChallenge: String
+    /// Requested beyond the provider's defaults.
+    public var scopes: [String]
+    /// The app's `customParameters`, reserved names already removed.
+    public var customParameters: [String: String]
+    public var language: String?
+}
+
+public struct CodeExchange: Sendable {
+    public var provider: IdentityProviderConfig
+    public var clientSecret: String
+    public var code: String
+    public var redirectURI: String
+    public var codeVerifier: String
+    public var nonce: String
+}
+
+/// Why a provider could not be used; the client sees `INVALID_IDP_RESPONSE` with the reason.
+public enum IdentityProviderFailure: Error, Equatable, CustomStringConvertible {
+    /// Down, unreachable or too slow: the call timed out.
+    case unavailable(String)
+    /// The provider answered, but refused (a used or wrong code, a revoked app).
+    case refused(String)
+    /// An answer that does not prove an identity (bad signature, wrong audience, no subject).
+    case invalid(String)
+
+    public var description: String {
+        switch self {
+        case .unavailable(let reason), .refused(let reason), .invalid(let reason): reason
+        }
+    }
+}

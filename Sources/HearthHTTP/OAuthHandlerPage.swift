@@ -1,0 +1,87 @@
+import Foundation
+import HearthAuth
+import HearthDomain
+import HearthWire
+import Hummingbird
+
+/// `GET /__/auth/handler`, where the SDKs' headful OAuth flows go, as Firebase's auth domain
+/// serves it. Opened by the SDK (`apiKey`, `providerId`, `sessionId` hash, `eventId`, the app),
+/// it records a pending sign-in and redirects to the provider; the provider redirects back here
+/// with `code` and `state`, and the page hands that URL to the app (the iOS deep link or the
+/// Android intent), whose `signInWithIdp` then has the code exchanged. Failures go back to the
+/// app as `firebaseError` once the app is known; before that, a plain error page.
+struct OAuthHandlerPage: Sendable {
+    let service: AuthService
+    let access: APIAccess
+    /// This server's public base URL (`publicUrl`): the provider's `redirect_uri` is
+    /// `<publicUrl>/__/auth/handler`. Without it (development) the request's own host.
+    let publicURL: String?
+
+    func handle(_ request: Request, _ context: some RemoteAddressRequestContext) async throws -> Response {
+        let query = QueryString(request).values
+        let origin = publicURL ?? request.baseURL
+        if let state = query["state"] { return callback(state, query, origin: origin) }
+        return try await start(query, origin: origin, context)
+    }
+
+    private func start(_ query: [String: String], origin: String, _ context: some RemoteAddressRequestContext) async throws
+        -> Response
+    {
+        guard publicURL != nil || access.profile == .development else {
+            return page(.badRequest, "This server has no publicUrl setting, so providers can not be sent back to it.")
+        }
+        guard let apiKey = query["apiKey"], !apiKey.isEmpty, let providerId = query["providerId"], !providerId.isEmpty,
+            let sessionHash = query["sessionId"], sessionHash.utf8.count == 64, sessionHash.utf8.allSatisfy(Self.isHexDigit),
+            let eventId = query["eventId"], (1...128).contains(eventId.utf8.count)
+        else { return page(.badRequest, "The sign-in request lacks apiKey, providerId, sessionId or eventId.") }
+        // Web popups and redirects need an iframe relay Hearth does not serve yet.
+        guard let app = AppReturn(query) else {
+            return page(.badRequest, "Hearth finishes headful sign-in for the iOS and Android SDKs (ibi or apn).")
+        }
+        let authType = query["authType"] ?? "signInWithRedirect"
+        do {
+            let caller = try access.caller(apiKey: apiKey, context)
+            let customParameters = query["customParameters"].flatMap { JSONValue.parse(Array($0.utf8))?.objectValue } ?? [:]
+            let start = AuthService.HeadfulStart(
+                apiKey: apiKey, providerId: ProviderID(providerId), sessionHash: sessionHash, eventId: eventId,
+                authType: authType, app: AppReturn.parameters(query), redirectURI: origin + "/__/auth/handler",
+                scopes: (query["scopes"] ?? "").split(separator: ",").map { String($0) },
+                customParameters: customParameters.compactMapValues(\.stringValue), language: query["hl"])
+            let authorization = try await service.startHeadfulSignIn(start, caller)
+            return Response(status: .found, headers: [.location: authorization, .cacheControl: "no-store"])
+        } catch let error as FirebaseError {
+            let link = app.link(.error(code: "auth/operation-not-allowed", message: error.message), authType: authType, eventId: eventId, origin: origin)
+            return Response(status: .found, headers: [.location: link, .cacheControl: "no-store"])
+        }
+    }
+
+    private func callback(_ state: String, _ query: [String: String], origin: String) -> Response {
+        guard let pending = service.pendingSignIns.peek(state, now: service.now), let app = AppReturn(pending.app) else {
+            return page(.badRequest, "This sign-in has expired or was already completed. Start it again from the app.")
+        }
+        let result: AppReturn.Result
+        if let error = query["error"] {
+            // Consent denied, a bad scope: the provider's reason goes to the app; the state is spent.
+            _ = service.pendingSignIns.take(state, now: service.now)
+            let detail = query["error_description"].map { "\(error): \($0)" } ?? error
+            result = .error(code: "auth/invalid-credential", message: "\(pending.providerId): \(detail)")
+        } else {
+            let parameters = query.filter { ["code", "state"].contains($0.key) }.sorted { $0.key < $1.key }
+            result = .response(origin + "/__/auth/handler?" + FormEncoding.encode(parameters.map { ($0.key, $0.value) }))
+        }
+        let link = app.link(result, authType: pending.authType, eventId: pending.eventId, origin: origin)
+        return Response(status: .found, headers: [.location: link, .cacheControl: "no-store"])
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+    }
+
+    private func page(_ status: HTTPResponse.Status, _ message: String) -> Response {
+        let html = "<!doctype html><html><head><meta charset=\"utf-8\"><title>Sign-in</title></head><body><p>"
+            + message + "</p></body></html>"
+        return Response(
+            status: status, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
+    }
+}

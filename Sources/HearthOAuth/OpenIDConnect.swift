@@ -1,0 +1,152 @@
+import HearthAuth
+import HearthDomain
+import HearthWire
+import Synchronization
+
+/// An OpenID Connect provider by its issuer (Yahoo, Google, any `oidc.*`): the discovery
+/// document and key set fetched and cached (an hour; the keys again when a token names one not
+/// seen, at most every 30 s: key rotation), the code flow with PKCE and a nonce, and the
+/// `id_token` verified: signature by the key set, issuer, audience, expiry, nonce.
+final class OpenIDConnect: Sendable {
+    let http: ProviderHTTP
+    let clock: @Sendable () -> Int64
+
+    struct Metadata: Sendable {
+        var authorizationEndpoint: String
+        var tokenEndpoint: String
+        var jwksURI: String
+        var supportsS256: Bool
+        var fetchedAt: Int64
+    }
+
+    struct KeySet: Sendable {
+        var keys: [String: VerificationKey]
+        var fetchedAt: Int64
+    }
+
+    private let metadata = Mutex<[String: Metadata]>([:])
+    private let keySets = Mutex<[String: KeySet]>([:])
+    static let cacheLifetime: Int64 = 3_600_000
+    static let refetchInterval: Int64 = 30_000
+    /// Clock skew allowed on `exp` and `iat` (Firebase's five minutes).
+    static let skew: Int64 = 300
+
+    init(http: ProviderHTTP, clock: @escaping @Sendable () -> Int64) {
+        self.http = http
+        self.clock = clock
+    }
+
+    func authorizationURL(_ request: AuthorizationRequest, issuer: String) async throws -> String {
+        let document = try await discovered(issuer)
+        var scopes = ["openid", "profile", "email"]
+        for scope in request.scopes where !scope.isEmpty && !scopes.contains(scope) { scopes.append(scope) }
+        var parameters: [(String, String)] = [
+            ("client_id", request.provider.clientId), ("redirect_uri", request.redirectURI), ("response_type", "code"),
+            ("scope", scopes.joined(separator: " ")), ("state", request.state), ("nonce", request.nonce),
+        ]
+        if document.supportsS256 { parameters += [("code_challenge", request.codeChallenge), ("code_challenge_method", "S256")] }
+        if let language = request.language, !language.isEmpty { parameters.append(("ui_locales", language)) }
+        parameters += request.customParameters.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        return url(document.authorizationEndpoint, parameters)
+    }
+
+    func exchange(_ exchange: CodeExchange, issuer: String) async throws -> FederatedIdentity {
+        let document = try await discovered(issuer)
+        var form = [
+            "grant_type": "authorization_code", "code": exchange.code, "redirect_uri": exchange.redirectURI,
+            "client_id": exchange.provider.clientId, "client_secret": exchange.clientSecret,
+        ]
+        if document.supportsS256 { form["code_verifier"] = exchange.codeVerifier }
+        let answer = try await http.postForm(document.tokenEndpoint, form)
+        guard answer.status == 200, let tokens = answer.json?.objectValue else {
+            let reason = answer.json?["error"]?.stringValue ?? "status \(answer.status)"
+            throw IdentityProviderFailure.refused("the code exchange was refused (\(reason))")
+        }
+        guard let idToken = tokens["id_token"]?.stringValue else {
+            throw IdentityProviderFailure.invalid("the token response has no id_token")
+        }
+        let claims = try await verify(idToken, issuer: issuer, audience: exchange.provider.clientId, nonce: exchange.nonce)
+        return try Self.identity(
+            exchange.provider.providerId, claims: claims, idToken: idToken, accessToken: tokens["access_token"]?.stringValue)
+    }
+
+    /// The claims of an `id_token` from `issuer` for `audience`, checked.
+    func verify(_ token: String, issuer: String, audience: String, nonce: String?) async throws -> [String: JSONValue] {
+        guard let parts = JWT.decode(token), let keyId = parts.header["kid"]?.stringValue else {
+            throw IdentityProviderFailure.invalid("the id_token is not a signed JWT")
+        }
+        guard let key = try await key(keyId, issuer: issuer),
+            key.isValidSignature(parts.signature, for: parts.signingInput, algorithm: parts.header["alg"]?.stringValue)
+        else { throw IdentityProviderFailure.invalid("the id_token's signature does not verify") }
+        let claims = parts.payload
+        let now = clock() / 1000
+        guard claims["iss"]?.stringValue == issuer else { throw IdentityProviderFailure.invalid("the id_token's issuer is not \(issuer)") }
+        let audiences = claims["aud"]?.stringValue.map { [$0] } ?? claims["aud"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        guard audiences.contains(audience) else { throw IdentityProviderFailure.invalid("the id_token was issued to another client") }
+        guard case .int(let expires)? = claims["exp"], expires + Self.skew > now else {
+            throw IdentityProviderFailure.invalid("the id_token has expired")
+        }
+        if case .int(let issued)? = claims["iat"], issued > now + Self.skew {
+            throw IdentityProviderFailure.invalid("the id_token was issued in the future")
+        }
+        if let nonce, claims["nonce"]?.stringValue != nonce {
+            throw IdentityProviderFailure.invalid("the id_token's nonce does not match the sign-in's")
+        }
+        return claims
+    }
+
+    static func identity(_ providerId: ProviderID, claims: [String: JSONValue], idToken: String?, accessToken: String?) throws
+        -> FederatedIdentity
+    {
+        guard let subject = claims["sub"]?.stringValue, !subject.isEmpty, subject.utf8.count <= 256 else {
+            throw IdentityProviderFailure.invalid("the id_token names no subject")
+        }
+        let verified: Bool =
+            switch claims["email_verified"] {
+            case .bool(let flag)?: flag
+            case .string(let text)?: text == "true"
+            default: false
+            }
+        return FederatedIdentity(
+            providerId: providerId, subject: subject, email: claims["email"]?.stringValue?.lowercased(),
+            emailVerified: verified, displayName: claims["name"]?.stringValue, photoUrl: claims["picture"]?.stringValue,
+            screenName: claims["preferred_username"]?.stringValue ?? claims["nickname"]?.stringValue,
+            rawUserInfo: .object(claims), idToken: idToken, accessToken: accessToken)
+    }
+
+    private func discovered(_ issuer: String) async throws -> Metadata {
+        let now = clock()
+        if let cached = metadata.withLock({ $0[issuer] }), now - cached.fetchedAt < Self.cacheLifetime { return cached }
+        let answer = try await http.get(issuer + "/.well-known/openid-configuration")
+        guard answer.status == 200, let document = answer.json?.objectValue,
+            document["issuer"]?.stringValue == issuer,
+            let authorization = document["authorization_endpoint"]?.stringValue,
+            let token = document["token_endpoint"]?.stringValue, let jwks = document["jwks_uri"]?.stringValue
+        else { throw IdentityProviderFailure.invalid("\(issuer) has no valid OpenID Connect discovery document") }
+        let methods = document["code_challenge_methods_supported"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        let fetched = Metadata(
+            authorizationEndpoint: authorization, tokenEndpoint: token, jwksURI: jwks, supportsS256: methods.contains("S256"),
+            fetchedAt: now)
+        metadata.withLock { $0[issuer] = fetched }
+        return fetched
+    }
+
+    private func key(_ keyId: String, issuer: String) async throws -> VerificationKey? {
+        let now = clock()
+        let cached = keySets.withLock { $0[issuer] }
+        if let cached, now - cached.fetchedAt < Self.cacheLifetime, let key = cached.keys[keyId] { return key }
+        // An unknown key id: the provider may have rotated; fetch again, but not on every token.
+        if let cached, now - cached.fetchedAt < Self.refetchInterval { return cached.keys[keyId] }
+        let document = try await discovered(issuer)
+        let answer = try await http.get(document.jwksURI)
+        guard answer.status == 200, let keys = answer.json?["keys"]?.arrayValue else {
+            throw IdentityProviderFailure.invalid("\(issuer)'s key set can not be read")
+        }
+        var byId: [String: VerificationKey] = [:]
+        for jwk in keys.compactMap(\.objectValue) {
+            if let id = jwk["kid"]?.stringValue, let key = VerificationKey(jwk: jwk) { byId[id] = key }
+        }
+        keySets.withLock { $0[issuer] = KeySet(keys: byId, fetchedAt: now) }
+        return byId[keyId]
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+import HearthAuth
+import HearthWire
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Synchronization
+
+/// A fake GitHub (OAuth app: authorize, token with PKCE, `/user`, `/user/emails`) and a fake
+/// OpenID Connect issuer (discovery, key set with its own ES256 key, authorize, token with a
+/// signed `id_token`), served over real HTTP on a loopback port, as Hearth's gateway reaches them.
+final class FakeProviders: Sendable {
+    /// How the issuer's next token answers misbehave.
+    enum Fault: Sendable {
+        case none, wrongAudience, expired, badSignature, wrongNonce, hang
+    }
+
+    struct Grant: Sendable {
+        var clientId: String
+        var redirectURI: String
+        var challenge: String?
+        var nonce: String?
+        var used = false
+    }
+
+    let key: SigningKey
+    let forger: SigningKey
+    private let grants = Mutex<[String: Grant]>([:])
+    private let fault = Mutex(Fault.none)
+    private let issuerURL = Mutex("")
+    private let client = Mutex<(any TestClientProtocol)?>(nil)
+    /// Unix seconds as Hearth's (test) clock tells them: tokens are issued in its time.
+    private let clock = Mutex<@Sendable () -> Int64>({ Int64(Date().timeIntervalSince1970) })
+
+    func useClock(_ now: @escaping @Sendable () -> Int64) { clock.withLock { $0 = now } }
+    static let clientSecret = "provider-secret-0123456789"
+
+    init() throws {
+        key = try SigningKey.generate(.es256)
+        forger = try SigningKey.generate(.es256)
+    }
+
+    func misbehave(_ next: Fault) { fault.withLock { $0 = next } }
+
+    var issuer: String { issuerURL.withLock { $0 } }
+
+    /// Serves the fakes on a loopback port and runs `body` with their base URL.
+    func serve(_ body: @escaping @Sendable (String) async throws -> Void) async throws {
+        let router = Router()
+        router.get("/gh/login/oauth/authorize") { request, _ in self.authorize(request) }
+        router.get("/oidc/authorize") { request, _ in self.authorize(request) }
+        router.post("/gh/login/oauth/access_token") { request, _ in try await self.gitHubToken(request) }
+        router.get("/gh/api/v3/user") { request, _ in
+            try self.bearer(request)
+            return Self.json(["id": 4242, "login": "octocat", "name": "Mona Lisa", "avatar_url": "https://img.example/octo.png", "email": .null])
+        }
+        router.get("/gh/api/v3/user/emails") { request, _ in
+            try self.bearer(request)
+            return Self.json([
+                ["email": "mona@old.example", "primary": false, "verified": true],
+                ["email": "Mona@Example.com", "primary": true, "verified": true],
+            ])
+        }
+        router.get("/oidc/.well-known/openid-configuration") { _, _ in
+            let issuer = self.issuer
+            return Self.json([
+                "issuer": .string(issuer), "authorization_endpoint": .string(issuer + "/authorize"),
+                "token_endpoint": .string(issuer + "/token"), "jwks_uri": .string(issuer + "/jwks"),
+                "code_challenge_methods_supported": ["S256"],
+            ])
+        }
+        router.get("/oidc/jwks") { _, _ in Self.json(["keys": [self.key.publicJWK]]) }
+        router.post("/oidc/token") { request, _ in try await self.openIDToken(request) }
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await app.test(.live) { client in
+            let base = "http://127.0.0.1:\(client.port!)"
+            self.issuerURL.withLock { $0 = base + "/oidc" }
+            self.client.withLock { $0 = client }
+            try await body(base)
+        }
+    }
+
+    /// The user at the provider: opens its authorize URL (over HTTP) and consents at once; the
+    /// redirect back to Hearth, as a path and query of Hearth's server.
+    func consent(at authorization: String) async throws -> String {
+        let url = URLComponents(string: authorization)!
+        let client = self.client.withLock { $0 }!
+        let response = try await client.executeRequest(
+            uri: url.path + "?" + (url.percentEncodedQuery ?? ""), method: .get, headers: [:], body: nil)
+        let back = URLComponents(string: response.headers[.location] ?? "")!
+        return back.path + "?" + (back.percentEncodedQuery ?? "")
+    }
+
+    /// The user consents at once: back to `redirect_uri` with a code bound to the request.
+    private func authorize(_ request: Request) -> Response {
+        let query = Dictionary(FormEncoding.fields(request.uri.query ?? "").map { ($0.name, $0.value) }) { first, _ in first }
+        guard let redirect = query["redirect_uri"], let state = query["state"], let client = query["client_id"] else {
+            return Response(status: .badRequest)
+        }
+        let code = UUID().uuidString
+        grants.withLock {
+            $0[code] = Grant(clientId: client, redirectURI: redirect, challenge: query["code_challenge"], nonce: query["nonce"])
+        }
+        return Response(status: .found, headers: [.location: redirect + "?code=\(code)&state=\(FormEncoding.percentEncoded(state))"])
+    }
+
+    /// The grant a token request redeems, if everything matches (once).
+    private func redeem(_ request: Request) async throws -> Grant? {
+        let body = String(buffer: try await request.body.collect(upTo: 1 << 16))
+        let form = Dictionary(FormEncoding.fields(body).map { ($0.name, $0.value) }) { first, _ in first }
+        guard let code = form["code"], form["client_secret"] == Self.clientSecret else { return nil }
+        return grants.withLock { grants -> Grant? in
+            guard var grant = grants[code], !grant.used, grant.clientId == form["client_id"],
+                grant.redirectURI == form["redirect_uri"],
+                grant.challenge == nil || grant.challenge == PendingAuthorizations.codeChallenge(form["code_verifier"] ?? "")
+            else { return nil }
+            grant.used = true
+            grants[code] = grant
+            return grant
+        }
+    }
+
+    private func gitHubToken(_ request: Request) async throws -> Response {
+        guard try await redeem(request) != nil else { return Self.json(["error": "bad_verification_code"]) }
+        return Self.json(["access_token": "gho_fake_token", "token_type": "bearer", "scope": "read:user,user:email"])
+    }
+
+    private func bearer(_ request: Request) throws {
+        guard request.headers[.authorization] == "Bearer gho_fake_token" else { throw HTTPError(.unauthorized) }
+    }
+
+    private func openIDToken(_ request: Request) async throws -> Response {
+        let fault = self.fault.withLock { current in
+            defer { current = .none }
+            return current
+        }
+        if fault == .hang { try await Task.sleep(for: .seconds(3)) }
+        guard let grant = try await redeem(request) else {
+            return Self.json(status: .badRequest, ["error": "invalid_grant"])
+        }
+        let now = clock.withLock { $0 }()
+        let claims: JSONValue = [
+            "iss": .string(issuer), "aud": .string(fault == .wrongAudience ? "someone-else" : grant.clientId),
+            "sub": "yahoo-user-77", "email": "Yuki@Yahoo.example", "email_verified": true, "name": "Yuki",
+            "nonce": .string(fault == .wrongNonce ? "stale" : grant.nonce ?? ""),
+            "iat": .int(now), "exp": .int(fault == .expired ? now - 3600 : now + 3600),
+        ]
+        var token = try JWT.sign(payload: claims, with: fault == .badSignature ? forger : key)
+        if fault == .badSignature {
+            // Signed by another key under this key's id.
+            let parts = token.split(separator: ".")
+            let header: JSONValue = ["alg": "ES256", "kid": .string(key.keyID), "typ": "JWT"]
+            token = Base64URL.encode(header.encoded()) + "." + parts[1] + "." + parts[2]
+        }
+        return Self.json(["access_token": "yahoo-access", "token_type": "Bearer", "id_token": .string(token)])
+    }
+
+    static func json(status: HTTPResponse.Status = .ok, _ body: JSONValue) -> Response {
+        Response(
+            status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: body.encoded())))
+    }
+}

@@ -1,0 +1,188 @@
+import Foundation
+import HTTPTypes
+import HearthApp
+import HearthAuth
+import HearthDomain
+import HearthTesting
+import HearthWire
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+/// The SDKs' headful OAuth flow through `/__/auth/handler`, exactly as the iOS SDK drives it,
+/// against fake GitHub and OpenID Connect providers over real HTTP on loopback.
+@Suite("headful sign-in through /__/auth/handler (GitHub, Yahoo by OpenID Connect)")
+struct HeadfulSignInTests {
+    static let sessionID = "QWERTYUIOP"
+    static let iosClientId = "123-abc.apps.googleusercontent.com"
+
+    /// Runs `body` with the fakes up and Hearth configured to use them.
+    static func run(
+        timeoutSeconds: Int = 10, _ body: @escaping @Sendable (APIHarness, APIClient, FakeProviders) async throws -> Void
+    ) async throws {
+        let providers = try FakeProviders()
+        try await providers.serve { base in
+            try await APIHarness.run(configure: { configuration in
+                configuration.identityProviders = [
+                    "github.com": ["webUrl": .string(base + "/gh"), "apiUrl": .string(base + "/gh/api/v3")],
+                    "yahoo.com": ["issuer": .string(base + "/oidc")],
+                ]
+                configuration.providerTimeoutSeconds = timeoutSeconds
+            }) { harness, api in
+                providers.useClock { harness.clock.now() / 1000 }
+                for (provider, client) in [("github.com", "gh-client"), ("yahoo.com", "y-client")] {
+                    let created = try await api.send(
+                        .post, "/identitytoolkit.googleapis.com/v2/projects/demo-hearth/defaultSupportedIdpConfigs?idpId=\(provider)",
+                        body: ByteBuffer(bytes: JSONValue.object([
+                            "enabled": true, "clientId": .string(client), "clientSecret": .string(FakeProviders.clientSecret),
+                        ]).encoded()), headers: APIClient.admin)
+                    #expect(created.status == 200)
+                }
+                try await body(harness, api, providers)
+            }
+        }
+    }
+
+    /// What the iOS SDK opens.
+    static func handlerURL(provider: String, eventId: String = "EVENTIDXYZ", customParameters: String = "{}") -> String {
+        let query: [(String, String)] = [
+            ("apiKey", "test-key"), ("authType", "signInWithRedirect"), ("ibi", "com.example.app"),
+            ("sessionId", PendingAuthorizations.sessionHash(sessionID)), ("v", "FirebaseAuth.iOS/12.0.0"),
+            ("eventId", eventId), ("providerId", provider), ("clientId", iosClientId), ("scopes", ""),
+            ("customParameters", customParameters),
+        ]
+        return "/__/auth/handler?" + FormEncoding.encode(query)
+    }
+
+    static func location(_ api: APIClient, _ uri: String) async throws -> String {
+        let response = try await api.client.executeRequest(uri: uri, method: .get, headers: [:], body: nil)
+        #expect(response.status == .found, "\(uri): \(response.status)")
+        return response.headers[.location] ?? ""
+    }
+
+    static func query(_ url: String) -> [String: String] {
+        Dictionary(FormEncoding.fields(URLComponents(string: url)?.percentEncodedQuery ?? "").map { ($0.name, $0.value) }) { a, _ in a }
+    }
+
+    /// Hearth's handler, called back by the provider, sends the browser to the app: the deep
+    /// link's inner callback URL, as the SDK parses it.
+    static func appCallback(_ api: APIClient, _ callback: String) async throws -> [String: String] {
+        let deepLink = try await location(api, callback)
+        #expect(deepLink.hasPrefix("com.googleusercontent.apps.123-abc://firebaseauth/link?deep_link_id="))
+        let inner = query(deepLink)["deep_link_id"] ?? ""
+        return query(inner)
+    }
+
+    @Test("GitHub: handler, consent, callback, signInWithIdp; the code exchanged once, the session checked")
+    func gitHub() async throws {
+        try await Self.run { harness, api, providers in
+            let authorization = try await Self.location(
+                api, Self.handlerURL(provider: "github.com", customParameters: #"{"allow_signup":"false","client_id":"evil"}"#))
+            let asked = Self.query(authorization)
+            #expect(authorization.contains("/gh/login/oauth/authorize?"))
+            #expect(asked["client_id"] == "gh-client", "the app's client_id is reserved")
+            #expect(asked["allow_signup"] == "false" && asked["scope"] == "read:user user:email")
+            #expect(asked["code_challenge"]?.count == 43 && asked["code_challenge_method"] == "S256")
+            #expect(asked["redirect_uri"]?.hasSuffix("/__/auth/handler") == true)
+
+            let callback = try await providers.consent(at: authorization)
+            let app = try await Self.appCallback(api, callback)
+            #expect(app["authType"] == "signInWithRedirect" && app["eventId"] == "EVENTIDXYZ")
+            let requestUri = try #require(app["link"])
+            func signInBody(_ requestUri: String, sessionId: String = Self.sessionID) -> JSONValue {
+                [
+                    "requestUri": .string(requestUri), "sessionId": .string(sessionId), "postBody": "providerId=github.com",
+                    "returnSecureToken": true, "returnIdpCredential": true,
+                ]
+            }
+            let body = signInBody(requestUri)
+            let signedIn = try await api.v1("signInWithIdp", body)
+            #expect(signedIn.status == 200)
+            #expect(signedIn.string("providerId") == "github.com" && signedIn.string("federatedId") == "4242")
+            #expect(signedIn.string("screenName") == "octocat" && signedIn.string("email") == "mona@example.com")
+            #expect(signedIn["emailVerified"] == true && signedIn["isNewUser"] == true)
+            #expect(signedIn.string("oauthAccessToken") == "gho_fake_token")
+            #expect(claims(signedIn.string("idToken"))["firebase"]?["sign_in_provider"] == "github.com")
+            // The same response URL again: the state was spent.
+            #expect(try await api.v1("signInWithIdp", body).errorCode == "INVALID_IDP_RESPONSE")
+
+            // Another sign-in, finished with the wrong session id: refused, and spent.
+            func completeFlow() async throws -> String {
+                let authorization = try await Self.location(api, Self.handlerURL(provider: "github.com"))
+                return try await Self.appCallback(api, try await providers.consent(at: authorization))["link"] ?? ""
+            }
+            let second = try await completeFlow()
+            #expect(try await api.v1("signInWithIdp", signInBody(second, sessionId: "ASDFGHJKLZ")).errorCode == "MISSING_OR_INVALID_NONCE")
+            #expect(try await api.v1("signInWithIdp", signInBody(second)).errorCode == "INVALID_IDP_RESPONSE")
+            // The account is the same one on the next complete sign-in.
+            let returning = try await api.v1("signInWithIdp", signInBody(try await completeFlow()))
+            #expect(returning.string("localId") == signedIn.string("localId") && returning["isNewUser"] == nil)
+            #expect(try harness.eventTypes(of: returning.string("localId") ?? "").first == "account.created")
+        }
+    }
+
+    @Test("forged state, consent denied and a provider that is not enabled come back as errors, never a sign-in")
+    func refusals() async throws {
+        try await Self.run { _, api, _ in
+            let forged = try await api.client.executeRequest(uri: "/__/auth/handler?code=x&state=forged", method: .get, headers: [:], body: nil)
+            #expect(forged.status == .badRequest)
+            let stranger = try await api.v1(
+                "signInWithIdp",
+                ["requestUri": "http://127.0.0.1:9099/__/auth/handler?code=x&state=forged", "sessionId": .string(Self.sessionID), "postBody": "providerId=github.com"])
+            #expect(stranger.errorCode == "INVALID_IDP_RESPONSE")
+
+            let authorization = try await Self.location(api, Self.handlerURL(provider: "github.com"))
+            let state = Self.query(authorization)["state"] ?? ""
+            let denied = try await Self.appCallback(api, "/__/auth/handler?error=access_denied&error_description=The+user+said+no&state=\(state)")
+            let error = JSONValue.parse(Array((denied["firebaseError"] ?? "").utf8))
+            #expect(error?["code"] == "auth/invalid-credential")
+            #expect(error?["message"]?.stringValue?.contains("access_denied") == true)
+            #expect(denied["link"] == nil)
+
+            let disabled = try await Self.location(api, Self.handlerURL(provider: "facebook.com"))
+            let inner = Self.query(Self.query(disabled)["deep_link_id"] ?? "")
+            #expect(inner["firebaseError"]?.contains("OPERATION_NOT_ALLOWED") == true)
+        }
+    }
+
+    @Test("Yahoo by OpenID Connect: the id_token checked (signature, audience, expiry, nonce) before anyone signs in")
+    func yahoo() async throws {
+        try await Self.run { _, api, providers in
+            func attempt(_ fault: FakeProviders.Fault) async throws -> Reply {
+                let authorization = try await Self.location(api, Self.handlerURL(provider: "yahoo.com"))
+                let asked = Self.query(authorization)
+                #expect(asked["scope"] == "openid profile email" && asked["nonce"] != nil && asked["response_type"] == "code")
+                let app = try await Self.appCallback(api, try await providers.consent(at: authorization))
+                providers.misbehave(fault)
+                return try await api.v1(
+                    "signInWithIdp",
+                    ["requestUri": .string(app["link"] ?? ""), "sessionId": .string(Self.sessionID), "postBody": "providerId=yahoo.com",
+                     "returnSecureToken": true])
+            }
+            let signedIn = try await attempt(.none)
+            #expect(signedIn.status == 200 && signedIn.string("federatedId") == "yahoo-user-77", "\(signedIn.json)")
+            #expect(signedIn.string("email") == "yuki@yahoo.example" && signedIn["emailVerified"] == true)
+            #expect(signedIn.string("oauthIdToken") != nil)
+            for fault in [FakeProviders.Fault.wrongAudience, .expired, .badSignature, .wrongNonce] {
+                let refused = try await attempt(fault)
+                #expect(refused.errorCode == "INVALID_IDP_RESPONSE", "\(fault)")
+            }
+        }
+    }
+
+    @Test("a provider that hangs: the client gets a clear error when the timeout passes, not a hang")
+    func hangingProvider() async throws {
+        try await Self.run(timeoutSeconds: 1) { _, api, providers in
+            let authorization = try await Self.location(api, Self.handlerURL(provider: "yahoo.com"))
+            let app = try await Self.appCallback(api, try await providers.consent(at: authorization))
+            providers.misbehave(.hang)
+            let start = ContinuousClock.now
+            let reply = try await api.v1(
+                "signInWithIdp",
+                ["requestUri": .string(app["link"] ?? ""), "sessionId": .string(Self.sessionID), "postBody": "providerId=yahoo.com"])
+            #expect(reply.errorCode == "INVALID_IDP_RESPONSE")
+            #expect(reply["error"]?["message"]?.stringValue?.contains("did not answer within 1 s") == true)
+            #expect(ContinuousClock.now - start < .seconds(5))
+        }
+    }
+}
