@@ -78,6 +78,11 @@ public enum HearthRouter {
         }
         let handler = OAuthHandlerPage(service: service, access: access, publicURL: publicURL)
         router.get("/__/auth/handler") { request, context in try await handler.handle(request, context) }
+        if access.profile == .production {
+            // SDKs pointed at Hearth with useEmulator open the emulator's path; in production
+            // it is the real handler (development keeps its fake IdP page there).
+            router.get("/emulator/auth/handler") { request, context in try await handler.handle(request, context) }
+        }
         let cleanup = CleanupAPI(service: service, access: access)
         router.get("/hearth/v1/projects/{project}/cleanup") { request, context in try cleanup.status(request, context) }
         router.get("/hearth/v1/projects/{project}/cleanup/preview") { request, context in try cleanup.preview(request, context) }

@@ -3,6 +3,7 @@ import HTTPTypes
 import HearthApp
 import HearthAuth
 import HearthDomain
+import HearthHTTP
 import HearthTesting
 import HearthWire
 import HummingbirdTesting
@@ -167,6 +168,21 @@ struct HeadfulSignInTests {
                 let refused = try await attempt(fault)
                 #expect(refused.errorCode == "INVALID_IDP_RESPONSE", "\(fault)")
             }
+        }
+    }
+
+    @Test("production: an SDK in emulator mode opens /emulator/auth/handler, and gets the real handler there")
+    func productionServesTheRealHandlerAtTheEmulatorPath() async throws {
+        try await APIHarness.run(configure: { configuration in
+            configuration.profile = .production
+            configuration.apiKeys = ["test-key": "demo-hearth"]
+            configuration.publicUrl = "https://auth.example.com"
+        }) { _, api in
+            let uri = Self.handlerURL(provider: "github.com").replacingOccurrences(of: "/__/auth/handler", with: "/emulator/auth/handler")
+            let deepLink = try await Self.location(api, uri)
+            let inner = Self.query(deepLink)["deep_link_id"] ?? ""
+            #expect(inner.hasPrefix("https://auth.example.com/__/auth/callback?"))
+            #expect(Self.query(inner)["firebaseError"]?.contains("github.com is not enabled") == true)
         }
     }
 
