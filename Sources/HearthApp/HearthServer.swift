@@ -128,6 +128,7 @@ public enum HearthServer {
             parallelization: configuration.scryptParallelization)
         var settings = AuthSettings()
         settings.fakeIdentityProvider = configuration.profile == .development
+        settings.emailTrust = configuration.profile == .development ? .anyVerifiedEmail : .authoritativeProviders
         settings.customTokens = try configuration.customTokenVerifier()
         settings.actionURL = configuration.actionUrl
         let clock = store.clock

@@ -18,6 +18,7 @@ extension AuthService {
             displayName: identity.displayName, photoUrl: identity.photoUrl, screenName: identity.screenName)
         let project = caller.project
         let linking = try idToken.map { try authenticate($0, caller) }
+        let trust = settings.emailTrust
         // Which account signs in is settled inside the write (the domain's plan), so its token
         // is minted there.
         let outcome = try await write(caller, uid: linking?.0.uid) { tx -> Result<SignedIn, NeedConfirmation> in
@@ -25,7 +26,8 @@ extension AuthService {
                 _ = try Self.stillSignedIn(current.uid, project, since: session.issuedAt, in: tx)
             }
             let decided = try Decide.planFederatedSignIn(
-                project, identity: link, emailVerified: identity.emailVerified, linkingTo: linking?.0.uid,
+                project, identity: link, emailVerified: identity.emailVerified, trust: trust,
+                linkingTo: linking?.0.uid,
                 newUid: tx.newUserID(), now: tx.now, state: tx)
             switch decided {
             case .signIn(let plan):

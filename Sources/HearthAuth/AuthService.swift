@@ -37,6 +37,10 @@ public struct AuthSettings: Sendable {
     /// The emulator's fake IdP: unsigned JSON or JWT `id_token`s accepted as federated
     /// credentials. Development profile only.
     public var fakeIdentityProvider = true
+    /// Whose verified email joins a federated sign-in to the account with that email: Firebase's
+    /// rule (only the address's own provider, Google for Gmail) unless development asks for
+    /// the emulator's (any verified email).
+    public var emailTrust = EmailTrust.authoritativeProviders
     /// How `signInWithCustomToken` checks tokens (emulator rules unless keys are configured).
     public var customTokens = CustomTokenVerifier(acceptsUnsigned: true)
     /// How long an emailed action code stays valid (milliseconds).

@@ -48,6 +48,24 @@ public struct SignInPlan: Equatable, Sendable {
     }
 }
 
+/// Whose word on an email address joins a provider's sign-in to the account that has the
+/// address, when a project keeps one account per email.
+public enum EmailTrust: Sendable {
+    /// Firebase's rule: only a provider that is the authority for the address (Google for
+    /// Gmail); any other provider's user confirms by signing in the old way and linking.
+    case authoritativeProviders
+    /// The Auth Emulator's (development): any provider that says the address is verified.
+    case anyVerifiedEmail
+}
+
+extension ProviderID {
+    /// Whether this provider owns `email`'s mailboxes, so its say-so proves the address.
+    public func isAuthority(forEmail email: String) -> Bool {
+        let domain = email.split(separator: "@").last.map { $0.lowercased() } ?? ""
+        return self == .google && ["gmail.com", "googlemail.com"].contains(domain)
+    }
+}
+
 /// What a federated sign-in comes to.
 public enum FederatedSignInOutcome: Equatable, Sendable {
     case signIn(SignInPlan)
@@ -60,11 +78,11 @@ extension Decide {
     /// `signInWithIdp`. With `linkingTo`, the identity joins that signed-in account (unless its
     /// email belongs to another one). Otherwise the account already linked to the identity signs
     /// in; else, with one account per email, the account holding the identity's email: the
-    /// provider joins it when it vouches for the email, or the user must confirm; else a new
-    /// account. `newUid` is used only for a new account.
+    /// provider joins it when `trust` accepts its word for the email, or the user must
+    /// confirm; else a new account. `newUid` is used only for a new account.
     public static func planFederatedSignIn(
-        _ project: ProjectID, identity: ProviderLink, emailVerified: Bool, linkingTo current: UserID?, newUid: UserID,
-        now: Int64, state: some DecisionState
+        _ project: ProjectID, identity: ProviderLink, emailVerified: Bool, trust: EmailTrust = .authoritativeProviders,
+        linkingTo current: UserID?, newUid: UserID, now: Int64, state: some DecisionState
     ) throws -> FederatedSignInOutcome {
         let method = SignInMethod.provider(identity.providerId)
         let email = identity.email.map(normalizeEmail)
@@ -84,7 +102,9 @@ extension Decide {
         if let email, oneAccountPerEmail, let owner = try state.owner(ofEmail: email, in: project),
             let existing = try state.account(owner, in: project)
         {
-            guard emailVerified else {
+            let trusted =
+                emailVerified && (trust == .anyVerifiedEmail || identity.providerId.isAuthority(forEmail: email))
+            guard trusted else {
                 return .needConfirmation(email: email, existingUid: owner, providers: existing.providers.map(\.providerId))
             }
             // The provider vouches for the email: it joins the account that has it, and proves

@@ -262,24 +262,39 @@ struct DecideTests {
         #expect(try Decide.decide(.update(project, uid("e"), AccountUpdate(removeEmail: true)), state: state, now: now) == [])
     }
 
-    @Test mutating func aProviderThatVouchesForAnEmailJoinsItsAccountOtherwiseTheUserConfirms() throws {
-        try given(.createAccount(project, uid("owner"), created(.password, email: "a@x.io", password: hash(1))))
+    @Test mutating func onlyTheAddresssOwnProviderJoinsItsAccountOtherwiseTheUserConfirms() throws {
+        try given(
+            .createAccount(project, uid("owner"), created(.password, email: "a@x.io", password: hash(1))),
+            .createAccount(project, uid("gmail"), created(.password, email: "ann@gmail.com", password: hash(2))))
         let github = ProviderLink(providerId: .github, federatedId: "42", email: "A@x.io")
-        let unverified = try Decide.planFederatedSignIn(
-            project, identity: github, emailVerified: false, linkingTo: nil, newUid: uid("new"), now: now, state: state)
-        #expect(unverified == .needConfirmation(email: "a@x.io", existingUid: uid("owner"), providers: []))
-        let verified = try Decide.planFederatedSignIn(
-            project, identity: github, emailVerified: true, linkingTo: nil, newUid: uid("new"), now: now, state: state)
-        guard case .signIn(let plan) = verified else {
-            Issue.record("expected a sign-in, got \(verified)")
+        func plan(_ link: ProviderLink, verified: Bool, trust: EmailTrust = .authoritativeProviders) throws -> FederatedSignInOutcome {
+            try Decide.planFederatedSignIn(
+                project, identity: link, emailVerified: verified, trust: trust, linkingTo: nil, newUid: uid("new"), now: now,
+                state: state)
+        }
+        // GitHub's word, verified or not, does not prove an address it does not own (Firebase).
+        let confirm = FederatedSignInOutcome.needConfirmation(email: "a@x.io", existingUid: uid("owner"), providers: [])
+        #expect(try plan(github, verified: false) == confirm)
+        #expect(try plan(github, verified: true) == confirm)
+        // The emulator's rule (development) takes any verified email.
+        guard case .signIn(let emulated) = try plan(github, verified: true, trust: .anyVerifiedEmail) else {
+            Issue.record("the emulator's rule joins a verified email")
             return
         }
-        #expect(plan.uid == uid("owner") && !plan.isNewUser && plan.method == .provider(.github))
-        for command in plan.commands(refreshTokenHash: "t") { try state.execute(command, now: now) }
+        #expect(emulated.uid == uid("owner"))
+        // Google for a Gmail address: joins the account that has it.
+        let google = ProviderLink(providerId: .google, federatedId: "g-7", email: "ann@gmail.com")
+        #expect(try plan(google, verified: false) == .needConfirmation(email: "ann@gmail.com", existingUid: uid("gmail"), providers: []))
+        guard case .signIn(let joined) = try plan(google, verified: true) else {
+            Issue.record("Google's verified Gmail address joins its account")
+            return
+        }
+        #expect(joined.uid == uid("gmail") && !joined.isNewUser && joined.method == .provider(.google))
+        for command in joined.commands(refreshTokenHash: "t") { try state.execute(command, now: now) }
         // The provider proved the email: the password an impostor may have set goes (seed 000).
-        let account = try #require(state.account(uid("owner"), in: project))
+        let account = try #require(state.account(uid("gmail"), in: project))
         #expect(account.emailVerified && account.password == nil && account.refreshTokens == ["t"])
-        #expect(account.provider(.github)?.federatedId == "42")
+        #expect(account.provider(.google)?.federatedId == "g-7")
     }
 
     @Test mutating func anEmailLinkWhoseEmailBelongsToAnotherAccountCanNotBeLinked() throws {

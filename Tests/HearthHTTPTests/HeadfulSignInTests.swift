@@ -18,8 +18,12 @@ struct HeadfulSignInTests {
     static let iosClientId = "123-abc.apps.googleusercontent.com"
 
     /// Runs `body` with the fakes up and Hearth configured to use them.
+    static let adminToken = "a-production-admin-token-0123456789abcdef"
+    static let productionAdmin: HTTPFields = [.authorization: "Bearer \(adminToken)", .contentType: "application/json"]
+
     static func run(
-        timeoutSeconds: Int = 10, _ body: @escaping @Sendable (APIHarness, APIClient, FakeProviders) async throws -> Void
+        timeoutSeconds: Int = 10, production: Bool = false,
+        _ body: @escaping @Sendable (APIHarness, APIClient, FakeProviders) async throws -> Void
     ) async throws {
         let providers = try FakeProviders()
         try await providers.serve { base in
@@ -29,6 +33,12 @@ struct HeadfulSignInTests {
                     "yahoo.com": ["issuer": .string(base + "/oidc")],
                 ]
                 configuration.providerTimeoutSeconds = timeoutSeconds
+                if production {
+                    configuration.profile = .production
+                    configuration.apiKeys = ["test-key": "demo-hearth"]
+                    configuration.adminTokens = [AdminCredential(token: Self.adminToken)]
+                    configuration.publicUrl = "http://127.0.0.1:9099"
+                }
             }) { harness, api in
                 providers.useClock { harness.clock.now() / 1000 }
                 for (provider, client) in [("github.com", "gh-client"), ("yahoo.com", "y-client")] {
@@ -36,7 +46,7 @@ struct HeadfulSignInTests {
                         .post, "/identitytoolkit.googleapis.com/v2/projects/demo-hearth/defaultSupportedIdpConfigs?idpId=\(provider)",
                         body: ByteBuffer(bytes: JSONValue.object([
                             "enabled": true, "clientId": .string(client), "clientSecret": .string(FakeProviders.clientSecret),
-                        ]).encoded()), headers: APIClient.admin)
+                        ]).encoded()), headers: production ? Self.productionAdmin : APIClient.admin)
                     #expect(created.status == 200)
                 }
                 try await body(harness, api, providers)
@@ -119,6 +129,26 @@ struct HeadfulSignInTests {
             let returning = try await api.v1("signInWithIdp", signInBody(try await completeFlow()))
             #expect(returning.string("localId") == signedIn.string("localId") && returning["isNewUser"] == nil)
             #expect(try harness.eventTypes(of: returning.string("localId") ?? "").first == "account.created")
+        }
+    }
+
+    @Test("production: GitHub's verified email that another account holds asks the user to confirm (Firebase's rule)")
+    func productionNeedsConfirmation() async throws {
+        try await Self.run(production: true) { _, api, providers in
+            let created = try await api.post(
+                APIClient.v1 + "projects/demo-hearth/accounts", ["email": "mona@example.com", "password": "correct-horse-42"],
+                headers: Self.productionAdmin)
+            #expect(created.status == 200)
+            let authorization = try await Self.location(api, Self.handlerURL(provider: "github.com"))
+            let app = try await Self.appCallback(api, try await providers.consent(at: authorization))
+            let reply = try await api.v1(
+                "signInWithIdp",
+                ["requestUri": .string(app["link"] ?? ""), "sessionId": .string(Self.sessionID), "postBody": "providerId=github.com",
+                 "returnSecureToken": true])
+            #expect(reply.status == 200 && reply["needConfirmation"] == true, "\(reply.json)")
+            #expect(reply.string("email") == "mona@example.com" && reply.string("localId") == created.string("localId"))
+            #expect(reply["idToken"] == nil)
+            #expect(reply.string("oauthAccessToken") == "gho_fake_token", "the app can link this credential after signing in")
         }
     }
 

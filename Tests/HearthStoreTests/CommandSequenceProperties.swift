@@ -12,14 +12,15 @@ import Testing
 struct CommandSequenceProperties {
     static let project = TestStore.project
     static let users = (0..<6).map { UserID("user\($0)")! }
-    static let emails = ["a@x.io", "b@x.io", "c@x.io"]
+    static let emails = ["a@x.io", "b@x.io", "c@gmail.com"]
     static let providers: [ProviderID] = [.google, .github]
 
     /// What one generated number stands for: a command, or a sign-in the domain plans (which
     /// account signs in) and that then runs as several commands in one transaction.
     enum Operation: CustomStringConvertible {
         case command(Command)
-        case federatedSignIn(ProviderLink, emailVerified: Bool, linking: UserID?, newUid: UserID, tokenHash: String)
+        case federatedSignIn(
+            ProviderLink, emailVerified: Bool, trust: EmailTrust, linking: UserID?, newUid: UserID, tokenHash: String)
         case emailLinkSignIn(email: String, linking: UserID?, newUid: UserID, tokenHash: String)
 
         var command: Command? {
@@ -29,7 +30,7 @@ struct CommandSequenceProperties {
         var description: String {
             switch self {
             case .command(let command): "\(command)"
-            case .federatedSignIn(let link, let verified, let linking, _, _):
+            case .federatedSignIn(let link, let verified, _, let linking, _, _):
                 "federated \(link.providerId)/\(link.federatedId) \(link.email ?? "-") verified=\(verified) linking=\(linking?.rawValue ?? "-")"
             case .emailLinkSignIn(let email, let linking, _, _): "email link \(email) linking=\(linking?.rawValue ?? "-")"
             }
@@ -51,7 +52,9 @@ struct CommandSequenceProperties {
             let link = ProviderLink(
                 providerId: providers[(n / 11) % providers.count], federatedId: "f\((n / 13) % 3)",
                 email: n % 4 == 0 ? nil : email)
-            return .federatedSignIn(link, emailVerified: n % 5 < 2, linking: linking, newUid: UserID("n\(n)")!, tokenHash: "s\(n)")
+            return .federatedSignIn(
+                link, emailVerified: n % 5 < 3, trust: n % 2 == 0 ? .authoritativeProviders : .anyVerifiedEmail, linking: linking,
+                newUid: UserID("n\(n)")!, tokenHash: "s\(n)")
         case 15:
             return .emailLinkSignIn(email: email, linking: linking, newUid: UserID("n\(n)")!, tokenHash: "s\(n)")
         default:
@@ -169,9 +172,10 @@ struct CommandSequenceProperties {
         switch operation {
         case .command:
             return nil
-        case .federatedSignIn(let link, let verified, let linking, let newUid, _):
+        case .federatedSignIn(let link, let verified, let trust, let linking, let newUid, _):
             return try Decide.planFederatedSignIn(
-                project, identity: link, emailVerified: verified, linkingTo: linking, newUid: newUid, now: now, state: state)
+                project, identity: link, emailVerified: verified, trust: trust, linkingTo: linking, newUid: newUid, now: now,
+                state: state)
         case .emailLinkSignIn(let email, let linking, let newUid, _):
             return .signIn(
                 try Decide.planEmailLinkSignIn(project, email: email, linkingTo: linking, newUid: newUid, now: now, state: state))
@@ -181,7 +185,7 @@ struct CommandSequenceProperties {
     static func tokenHash(_ operation: Operation) -> String? {
         switch operation {
         case .command: nil
-        case .federatedSignIn(_, _, _, _, let hash), .emailLinkSignIn(_, _, _, let hash): hash
+        case .federatedSignIn(_, _, _, _, _, let hash), .emailLinkSignIn(_, _, _, let hash): hash
         }
     }
 
@@ -216,8 +220,11 @@ struct CommandSequenceProperties {
         switch (operation, outcome.plan) {
         case (.command(let command), _):
             checkRules(command, before: before, after: after, now: now)
-        case (.federatedSignIn(let link, let verified, let linking, _, let token), let planned?):
-            checkFederatedRules(link, verified: verified, linking: linking, token: token, planned, before: before, after: after, now: now)
+        case (.federatedSignIn(let link, let verified, let trust, let linking, _, let token), let planned?):
+            // Only the address's own provider's word counts, unless the emulator's rule is asked for.
+            let trusted =
+                verified && (trust == .anyVerifiedEmail || link.email.map { link.providerId.isAuthority(forEmail: $0) } == true)
+            checkFederatedRules(link, trusted: trusted, linking: linking, token: token, planned, before: before, after: after, now: now)
         case (.emailLinkSignIn(let email, let linking, _, let token), .signIn(let plan)?):
             checkEmailLinkRules(email, linking: linking, token: token, plan, before: before, after: after, now: now)
         default:
@@ -226,10 +233,10 @@ struct CommandSequenceProperties {
     }
 
     /// Which account a federated identity signs in to (seed 002): the one it is linked to, else
-    /// (one account per email) the one with its email, joined only if the provider verified it;
-    /// else a new one. Linking adds it to the signed-in account.
+    /// (one account per email) the one with its email, joined only if the provider's word on the
+    /// address is trusted; else a new one. Linking adds it to the signed-in account.
     static func checkFederatedRules(
-        _ link: ProviderLink, verified: Bool, linking: UserID?, token: String, _ outcome: FederatedSignInOutcome,
+        _ link: ProviderLink, trusted: Bool, linking: UserID?, token: String, _ outcome: FederatedSignInOutcome,
         before: InMemoryState, after: InMemoryState, now: Int64
     ) {
         let linkedOwner = before.owner(ofProvider: link.providerId, federatedId: link.federatedId, in: project)
@@ -237,7 +244,7 @@ struct CommandSequenceProperties {
         let oneAccountPerEmail = before.config(of: project).oneAccountPerEmail
         switch outcome {
         case .needConfirmation(let email, let uid, _):
-            #expect(linking == nil && linkedOwner == nil && !verified && oneAccountPerEmail)
+            #expect(linking == nil && linkedOwner == nil && !trusted && oneAccountPerEmail)
             #expect(uid == emailOwner && email == link.email)
             #expect(after.accounts == before.accounts, "nothing is written")
         case .signIn(let plan):
@@ -249,7 +256,7 @@ struct CommandSequenceProperties {
             } else if let linkedOwner {
                 #expect(plan.uid == linkedOwner && !plan.isNewUser && plan.preparation.isEmpty)
             } else if oneAccountPerEmail, let emailOwner, let old = before.account(emailOwner, in: project) {
-                #expect(verified && plan.uid == emailOwner && !plan.isNewUser)
+                #expect(trusted && plan.uid == emailOwner && !plan.isNewUser)
                 if let new = after.account(emailOwner, in: project) {
                     #expect(new.emailVerified)
                     checkTakeover(old, new, token: token, now: now)
