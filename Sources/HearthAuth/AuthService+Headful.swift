@@ -84,18 +84,35 @@ extension AuthService {
             throw FirebaseError.bad("INVALID_IDP_RESPONSE : ((The provider returned no authorization code.))")
         }
         let provider = try enabledProvider(entry.providerId, caller)
-        guard let sealed = provider.clientSecret else { throw FirebaseError(AuthError.invalidProjectConfig("no client secret")) }
-        let secret: String
-        do {
-            secret = try secrets.open(sealed)
-        } catch {
-            throw FirebaseError(AuthError.invalidProjectConfig("\(entry.providerId)'s client secret can not be read"))
+        guard let secret = try clientSecret(of: provider) else {
+            throw FirebaseError(AuthError.invalidProjectConfig("\(entry.providerId) has no client secret"))
         }
         return try await providerCall(entry.providerId) {
             try await gateway.exchange(
                 CodeExchange(
                     provider: provider, clientSecret: secret, code: code, redirectURI: entry.redirectURI,
                     codeVerifier: entry.codeVerifier, nonce: entry.nonce))
+        }
+    }
+
+    /// A credential the app brings itself (`postBody` with `id_token` or `access_token`), checked
+    /// with the configured provider; `nil` when the project has not configured `providerId`.
+    public func directIdentity(
+        _ providerId: ProviderID, idToken: String?, accessToken: String?, rawNonce: String?, _ caller: Caller
+    ) async throws -> FederatedIdentity? {
+        guard let gateway = identityProviders, try config(caller).identityProvider(providerId) != nil else { return nil }
+        let provider = try enabledProvider(providerId, caller)
+        let credential = DirectCredential(
+            provider: provider, clientSecret: try clientSecret(of: provider), idToken: idToken, accessToken: accessToken,
+            rawNonce: rawNonce)
+        return try await providerCall(providerId) { try await gateway.verify(credential) }
+    }
+
+    private func clientSecret(of provider: IdentityProviderConfig) throws -> String? {
+        do {
+            return try provider.clientSecret.map { try secrets.open($0) }
+        } catch {
+            throw FirebaseError(AuthError.invalidProjectConfig("\(provider.providerId)'s client secret can not be read"))
         }
     }
 

@@ -8,6 +8,28 @@ public protocol IdentityProviderGateway: Sendable {
     /// Exchanges an authorization code (with the client secret and the PKCE verifier) for the
     /// user's identity, verified as the provider's protocol requires.
     func exchange(_ exchange: CodeExchange) async throws -> FederatedIdentity
+    /// A credential an app brings itself (`signInWithCredential`): an `id_token` checked
+    /// against the provider's keys and the configured client, or an access token the provider
+    /// confirms was issued to the configured app. A token that can not be checked is refused.
+    func verify(_ credential: DirectCredential) async throws -> FederatedIdentity
+}
+
+public struct DirectCredential: Sendable {
+    public var provider: IdentityProviderConfig
+    /// Needed to ask GitHub or Facebook whose app an access token belongs to.
+    public var clientSecret: String?
+    public var idToken: String?
+    public var accessToken: String?
+    /// The raw nonce the app sent along an `id_token` (the token holds its SHA-256).
+    public var rawNonce: String?
+
+    public init(provider: IdentityProviderConfig, clientSecret: String?, idToken: String?, accessToken: String?, rawNonce: String?) {
+        self.provider = provider
+        self.clientSecret = clientSecret
+        self.idToken = idToken
+        self.accessToken = accessToken
+        self.rawNonce = rawNonce
+    }
 }
 
 public struct AuthorizationRequest: Sendable {

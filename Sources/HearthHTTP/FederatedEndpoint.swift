@@ -66,6 +66,14 @@ extension IdentityToolkitAPI {
                 requestUri: uriQuery, sessionId: try call.fields.string("sessionId"), providerId: providerId,
                 apiKey: call.apiKey, call.caller)
         }
+        // A credential the app brought: checked with the provider when the project configured it.
+        let post = Dictionary(FormEncoding.fields(postBody ?? "").map { ($0.name, $0.value) }) { first, _ in first }
+        if let providerId = post["providerId"].map(ProviderID.init(rawValue:)),
+            let identity = try await service.directIdentity(
+                providerId, idToken: post["id_token"], accessToken: post["access_token"], rawNonce: post["nonce"], call.caller)
+        {
+            return identity
+        }
         guard service.settings.fakeIdentityProvider else {
             throw FirebaseError.bad("INVALID_IDP_RESPONSE : ((No identity provider is configured for this credential.))")
         }

@@ -39,6 +39,19 @@ struct GitHub: Sendable {
         return try await identity(accessToken: token)
     }
 
+    /// An access token an app brings: GitHub must confirm it was issued to the configured OAuth
+    /// app (its check-a-token API, with the client id and secret). Firebase accepts any token
+    /// GitHub honours, so one obtained by another app would sign in as its user here too.
+    func verify(accessToken token: String, clientId: String, clientSecret: String) async throws -> FederatedIdentity {
+        let check = try await http.postJSON(
+            api + "/applications/\(FormEncoding.percentEncoded(clientId))/token", ["access_token": .string(token)], user: clientId,
+            password: clientSecret)
+        guard check.status == 200, check.json?["app"]?["client_id"]?.stringValue == clientId else {
+            throw IdentityProviderFailure.refused("GitHub did not confirm the access token was issued to this app")
+        }
+        return try await identity(accessToken: token)
+    }
+
     /// Who an access token belongs to: `/user`, and `/user/emails` for a verified address.
     func identity(accessToken token: String) async throws -> FederatedIdentity {
         let user = try await http.get(api + "/user", bearer: token, accept: "application/vnd.github+json")

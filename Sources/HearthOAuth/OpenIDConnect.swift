@@ -80,7 +80,11 @@ final class OpenIDConnect: Sendable {
         else { throw IdentityProviderFailure.invalid("the id_token's signature does not verify") }
         let claims = parts.payload
         let now = clock() / 1000
-        guard claims["iss"]?.stringValue == issuer else { throw IdentityProviderFailure.invalid("the id_token's issuer is not \(issuer)") }
+        // Google writes its issuer with or without the scheme.
+        let issuers = issuer == "https://accounts.google.com" ? [issuer, "accounts.google.com"] : [issuer]
+        guard let claimed = claims["iss"]?.stringValue, issuers.contains(claimed) else {
+            throw IdentityProviderFailure.invalid("the id_token's issuer is not \(issuer)")
+        }
         let audiences = claims["aud"]?.stringValue.map { [$0] } ?? claims["aud"]?.arrayValue?.compactMap(\.stringValue) ?? []
         guard audiences.contains(audience) else { throw IdentityProviderFailure.invalid("the id_token was issued to another client") }
         guard case .int(let expires)? = claims["exp"], expires + Self.skew > now else {

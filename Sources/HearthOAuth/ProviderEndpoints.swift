@@ -3,10 +3,12 @@ import HearthWire
 
 /// Where the built-in providers live, overridable per provider in the config file's
 /// `identityProviders` (tests, GitHub Enterprise Server, a self-hosted OpenID Connect issuer):
-/// GitHub by `webUrl` and `apiUrl`, OpenID Connect providers (Yahoo, Google) by `issuer`.
+/// GitHub by `webUrl` and `apiUrl`, Facebook by `graphUrl`, OpenID Connect providers (Yahoo,
+/// Google) by `issuer`.
 public struct ProviderEndpoints: Sendable, Equatable {
     public var gitHubWeb = "https://github.com"
     public var gitHubAPI = "https://api.github.com"
+    public var facebookGraph = "https://graph.facebook.com"
     /// Issuers of the built-in OpenID Connect providers; `oidc.*` providers name their own.
     public var issuers: [ProviderID: String] = [.yahoo: "https://api.login.yahoo.com", .google: "https://accounts.google.com"]
 
@@ -32,7 +34,8 @@ public struct ProviderEndpoints: Sendable, Equatable {
                 switch (ProviderID(provider), name) {
                 case (.github, "webUrl"): gitHubWeb = trimmed
                 case (.github, "apiUrl"): gitHubAPI = trimmed
-                case (let id, "issuer") where id != .github: issuers[id] = trimmed
+                case (.facebook, "graphUrl"): facebookGraph = trimmed
+                case (let id, "issuer") where id != .github && id != .facebook: issuers[id] = trimmed
                 default: throw Invalid.setting("\(provider).\(name)")
                 }
             }

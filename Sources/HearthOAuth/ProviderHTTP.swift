@@ -1,3 +1,4 @@
+import Foundation
 import AsyncHTTPClient
 import HearthAuth
 import HearthWire
@@ -20,6 +21,18 @@ struct ProviderHTTP: Sendable {
         request.headers.add(name: "Accept", value: accept)
         request.headers.add(name: "User-Agent", value: "Hearth")
         if let bearer { request.headers.add(name: "Authorization", value: "Bearer \(bearer)") }
+        return try await send(request)
+    }
+
+    /// A JSON body with HTTP Basic authentication (GitHub's check-a-token API).
+    func postJSON(_ url: String, _ body: JSONValue, user: String, password: String) async throws -> Answer {
+        var request = HTTPClientRequest(url: url)
+        request.method = .POST
+        request.headers.add(name: "Accept", value: "application/vnd.github+json")
+        request.headers.add(name: "User-Agent", value: "Hearth")
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "Authorization", value: "Basic " + Data("\(user):\(password)".utf8).base64EncodedString())
+        request.body = .bytes(ByteBuffer(bytes: body.encoded()))
         return try await send(request)
     }
 

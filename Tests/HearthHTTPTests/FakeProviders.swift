@@ -61,6 +61,26 @@ final class FakeProviders: Sendable {
                 ["email": "Mona@Example.com", "primary": true, "verified": true],
             ])
         }
+        router.post("/gh/api/v3/applications/{client}/token") { request, context in
+            // GitHub's check-a-token: the app's own credentials, and a token it issued.
+            let client = context.parameters.get("client") ?? ""
+            let basic = "Basic " + Data("\(client):\(Self.clientSecret)".utf8).base64EncodedString()
+            let body = JSONValue.parse(try await request.body.collect(upTo: 1 << 16).readableBytesView)
+            guard request.headers[.authorization] == basic, body?["access_token"] == "gho_fake_token" else {
+                return Self.json(status: .notFound, ["message": "Not Found"])
+            }
+            return Self.json(["id": 1, "token": "gho_fake_token", "app": ["client_id": .string(client)]])
+        }
+        router.get("/fb/debug_token") { request, _ in
+            let query = Dictionary(FormEncoding.fields(request.uri.query ?? "").map { ($0.name, $0.value) }) { first, _ in first }
+            guard query["access_token"] == "fb-app|\(Self.clientSecret)" else { return Self.json(status: .badRequest, ["error": "app"]) }
+            let app = query["input_token"] == "fb-token" ? "fb-app" : "someone-else"
+            return Self.json(["data": ["is_valid": true, "app_id": .string(app), "user_id": "fb-1"]])
+        }
+        router.get("/fb/me") { request, _ in
+            guard request.uri.query?.contains("access_token=fb-token") == true else { return Self.json(status: .badRequest, [:]) }
+            return Self.json(["id": "fb-1", "name": "Fae", "email": "Fae@FB.example", "picture": ["data": ["url": "https://img.example/fae.png"]]])
+        }
         router.get("/oidc/.well-known/openid-configuration") { _, _ in
             let issuer = self.issuer
             return Self.json([
@@ -78,6 +98,17 @@ final class FakeProviders: Sendable {
             self.client.withLock { $0 = client }
             try await body(base)
         }
+    }
+
+    /// An `id_token` as the issuer signs them (an app's Google credential).
+    func idToken(audience: String, nonce: String?, subject: String = "google-user-9", email: String = "ann@gmail.com") throws -> String {
+        let now = clock.withLock { $0 }()
+        var claims: [String: JSONValue] = [
+            "iss": .string(issuer), "aud": .string(audience), "sub": .string(subject), "email": .string(email),
+            "email_verified": true, "name": "Ann", "iat": .int(now), "exp": .int(now + 3600),
+        ]
+        if let nonce { claims["nonce"] = .string(nonce) }
+        return try JWT.sign(payload: .object(claims), with: key)
     }
 
     /// The user at the provider: opens its authorize URL (over HTTP) and consents at once; the

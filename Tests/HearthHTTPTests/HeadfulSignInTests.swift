@@ -30,7 +30,8 @@ struct HeadfulSignInTests {
             try await APIHarness.run(configure: { configuration in
                 configuration.identityProviders = [
                     "github.com": ["webUrl": .string(base + "/gh"), "apiUrl": .string(base + "/gh/api/v3")],
-                    "yahoo.com": ["issuer": .string(base + "/oidc")],
+                    "yahoo.com": ["issuer": .string(base + "/oidc")], "google.com": ["issuer": .string(base + "/oidc")],
+                    "facebook.com": ["graphUrl": .string(base + "/fb")],
                 ]
                 configuration.providerTimeoutSeconds = timeoutSeconds
                 if production {
@@ -41,7 +42,9 @@ struct HeadfulSignInTests {
                 }
             }) { harness, api in
                 providers.useClock { harness.clock.now() / 1000 }
-                for (provider, client) in [("github.com", "gh-client"), ("yahoo.com", "y-client")] {
+                for (provider, client) in [
+                    ("github.com", "gh-client"), ("yahoo.com", "y-client"), ("google.com", "g-web-client"), ("facebook.com", "fb-app"),
+                ] {
                     let created = try await api.send(
                         .post, "/identitytoolkit.googleapis.com/v2/projects/demo-hearth/defaultSupportedIdpConfigs?idpId=\(provider)",
                         body: ByteBuffer(bytes: JSONValue.object([
@@ -170,7 +173,7 @@ struct HeadfulSignInTests {
             #expect(error?["message"]?.stringValue?.contains("access_denied") == true)
             #expect(denied["link"] == nil)
 
-            let disabled = try await Self.location(api, Self.handlerURL(provider: "facebook.com"))
+            let disabled = try await Self.location(api, Self.handlerURL(provider: "apple.com"))
             let inner = Self.query(Self.query(disabled)["deep_link_id"] ?? "")
             #expect(inner["firebaseError"]?.contains("OPERATION_NOT_ALLOWED") == true)
         }
@@ -213,6 +216,37 @@ struct HeadfulSignInTests {
             let inner = Self.query(deepLink)["deep_link_id"] ?? ""
             #expect(inner.hasPrefix("https://auth.example.com/__/auth/callback?"))
             #expect(Self.query(inner)["firebaseError"]?.contains("github.com is not enabled") == true)
+        }
+    }
+
+    @Test("credentials apps bring: GitHub and Facebook tokens only if issued to the configured app, Google's id_token for its client; a bare Yahoo token refused")
+    func directCredentials() async throws {
+        try await Self.run { _, api, providers in
+            func signIn(_ postBody: String) async throws -> Reply {
+                try await api.v1(
+                    "signInWithIdp", ["requestUri": "http://localhost", "postBody": .string(postBody), "returnSecureToken": true])
+            }
+            let gitHub = try await signIn("providerId=github.com&access_token=gho_fake_token")
+            #expect(gitHub.status == 200 && gitHub.string("federatedId") == "4242", "\(gitHub.json)")
+            #expect(try await signIn("providerId=github.com&access_token=gho_other_app").errorCode == "INVALID_IDP_RESPONSE")
+
+            let facebook = try await signIn("providerId=facebook.com&access_token=fb-token")
+            #expect(facebook.status == 200 && facebook.string("federatedId") == "fb-1" && facebook.string("email") == "fae@fb.example")
+            #expect(try await signIn("providerId=facebook.com&access_token=fb-other-app").errorCode == "INVALID_IDP_RESPONSE")
+
+            let raw = "raw-nonce-123"
+            let token = try providers.idToken(audience: "g-web-client", nonce: PendingAuthorizations.sessionHash(raw))
+            let google = try await signIn("providerId=google.com&id_token=\(token)&nonce=\(raw)")
+            #expect(google.status == 200 && google.string("federatedId") == "https://accounts.google.com/google-user-9")
+            let wrongNonce = try await signIn("providerId=google.com&id_token=\(token)&nonce=another")
+            #expect(wrongNonce.errorCode == "INVALID_IDP_RESPONSE")
+            let otherClient = try providers.idToken(audience: "another-client", nonce: nil)
+            #expect(try await signIn("providerId=google.com&id_token=\(otherClient)").errorCode == "INVALID_IDP_RESPONSE")
+
+            // Seed 004: a Yahoo access token says nothing of the app it was issued to.
+            let bare = try await signIn("providerId=yahoo.com&access_token=yahoo-access")
+            #expect(bare.errorCode == "INVALID_IDP_RESPONSE")
+            #expect(bare["error"]?["message"]?.stringValue?.contains("bare access token") == true)
         }
     }
 
