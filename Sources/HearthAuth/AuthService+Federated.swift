@@ -10,9 +10,10 @@ extension AuthService {
         case needConfirmation(email: String, existingUid: UserID, providers: [ProviderID])
     }
 
-    public func signInWithIdentity(_ identity: FederatedIdentity, idToken: String?, _ caller: Caller) async throws
-        -> FederatedOutcome
-    {
+    /// `createsAccount` false: a reauthentication (`autoCreate: false`), which never creates one.
+    public func signInWithIdentity(
+        _ identity: FederatedIdentity, idToken: String?, createsAccount: Bool = true, _ caller: Caller
+    ) async throws -> FederatedOutcome {
         let link = ProviderLink(
             providerId: identity.providerId, federatedId: identity.subject, email: identity.email,
             displayName: identity.displayName, photoUrl: identity.photoUrl, screenName: identity.screenName)
@@ -27,7 +28,7 @@ extension AuthService {
             }
             let decided = try Decide.planFederatedSignIn(
                 project, identity: link, emailVerified: identity.emailVerified, trust: trust,
-                linkingTo: linking?.0.uid,
+                linkingTo: linking?.0.uid, createsAccount: createsAccount,
                 newUid: tx.newUserID(), now: tx.now, state: tx)
             switch decided {
             case .signIn(let plan):

@@ -79,10 +79,11 @@ extension Decide {
     /// email belongs to another one). Otherwise the account already linked to the identity signs
     /// in; else, with one account per email, the account holding the identity's email: the
     /// provider joins it when `trust` accepts its word for the email, or the user must
-    /// confirm; else a new account. `newUid` is used only for a new account.
+    /// confirm; else a new account, unless `createsAccount` is false (a reauthentication:
+    /// `USER_NOT_FOUND`). `newUid` is used only for a new account.
     public static func planFederatedSignIn(
         _ project: ProjectID, identity: ProviderLink, emailVerified: Bool, trust: EmailTrust = .authoritativeProviders,
-        linkingTo current: UserID?, newUid: UserID, now: Int64, state: some DecisionState
+        linkingTo current: UserID?, createsAccount: Bool = true, newUid: UserID, now: Int64, state: some DecisionState
     ) throws -> FederatedSignInOutcome {
         let method = SignInMethod.provider(identity.providerId)
         let email = identity.email.map(normalizeEmail)
@@ -113,6 +114,7 @@ extension Decide {
             if !existing.emailVerified { preparation.append(.confirmEmailByProvider(project, owner, email: email)) }
             return plan(owner, preparation)
         }
+        guard createsAccount else { throw AuthError.userNotFound }
         let created = AccountCreated(
             method: .federated, createdAt: now, email: email, emailVerified: emailVerified,
             displayName: identity.displayName, photoUrl: identity.photoUrl, providers: [identity])

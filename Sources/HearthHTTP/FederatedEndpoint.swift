@@ -26,7 +26,8 @@ extension IdentityToolkitAPI {
         let returnCredential = try fields.bool("returnIdpCredential") == true
         let outcome: AuthService.FederatedOutcome
         do {
-            outcome = try await service.signInWithIdentity(identity, idToken: try fields.string("idToken"), call.caller)
+            outcome = try await service.signInWithIdentity(
+                identity, idToken: try fields.string("idToken"), createsAccount: try fields.bool("autoCreate") ?? true, call.caller)
         } catch let error as FirebaseError
             where returnCredential && ["FEDERATED_USER_ID_ALREADY_LINKED", "EMAIL_EXISTS"].contains(error.code)
         {

@@ -243,6 +243,17 @@ struct HeadfulSignInTests {
             let otherClient = try providers.idToken(audience: "another-client", nonce: nil)
             #expect(try await signIn("providerId=google.com&id_token=\(otherClient)").errorCode == "INVALID_IDP_RESPONSE")
 
+            // A reauthentication never creates an account; it finds the one there is.
+            let reauth: (String) async throws -> Reply = { token in
+                try await api.v1(
+                    "signInWithIdp",
+                    ["requestUri": "http://localhost", "postBody": .string("providerId=google.com&id_token=\(token)"),
+                     "autoCreate": false, "returnSecureToken": true])
+            }
+            #expect(try await reauth(try providers.idToken(audience: "g-web-client", nonce: nil, subject: "nobody", email: "nobody@gmail.com")).errorCode == "USER_NOT_FOUND")
+            let again = try await reauth(try providers.idToken(audience: "g-web-client", nonce: nil))
+            #expect(again.string("localId") == google.string("localId"))
+
             // Seed 004: a Yahoo access token says nothing of the app it was issued to.
             let bare = try await signIn("providerId=yahoo.com&access_token=yahoo-access")
             #expect(bare.errorCode == "INVALID_IDP_RESPONSE")
