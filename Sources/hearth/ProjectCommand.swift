@@ -11,7 +11,7 @@ import HearthWire
 struct Project: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show, change or trace a project's settings (sign-in methods, authorized domains, anonymous cleanup).",
-        subcommands: [Show.self, Set.self, History.self])
+        subcommands: [Show.self, Set.self, History.self, Providers.self, Provider.self])
 
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -41,41 +41,69 @@ struct Project: AsyncParsableCommand {
                 admin token come from the config file serve uses (--config or $HEARTH_CONFIG), unless given.
                 """)
 
-        @Option(help: "A JSON configuration file, the one hearth serve uses (default: $HEARTH_CONFIG).")
-        var config: String?
-        @Option(help: "The daemon's host:port (default: the config file's host and port, or 127.0.0.1:9099).")
-        var daemon: String?
-        @Option(help: "An admin token (default: $HEARTH_ADMIN_TOKEN, the config file's first, or development's owner).")
-        var token: String?
+        @OptionGroup var daemon: DaemonOptions
         @OptionGroup var project: Audit.ProjectOption
         @Argument(help: "path=value settings.") var assignments: [String]
 
         func run() throws {
-            let serverConfiguration = try ServerConfiguration.load(
-                file: config ?? environmentValue("HEARTH_CONFIG"), environment: ProcessInfo.processInfo.environment)
-            var host = serverConfiguration.host
-            var port = serverConfiguration.port
-            if let daemon {
-                let parts = daemon.split(separator: ":")
-                guard parts.count == 2, let parsed = Int(parts[1]) else { throw ValidationError("--daemon takes host:port") }
-                (host, port) = (String(parts[0]), parsed)
-            }
-            if host == "0.0.0.0" { host = "127.0.0.1" } else if host == "::" { host = "::1" }
-            let bearer =
-                token ?? environmentValue("HEARTH_ADMIN_TOKEN") ?? serverConfiguration.allAdminTokens.first?.token
-                ?? (serverConfiguration.profile == .development ? "owner" : nil)
             let (body, mask) = try ProjectAssignments.update(assignments)
-            let client = DaemonClient(host: host, port: port, bearer: bearer)
-            let reply = try client.send(
-                "PATCH", "/identitytoolkit.googleapis.com/v2/projects/\(project.project.rawValue)/config?updateMask=\(mask)",
-                json: body.encoded())
-            let answer = JSONValue.parse(reply.body) ?? .null
-            guard reply.status == 200 else {
-                throw ValidationError("the daemon refused (\(reply.status)): \(answer["error"]?["message"]?.stringValue ?? answer.text)")
-            }
+            let path = "/identitytoolkit.googleapis.com/v2/projects/\(project.project.rawValue)/config?updateMask=\(mask)"
+            try daemon.print(try daemon.call("PATCH", path, body))
+        }
+    }
+
+    struct Providers: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "The project's identity providers, as the v2 API shows them, never their secrets (reads the data directory).")
+
+        @OptionGroup var data: DataOptions
+        @OptionGroup var project: Audit.ProjectOption
+
+        func run() throws {
+            let store = try data.directory.openForReading()
+            defer { store.close() }
+            let providers = try store.read { try $0.config(of: project.project) }.identityProviders
             let out = Output.standardOutput
-            out.line(answer.text)
+            for provider in providers { out.line(IdentityProviderJSON.render(provider, project: project.project).text) }
             out.flush()
+        }
+    }
+
+    struct Provider: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create or change (set) or delete an identity provider through the running daemon.",
+            discussion: """
+                set PROVIDER path=value...: enabled, clientId, clientSecretFile (a file the daemon reads, e.g. a systemd \
+                credential; clientSecret also works but shows in the process list), and for oidc.* providers issuer, \
+                displayName, responseType.code, responseType.idToken. A provider that does not exist yet is created.
+                """)
+
+        enum Action: String, ExpressibleByArgument {
+            case set, delete
+        }
+
+        @OptionGroup var daemon: DaemonOptions
+        @OptionGroup var project: Audit.ProjectOption
+        @Argument(help: "set or delete.") var action: Action
+        @Argument(help: "The provider id: github.com, yahoo.com, google.com, facebook.com, apple.com, oidc.<name>.")
+        var provider: String
+        @Argument(help: "path=value settings (set).") var assignments: [String] = []
+
+        func run() throws {
+            let collection = provider.hasPrefix("oidc.") ? "oauthIdpConfigs" : "defaultSupportedIdpConfigs"
+            let base = "/identitytoolkit.googleapis.com/v2/projects/\(project.project.rawValue)/\(collection)"
+            let item = base + "/" + FormEncoding.percentEncoded(provider)
+            if action == .delete {
+                _ = try daemon.call("DELETE", item, nil)
+                return
+            }
+            let (body, mask) = try ProjectAssignments.update(assignments)
+            do {
+                try daemon.print(try daemon.call("PATCH", item + "?updateMask=" + mask, body))
+            } catch let refusal as DaemonOptions.Refusal where refusal.code == "CONFIGURATION_NOT_FOUND" {
+                let query = provider.hasPrefix("oidc.") ? "oauthIdpConfigId" : "idpId"
+                try daemon.print(try daemon.call("POST", base + "?\(query)=" + FormEncoding.percentEncoded(provider), body))
+            }
         }
     }
 
@@ -96,5 +124,57 @@ struct Project: AsyncParsableCommand {
             }
             out.flush()
         }
+    }
+}
+
+/// How a tool reaches the daemon beside it: the address and an admin token, from the config
+/// file `serve` uses unless given.
+struct DaemonOptions: ParsableArguments {
+    @Option(help: "A JSON configuration file, the one hearth serve uses (default: $HEARTH_CONFIG).")
+    var config: String?
+    @Option(help: "The daemon's host:port (default: the config file's host and port, or 127.0.0.1:9099).")
+    var daemon: String?
+    @Option(help: "An admin token (default: $HEARTH_ADMIN_TOKEN, the config file's first, or development's owner).")
+    var token: String?
+
+    /// The daemon's refusal, in Firebase's envelope.
+    struct Refusal: Error, CustomStringConvertible {
+        var status: Int
+        var message: String
+        var code: String { String(message.split(separator: " : ", maxSplits: 1).first ?? "") }
+        var description: String { "the daemon refused (\(status)): \(message)" }
+    }
+
+    func client() throws -> DaemonClient {
+        let configuration = try ServerConfiguration.load(
+            file: config ?? environmentValue("HEARTH_CONFIG"), environment: ProcessInfo.processInfo.environment)
+        var host = configuration.host
+        var port = configuration.port
+        if let daemon {
+            let parts = daemon.split(separator: ":")
+            guard parts.count == 2, let parsed = Int(parts[1]) else { throw ValidationError("--daemon takes host:port") }
+            (host, port) = (String(parts[0]), parsed)
+        }
+        if host == "0.0.0.0" { host = "127.0.0.1" } else if host == "::" { host = "::1" }
+        let bearer =
+            token ?? environmentValue("HEARTH_ADMIN_TOKEN") ?? configuration.allAdminTokens.first?.token
+            ?? (configuration.profile == .development ? "owner" : nil)
+        return DaemonClient(host: host, port: port, bearer: bearer)
+    }
+
+    /// One admin call; its JSON answer, or the refusal.
+    func call(_ method: String, _ path: String, _ body: JSONValue?) throws -> JSONValue {
+        let reply = try client().send(method, path, json: body?.encoded())
+        let answer = JSONValue.parse(reply.body) ?? .null
+        guard reply.status == 200 else {
+            throw Refusal(status: reply.status, message: answer["error"]?["message"]?.stringValue ?? answer.text)
+        }
+        return answer
+    }
+
+    func print(_ answer: JSONValue) throws {
+        let out = Output.standardOutput
+        out.line(answer.text)
+        out.flush()
     }
 }
