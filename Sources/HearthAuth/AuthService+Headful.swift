@@ -6,53 +6,20 @@ import HearthStore
 /// provider sends it back with a code, the handler hands that URL to the app, and the app's
 /// `signInWithIdp` (with the raw session id) has the code exchanged here.
 extension AuthService {
-    /// What the SDK's handler URL asks for.
-    public struct HeadfulStart: Sendable {
-        public var apiKey: String
-        public var providerId: ProviderID
-        public var sessionHash: String
-        public var eventId: String
-        public var authType: String
-        public var app: [String: String]
-        public var redirectURI: String
-        public var scopes: [String]
-        public var customParameters: [String: String]
-        public var language: String?
-
-        public init(
-            apiKey: String, providerId: ProviderID, sessionHash: String, eventId: String, authType: String,
-            app: [String: String], redirectURI: String, scopes: [String], customParameters: [String: String],
-            language: String?
-        ) {
-            self.apiKey = apiKey
-            self.providerId = providerId
-            self.sessionHash = sessionHash
-            self.eventId = eventId
-            self.authType = authType
-            self.app = app
-            self.redirectURI = redirectURI
-            self.scopes = scopes
-            self.customParameters = customParameters
-            self.language = language
-        }
-    }
-
     /// Parameters the provider's authorization request sets itself: an app can not replace them.
     public static let reservedParameters: Set<String> = [
         "client_id", "redirect_uri", "response_type", "scope", "state", "nonce", "code_challenge", "code_challenge_method",
     ]
 
     /// Records the pending sign-in and returns the provider's authorization URL.
-    public func startHeadfulSignIn(_ start: HeadfulStart, _ caller: Caller) async throws -> String {
+    public func startHeadfulSignIn(_ start: HeadfulRequest, _ caller: Caller) async throws -> String {
         guard let gateway = identityProviders else { throw FirebaseError.bad("OPERATION_NOT_ALLOWED") }
         let provider = try enabledProvider(start.providerId, caller)
         let verifier = SecureRandom.string(64, from: UserIDMinter.alphabet)
         let nonce = SecureRandom.string(32, from: UserIDMinter.alphabet)
         let state = pendingSignIns.insert(
             PendingAuthorizations.Entry(
-                project: caller.project, apiKey: start.apiKey, providerId: start.providerId, sessionHash: start.sessionHash,
-                eventId: start.eventId, authType: start.authType, app: start.app, redirectURI: start.redirectURI,
-                codeVerifier: verifier, nonce: nonce, createdAt: now))
+                request: start, project: caller.project, codeVerifier: verifier, nonce: nonce, createdAt: now))
         return try await providerCall(start.providerId) {
             try await gateway.authorizationURL(
                 AuthorizationRequest(
@@ -74,23 +41,23 @@ extension AuthService {
         else {
             throw FirebaseError.bad("INVALID_IDP_RESPONSE : ((The sign-in expired or was already completed: start it again.))")
         }
-        guard entry.project == caller.project, apiKey == nil || apiKey == entry.apiKey,
-            providerId == nil || providerId == entry.providerId
+        guard entry.project == caller.project, apiKey == nil || apiKey == entry.request.apiKey,
+            providerId == nil || providerId == entry.request.providerId
         else { throw FirebaseError.bad("INVALID_IDP_RESPONSE : ((The response belongs to another sign-in.))") }
-        guard let sessionId, PendingAuthorizations.sessionHash(sessionId) == entry.sessionHash else {
+        guard let sessionId, PendingAuthorizations.sessionHash(sessionId) == entry.request.sessionHash else {
             throw FirebaseError.bad("MISSING_OR_INVALID_NONCE : ((The session id does not match the one the sign-in began with.))")
         }
         guard let code = requestUri["code"], !code.isEmpty else {
             throw FirebaseError.bad("INVALID_IDP_RESPONSE : ((The provider returned no authorization code.))")
         }
-        let provider = try enabledProvider(entry.providerId, caller)
+        let provider = try enabledProvider(entry.request.providerId, caller)
         guard let secret = try clientSecret(of: provider) else {
-            throw FirebaseError(AuthError.invalidProjectConfig("\(entry.providerId) has no client secret"))
+            throw FirebaseError(AuthError.invalidProjectConfig("\(entry.request.providerId) has no client secret"))
         }
-        return try await providerCall(entry.providerId) {
+        return try await providerCall(entry.request.providerId) {
             try await gateway.exchange(
                 CodeExchange(
-                    provider: provider, clientSecret: secret, code: code, redirectURI: entry.redirectURI,
+                    provider: provider, clientSecret: secret, code: code, redirectURI: entry.request.redirectURI,
                     codeVerifier: entry.codeVerifier, nonce: entry.nonce))
         }
     }

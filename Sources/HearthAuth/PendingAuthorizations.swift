@@ -10,16 +10,10 @@ import Synchronization
 /// it, not grow it). A restart forgets them; the user starts the sign-in again.
 public final class PendingAuthorizations: Sendable {
     public struct Entry: Sendable {
+        /// What the SDK opened the handler with.
+        public var request: HeadfulRequest
         public var project: ProjectID
-        public var apiKey: String
-        public var providerId: ProviderID
-        /// Lowercase hex SHA-256 of the SDK's session id; the raw id comes with `signInWithIdp`.
-        public var sessionHash: String
-        public var eventId: String
-        public var authType: String
-        /// The query parameters that say where the app waits (`ibi`, `clientId`, `appId`, `apn`).
-        public var app: [String: String]
-        public var redirectURI: String
+        /// PKCE's verifier and OpenID Connect's nonce, kept for the code exchange.
         public var codeVerifier: String
         public var nonce: String
         public var createdAt: Int64
@@ -77,5 +71,38 @@ public final class PendingAuthorizations: Sendable {
     /// PKCE S256: the base64url SHA-256 of the verifier.
     public static func codeChallenge(_ verifier: String) -> String {
         Base64URL.encode(Array(SHA256.hash(data: Array(verifier.utf8))))
+    }
+}
+
+/// What an SDK opens `/__/auth/handler` with.
+public struct HeadfulRequest: Sendable {
+    public var apiKey: String
+    public var providerId: ProviderID
+    /// Lowercase hex SHA-256 of the SDK's session id; the raw id comes with `signInWithIdp`.
+    public var sessionHash: String
+    public var eventId: String
+    public var authType: String
+    /// The query parameters that say where the app waits (`ibi`, `clientId`, `appId`, `apn`).
+    public var app: [String: String]
+    public var redirectURI: String
+    public var scopes: [String]
+    public var customParameters: [String: String]
+    public var language: String?
+
+    public init(
+        apiKey: String, providerId: ProviderID, sessionHash: String, eventId: String, authType: String,
+        app: [String: String], redirectURI: String, scopes: [String], customParameters: [String: String],
+        language: String?
+    ) {
+        self.apiKey = apiKey
+        self.providerId = providerId
+        self.sessionHash = sessionHash
+        self.eventId = eventId
+        self.authType = authType
+        self.app = app
+        self.redirectURI = redirectURI
+        self.scopes = scopes
+        self.customParameters = customParameters
+        self.language = language
     }
 }

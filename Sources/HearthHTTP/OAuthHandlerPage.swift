@@ -42,7 +42,7 @@ struct OAuthHandlerPage: Sendable {
         do {
             let caller = try access.caller(apiKey: apiKey, context)
             let customParameters = query["customParameters"].flatMap { JSONValue.parse(Array($0.utf8))?.objectValue } ?? [:]
-            let start = AuthService.HeadfulStart(
+            let start = HeadfulRequest(
                 apiKey: apiKey, providerId: ProviderID(providerId), sessionHash: sessionHash, eventId: eventId,
                 authType: authType, app: AppReturn.parameters(query), redirectURI: origin + "/__/auth/handler",
                 scopes: (query["scopes"] ?? "").split(separator: ",").map { String($0) },
@@ -56,7 +56,7 @@ struct OAuthHandlerPage: Sendable {
     }
 
     private func callback(_ state: String, _ query: [String: String], origin: String) -> Response {
-        guard let pending = service.pendingSignIns.peek(state, now: service.now), let app = AppReturn(pending.app) else {
+        guard let pending = service.pendingSignIns.peek(state, now: service.now), let app = AppReturn(pending.request.app) else {
             return page(.badRequest, "This sign-in has expired or was already completed. Start it again from the app.")
         }
         let result: AppReturn.Result
@@ -64,12 +64,12 @@ struct OAuthHandlerPage: Sendable {
             // Consent denied, a bad scope: the provider's reason goes to the app; the state is spent.
             _ = service.pendingSignIns.take(state, now: service.now)
             let detail = query["error_description"].map { "\(error): \($0)" } ?? error
-            result = .error(code: "auth/invalid-credential", message: "\(pending.providerId): \(detail)")
+            result = .error(code: "auth/invalid-credential", message: "\(pending.request.providerId): \(detail)")
         } else {
             let parameters = query.filter { ["code", "state"].contains($0.key) }.sorted { $0.key < $1.key }
             result = .response(origin + "/__/auth/handler?" + FormEncoding.encode(parameters.map { ($0.key, $0.value) }))
         }
-        let link = app.link(result, authType: pending.authType, eventId: pending.eventId, origin: origin)
+        let link = app.link(result, authType: pending.request.authType, eventId: pending.request.eventId, origin: origin)
         return Response(status: .found, headers: [.location: link, .cacheControl: "no-store"])
     }
 
