@@ -38,12 +38,12 @@ public struct IdentityProviderConfig: Equatable, Sendable, Encodable {
     /// Identity Platform's built-in providers (`defaultSupportedIdpConfigs`).
     public var isOpenIDConnect: Bool { providerId.rawValue.hasPrefix("oidc.") }
 
-    /// Whether signing in needs the client secret: every code exchange does. Google also
-    /// signs in with ID tokens apps bring (no secret); an OpenID Connect provider set to
+    /// Whether signing in needs the client secret: every code exchange does. Google and Apple
+    /// also sign in with ID tokens apps bring (no secret); an OpenID Connect provider set to
     /// `id_token` only needs none.
     public var needsSecret: Bool {
         if isOpenIDConnect { return responseType.code }
-        return providerId != .google
+        return providerId != .google && providerId != .apple
     }
 }
 

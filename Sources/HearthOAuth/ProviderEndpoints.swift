@@ -9,8 +9,11 @@ public struct ProviderEndpoints: Sendable, Equatable {
     public var gitHubWeb = "https://github.com"
     public var gitHubAPI = "https://api.github.com"
     public var facebookGraph = "https://graph.facebook.com"
-    /// Issuers of the built-in OpenID Connect providers; `oidc.*` providers name their own.
-    public var issuers: [ProviderID: String] = [.yahoo: "https://api.login.yahoo.com", .google: "https://accounts.google.com"]
+    /// Issuers of the built-in OpenID Connect providers (Apple's id_tokens come from apps' native
+    /// Sign in with Apple); `oidc.*` providers name their own.
+    public var issuers: [ProviderID: String] = [
+        .yahoo: "https://api.login.yahoo.com", .google: "https://accounts.google.com", .apple: "https://appleid.apple.com",
+    ]
 
     public init() {}
 
