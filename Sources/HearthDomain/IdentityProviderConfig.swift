@@ -10,6 +10,9 @@ public struct IdentityProviderConfig: Equatable, Sendable, Encodable {
     public var displayName: String?
     /// OpenID Connect: the authorization code flow (needs the secret), or an `id_token` only.
     public var responseType: ResponseType
+    /// Other client ids whose `id_token`s this provider accepts, besides `clientId`: an app's
+    /// iOS and Android clients, whose Google Sign-In tokens name them as their audience.
+    public var additionalClientIds: [String]
 
     public struct ResponseType: Equatable, Sendable, Encodable {
         public var idToken: Bool
@@ -23,8 +26,10 @@ public struct IdentityProviderConfig: Equatable, Sendable, Encodable {
 
     public init(
         providerId: ProviderID, enabled: Bool, clientId: String, clientSecret: ClientSecret? = nil, issuer: String? = nil,
-        displayName: String? = nil, responseType: ResponseType = ResponseType(idToken: false, code: true)
+        displayName: String? = nil, responseType: ResponseType = ResponseType(idToken: false, code: true),
+        additionalClientIds: [String] = []
     ) {
+        self.additionalClientIds = additionalClientIds
         self.providerId = providerId
         self.enabled = enabled
         self.clientId = clientId
@@ -37,6 +42,9 @@ public struct IdentityProviderConfig: Equatable, Sendable, Encodable {
     /// `oidc.*`: a generic OpenID Connect provider (`oauthIdpConfigs`); else one of
     /// Identity Platform's built-in providers (`defaultSupportedIdpConfigs`).
     public var isOpenIDConnect: Bool { providerId.rawValue.hasPrefix("oidc.") }
+
+    /// Every audience an `id_token` for this provider may name.
+    public var clientIds: [String] { [clientId] + additionalClientIds }
 
     /// Whether signing in needs the client secret: every code exchange does. Google and Apple
     /// also sign in with ID tokens apps bring (no secret); an OpenID Connect provider set to

@@ -48,7 +48,8 @@ public enum IdentityProviderJSON {
             body["displayName"] = provider.displayName.map(JSONValue.string)
             body["responseType"] = ["idToken": .bool(provider.responseType.idToken), "code": .bool(provider.responseType.code)]
         }
-        // Hearth's own: which secret is in force, without the secret.
+        // Hearth's own: other clients whose id_tokens count, and which secret is in force.
+        if !provider.additionalClientIds.isEmpty { body["additionalClientIds"] = .array(provider.additionalClientIds.map(JSONValue.string)) }
         switch provider.clientSecret {
         case .sealed(_, let fingerprint)?: body["clientSecretFingerprint"] = .string(fingerprint)
         case .file(let path)?: body["clientSecretFile"] = .string(path)
@@ -63,7 +64,7 @@ public enum IdentityProviderJSON {
         _ body: [String: JSONValue], updateMask: String?, to current: IdentityProviderConfig?, providerId: ProviderID,
         kind: Kind, sealer: SecretSealer?
     ) throws -> IdentityProviderConfig {
-        var fields: Set<String> = ["enabled", "clientId", "clientSecret", "clientSecretFile"]
+        var fields: Set<String> = ["enabled", "clientId", "clientSecret", "clientSecretFile", "additionalClientIds"]
         if kind == .openIDConnect { fields.formUnion(["issuer", "displayName", "responseType.idToken", "responseType.code"]) }
         var present: [String: JSONValue] = [:]
         for (name, value) in body {
@@ -111,6 +112,7 @@ public enum IdentityProviderJSON {
                 provider.clientSecret = try string(value, path, maxBytes: 512).map(sealer.seal)
             case "clientSecretFile": provider.clientSecret = try string(value, path, maxBytes: 1024).map { .file(path: $0) }
             case "issuer": provider.issuer = try string(value, path, maxBytes: 512)
+            case "additionalClientIds": provider.additionalClientIds = try strings(value, path)
             case "displayName": provider.displayName = try string(value, path, maxBytes: 256)
             case "responseType.idToken": provider.responseType.idToken = try bool(value, path) ?? false
             case "responseType.code": provider.responseType.code = try bool(value, path) ?? false
@@ -140,6 +142,24 @@ public enum IdentityProviderJSON {
         case nil, .null?: return nil
         case .bool(let flag)?: return flag
         default: throw FirebaseError.invalidArgument("Invalid value at 'config.\(path)': expected a boolean.")
+        }
+    }
+
+    /// Up to 20 client ids (a comma-separated string from the command line works too).
+    private static func strings(_ value: JSONValue?, _ path: String) throws -> [String] {
+        let items: [JSONValue] =
+            switch value {
+            case nil, .null?: []
+            case .array(let items)?: items
+            case .string(let text)?: text.split(separator: ",").map { .string(String($0)) }
+            default: throw FirebaseError.invalidArgument("Invalid value at 'config.\(path)': expected a list of client ids.")
+            }
+        guard items.count <= 20 else { throw FirebaseError.invalidArgument("Invalid value at 'config.\(path)': at most 20.") }
+        return try items.map { item in
+            guard let id = try string(item, path, maxBytes: 256) else {
+                throw FirebaseError.invalidArgument("Invalid value at 'config.\(path)': expected client ids.")
+            }
+            return id
         }
     }
 

@@ -189,6 +189,7 @@ extension IdentityProviderConfig: BinaryCodable {
         writer.write(displayName)
         writer.write(responseType.idToken)
         writer.write(responseType.code)
+        writer.write(additionalClientIds) { $0.write($1) }
     }
 
     public init(from reader: inout ByteReader) throws {
@@ -205,6 +206,7 @@ extension IdentityProviderConfig: BinaryCodable {
         self.init(
             providerId: providerId, enabled: enabled, clientId: clientId, clientSecret: secret,
             issuer: try reader.readOptionalString(), displayName: try reader.readOptionalString(),
-            responseType: ResponseType(idToken: try reader.readBool(), code: try reader.readBool()))
+            responseType: ResponseType(idToken: try reader.readBool(), code: try reader.readBool()),
+            additionalClientIds: try reader.readArray { try $0.readString() })
     }
 }

@@ -34,7 +34,7 @@ public final class OAuthGateway: IdentityProviderGateway {
         if let idToken = credential.idToken, provider.providerId != .github, provider.providerId != .facebook {
             let issuer = try issuer(of: provider)
             // The app's raw nonce; the token carries its SHA-256 (Google, Apple), or itself.
-            let claims = try await openID.verify(idToken, issuer: issuer, audience: provider.clientId, nonce: nil)
+            let claims = try await openID.verify(idToken, issuer: issuer, audiences: provider.clientIds, nonce: nil)
             if let raw = credential.rawNonce {
                 let nonce = claims["nonce"]?.stringValue
                 guard nonce == raw || nonce == PendingAuthorizations.sessionHash(raw) else {

@@ -65,13 +65,13 @@ final class OpenIDConnect: Sendable {
         guard let idToken = tokens["id_token"]?.stringValue else {
             throw IdentityProviderFailure.invalid("the token response has no id_token")
         }
-        let claims = try await verify(idToken, issuer: issuer, audience: exchange.provider.clientId, nonce: exchange.nonce)
+        let claims = try await verify(idToken, issuer: issuer, audiences: [exchange.provider.clientId], nonce: exchange.nonce)
         return try Self.identity(
             exchange.provider.providerId, claims: claims, idToken: idToken, accessToken: tokens["access_token"]?.stringValue)
     }
 
-    /// The claims of an `id_token` from `issuer` for `audience`, checked.
-    func verify(_ token: String, issuer: String, audience: String, nonce: String?) async throws -> [String: JSONValue] {
+    /// The claims of an `id_token` from `issuer` for one of `audiences`, checked.
+    func verify(_ token: String, issuer: String, audiences accepted: [String], nonce: String?) async throws -> [String: JSONValue] {
         guard let parts = JWT.decode(token), let keyId = parts.header["kid"]?.stringValue else {
             throw IdentityProviderFailure.invalid("the id_token is not a signed JWT")
         }
@@ -86,7 +86,9 @@ final class OpenIDConnect: Sendable {
             throw IdentityProviderFailure.invalid("the id_token's issuer is not \(issuer)")
         }
         let audiences = claims["aud"]?.stringValue.map { [$0] } ?? claims["aud"]?.arrayValue?.compactMap(\.stringValue) ?? []
-        guard audiences.contains(audience) else { throw IdentityProviderFailure.invalid("the id_token was issued to another client") }
+        guard audiences.contains(where: accepted.contains) else {
+            throw IdentityProviderFailure.invalid("the id_token was issued to another client")
+        }
         guard case .int(let expires)? = claims["exp"], expires + Self.skew > now else {
             throw IdentityProviderFailure.invalid("the id_token has expired")
         }

@@ -242,6 +242,14 @@ struct HeadfulSignInTests {
             #expect(wrongNonce.errorCode == "INVALID_IDP_RESPONSE")
             let otherClient = try providers.idToken(audience: "another-client", nonce: nil)
             #expect(try await signIn("providerId=google.com&id_token=\(otherClient)").errorCode == "INVALID_IDP_RESPONSE")
+            // The app's iOS client signs its users in with tokens for that client, once it is listed.
+            let iosToken = try providers.idToken(audience: "g-ios-client", nonce: nil, subject: "ios-user", email: "ios@gmail.com")
+            #expect(try await signIn("providerId=google.com&id_token=\(iosToken)").errorCode == "INVALID_IDP_RESPONSE")
+            let listed = try await api.send(
+                .patch, "/identitytoolkit.googleapis.com/v2/projects/demo-hearth/defaultSupportedIdpConfigs/google.com?updateMask=additionalClientIds",
+                body: ByteBuffer(bytes: JSONValue.object(["additionalClientIds": ["g-ios-client"]]).encoded()), headers: APIClient.admin)
+            #expect(listed["additionalClientIds"] == ["g-ios-client"])
+            #expect(try await signIn("providerId=google.com&id_token=\(iosToken)").status == 200)
 
             // A reauthentication never creates an account; it finds the one there is.
             let reauth: (String) async throws -> Reply = { token in
