@@ -135,6 +135,51 @@ struct HeadfulSignInTests {
         }
     }
 
+    @Test("link and reauthenticate through the handler, as the iOS SDK does: an anonymous user keeps its uid; a reauth finds it")
+    func linkAndReauthenticate() async throws {
+        try await Self.run { harness, api, providers in
+            func completeFlow(_ provider: String) async throws -> String {
+                let authorization = try await Self.location(api, Self.handlerURL(provider: provider))
+                return try await Self.appCallback(api, try await providers.consent(at: authorization))["link"] ?? ""
+            }
+            let anonymous = try await api.v1("signUp", ["returnSecureToken": true])
+            let uid = try #require(anonymous.string("localId"))
+            // Linking: the same call with the signed-in user's ID token.
+            let linked = try await api.v1(
+                "signInWithIdp",
+                ["requestUri": .string(try await completeFlow("yahoo.com")), "sessionId": .string(Self.sessionID),
+                 "postBody": "providerId=yahoo.com", "idToken": anonymous["idToken"] ?? .null, "returnSecureToken": true])
+            #expect(linked.status == 200 && linked.string("localId") == uid, "\(linked.json)")
+            #expect(claims(linked.string("idToken"))["firebase"]?["sign_in_provider"] == "yahoo.com")
+            let account = try #require(try harness.service.account(UserID(uid)!, Caller(project: APIHarness.project, isAdmin: true)))
+            #expect(!account.isAnonymous && account.provider(.yahoo)?.federatedId == "yahoo-user-77")
+            // Reauthentication (autoCreate false) signs the same user in again; no new account.
+            let reauth = try await api.v1(
+                "signInWithIdp",
+                ["requestUri": .string(try await completeFlow("yahoo.com")), "sessionId": .string(Self.sessionID),
+                 "postBody": "providerId=yahoo.com", "autoCreate": false, "returnSecureToken": true])
+            #expect(reauth.string("localId") == uid && reauth["isNewUser"] == nil)
+        }
+    }
+
+    @Test("Android (apn): the result comes back as the genericidp intent, carrying the response URL")
+    func android() async throws {
+        try await Self.run { _, api, providers in
+            let opened = Self.handlerURL(provider: "github.com").replacingOccurrences(of: "ibi=com.example.app", with: "apn=com.example.android")
+                .replacingOccurrences(of: "&clientId=" + FormEncoding.percentEncoded(Self.iosClientId), with: "")
+            let callback = try await providers.consent(at: try await Self.location(api, opened))
+            let intent = try await Self.location(api, callback)
+            #expect(intent.hasPrefix("intent://firebase.auth/#Intent;scheme=genericidp;package=com.example.android;"))
+            let link = intent.split(separator: ";").first { $0.hasPrefix("S.link=") }.map { String($0.dropFirst("S.link=".count)) }
+            let requestUri = try #require(link.flatMap { FormEncoding.decode(Array($0.utf8)) })
+            let signedIn = try await api.v1(
+                "signInWithIdp",
+                ["requestUri": .string(requestUri), "sessionId": .string(Self.sessionID), "postBody": "providerId=github.com",
+                 "returnSecureToken": true])
+            #expect(signedIn.status == 200 && signedIn.string("federatedId") == "4242")
+        }
+    }
+
     @Test("production: GitHub's verified email that another account holds asks the user to confirm (Firebase's rule)")
     func productionNeedsConfirmation() async throws {
         try await Self.run(production: true) { _, api, providers in
