@@ -34,13 +34,14 @@ extension AuthService {
 
 /// Anonymous cleanup, as an administrator sees it.
 extension AuthService {
-    public func cleanupStatus(_ caller: Caller) throws -> CleanupStatus {
-        let now = self.now
-        return try read { try $0.cleanupStatus(of: caller.project, now: now) }
+    /// Counts the whole schedule: off the event loops.
+    public func cleanupStatus(_ caller: Caller) async throws -> CleanupStatus {
+        let (now, project) = (self.now, caller.project)
+        return try await store.scan { try $0.cleanupStatus(of: project, now: now) }
     }
 
-    public func cleanupPreview(_ caller: Caller) throws -> CleanupPreview {
-        let now = self.now
-        return try read { try $0.cleanupPreview(of: caller.project, now: now) }
+    public func cleanupPreview(_ caller: Caller) async throws -> CleanupPreview {
+        let (now, project) = (self.now, caller.project)
+        return try await store.scan { try $0.cleanupPreview(of: project, now: now) }
     }
 }

@@ -10,12 +10,12 @@ public struct CleanupAPI: Sendable {
     let service: AuthService
     let access: APIAccess
 
-    func status(_ request: Request, _ context: some RemoteAddressRequestContext) throws -> Response {
-        JSONResponse.ok(Self.json(try service.cleanupStatus(try admin(request, context))))
+    func status(_ request: Request, _ context: some RemoteAddressRequestContext) async throws -> Response {
+        JSONResponse.ok(Self.json(try await service.cleanupStatus(try admin(request, context))))
     }
 
-    func preview(_ request: Request, _ context: some RemoteAddressRequestContext) throws -> Response {
-        JSONResponse.ok(Self.json(try service.cleanupPreview(try admin(request, context))))
+    func preview(_ request: Request, _ context: some RemoteAddressRequestContext) async throws -> Response {
+        JSONResponse.ok(Self.json(try await service.cleanupPreview(try admin(request, context))))
     }
 
     private func admin(_ request: Request, _ context: some RemoteAddressRequestContext) throws -> Caller {

@@ -84,8 +84,10 @@ public enum HearthRouter {
             router.get("/emulator/auth/handler") { request, context in try await handler.handle(request, context) }
         }
         let cleanup = CleanupAPI(service: service, access: access)
-        router.get("/hearth/v1/projects/{project}/cleanup") { request, context in try cleanup.status(request, context) }
-        router.get("/hearth/v1/projects/{project}/cleanup/preview") { request, context in try cleanup.preview(request, context) }
+        router.get("/hearth/v1/projects/{project}/cleanup") { request, context in try await cleanup.status(request, context) }
+        router.get("/hearth/v1/projects/{project}/cleanup/preview") { request, context in
+            try await cleanup.preview(request, context)
+        }
         if access.profile == .development {
             let emulator = EmulatorAPI(service: service)
             router.delete("/emulator/v1/projects/{project}/accounts") { request, context in

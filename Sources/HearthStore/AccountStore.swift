@@ -1,3 +1,4 @@
+import Foundation
 import HearthDomain
 import HearthLedger
 import HearthProjections
@@ -169,6 +170,14 @@ public final class AccountStore: Sendable {
     /// The ledger's last sequence number, hash and time.
     public func ledgerHead() throws -> LedgerHead {
         try translatingErrors { try environment.read { LedgerHead(try ledger.head(in: $0)) } }
+    }
+
+    /// `read` for a query that scans (a status over the whole cleanup schedule): on a thread of
+    /// its own, so the event loops that serve requests never wait for it.
+    public func scan<R: Sendable>(_ body: @escaping @Sendable (StoreReader) throws -> R) async throws -> R {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { [self] in continuation.resume(with: Result { try read(body) }) }
+        }
     }
 
     /// Runs `body` on a read snapshot of the projections.

@@ -14,7 +14,7 @@ public struct CleanupBenchmark {
     public var accounts = 1_000_000
     /// Concurrent sign-up submitters (each a closed loop: one sign-up job at a time).
     public var signUpSubmitters = 16
-    public var batchSize = 256
+    public var batchSize = 1024
 
     public init(directory: String) { self.directory = directory }
 
@@ -55,6 +55,14 @@ public struct CleanupBenchmark {
         ]
     }
 
+    /// Leaves a data directory whose `accounts` anonymous accounts are all due (for
+    /// `Benchmarks/api.py`, which starts the daemon on it and signs up over HTTP while it purges).
+    public func prepare(log: (String) -> Void) async throws {
+        let store = try DataDirectory(directory).open(as: "hearth bench")
+        defer { store.close() }
+        try await populate(store, log: log)
+    }
+
     /// `accounts` anonymous accounts, each signed in once, all due a second after the last one
     /// is created; then the period goes back to 30 days, so the benchmark's own sign-ups are not
     /// due during it.
@@ -71,7 +79,9 @@ public struct CleanupBenchmark {
             var commands: [Command] = []
             commands.reserveCapacity(count * 2)
             for index in created..<created + count {
-                let uid = UserID("p\(index)")!
+                // Zero-padded: uids sort by creation time, as Hearth's own do (their first
+                // characters are the creation time), so accounts fall due in key order.
+                let uid = UserID("p" + String(repeating: "0", count: max(0, 9 - String(index).count)) + String(index))!
                 commands.append(.createAccount(benchProject, uid, AccountCreated(method: .anonymous, createdAt: 0)))
                 commands.append(.signIn(benchProject, uid, method: .anonymous, refreshTokenHash: DemoLedger.tokenHash(index, 0)))
             }

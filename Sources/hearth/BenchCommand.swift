@@ -51,10 +51,17 @@ struct Bench: AsyncParsableCommand {
         var directory = "/tmp/hearth-bench-cleanup-\(getpid())"
         @Option(help: "Anonymous accounts due at once.") var accounts = 1_000_000
         @Option(help: "Concurrent sign-up submitters.") var submitters = 16
-        @Option(help: "Accounts per purge transaction.") var batch = 256
+        @Option(help: "Accounts per purge transaction.") var batch = 1024
+        @Flag(help: "Only build the data directory (kept) with every account due, for Benchmarks/api.py.")
+        var prepare = false
 
         func run() async throws {
             var benchmark = CleanupBenchmark(directory: directory)
+            if prepare {
+                benchmark.accounts = accounts
+                try await benchmark.prepare { Output.standardError.line($0) }
+                return
+            }
             benchmark.accounts = accounts
             benchmark.signUpSubmitters = submitters
             benchmark.batchSize = batch
