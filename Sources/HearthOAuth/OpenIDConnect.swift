@@ -15,6 +15,7 @@ final class OpenIDConnect: Sendable {
         var authorizationEndpoint: String
         var tokenEndpoint: String
         var jwksURI: String
+        var userinfoEndpoint: String?
         var supportsS256: Bool
         var fetchedAt: Int64
     }
@@ -65,9 +66,12 @@ final class OpenIDConnect: Sendable {
         guard let idToken = tokens["id_token"]?.stringValue else {
             throw IdentityProviderFailure.invalid("the token response has no id_token")
         }
-        let claims = try await verify(idToken, issuer: issuer, audiences: [exchange.provider.clientId], nonce: exchange.nonce)
-        return try Self.identity(
-            exchange.provider.providerId, claims: claims, idToken: idToken, accessToken: tokens["access_token"]?.stringValue)
+        var claims = try await verify(idToken, issuer: issuer, audiences: [exchange.provider.clientId], nonce: exchange.nonce)
+        let accessToken = tokens["access_token"]?.stringValue
+        if claims["email"] == nil, let accessToken, let userinfo = document.userinfoEndpoint {
+            claims = try await withUserInfo(claims, from: userinfo, accessToken: accessToken)
+        }
+        return try Self.identity(exchange.provider.providerId, claims: claims, idToken: idToken, accessToken: accessToken)
     }
 
     /// The claims of an `id_token` from `issuer` for one of `audiences`, checked.
@@ -101,6 +105,16 @@ final class OpenIDConnect: Sendable {
         return claims
     }
 
+    /// An `id_token` without the profile (some providers keep it for the userinfo endpoint):
+    /// the endpoint's claims fill in what the token lacks, only if they are for the same subject.
+    private func withUserInfo(_ claims: [String: JSONValue], from endpoint: String, accessToken: String) async throws
+        -> [String: JSONValue]
+    {
+        let answer = try await http.get(endpoint, bearer: accessToken)
+        guard answer.status == 200, let info = answer.json?.objectValue, info["sub"] == claims["sub"] else { return claims }
+        return claims.merging(info) { token, _ in token }
+    }
+
     static func identity(_ providerId: ProviderID, claims: [String: JSONValue], idToken: String?, accessToken: String?) throws
         -> FederatedIdentity
     {
@@ -131,8 +145,8 @@ final class OpenIDConnect: Sendable {
         else { throw IdentityProviderFailure.invalid("\(issuer) has no valid OpenID Connect discovery document") }
         let methods = document["code_challenge_methods_supported"]?.arrayValue?.compactMap(\.stringValue) ?? []
         let fetched = Metadata(
-            authorizationEndpoint: authorization, tokenEndpoint: token, jwksURI: jwks, supportsS256: methods.contains("S256"),
-            fetchedAt: now)
+            authorizationEndpoint: authorization, tokenEndpoint: token, jwksURI: jwks,
+            userinfoEndpoint: document["userinfo_endpoint"]?.stringValue, supportsS256: methods.contains("S256"), fetchedAt: now)
         metadata.withLock { $0[issuer] = fetched }
         return fetched
     }

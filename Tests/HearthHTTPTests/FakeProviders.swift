@@ -13,6 +13,8 @@ final class FakeProviders: Sendable {
     /// How the issuer's next token answers misbehave.
     enum Fault: Sendable {
         case none, wrongAudience, expired, badSignature, wrongNonce, hang
+        /// The profile only at the userinfo endpoint, not in the `id_token`.
+        case profileAtUserInfo
     }
 
     struct Grant: Sendable {
@@ -86,10 +88,15 @@ final class FakeProviders: Sendable {
             return Self.json([
                 "issuer": .string(issuer), "authorization_endpoint": .string(issuer + "/authorize"),
                 "token_endpoint": .string(issuer + "/token"), "jwks_uri": .string(issuer + "/jwks"),
+                "userinfo_endpoint": .string(issuer + "/userinfo"),
                 "code_challenge_methods_supported": ["S256"],
             ])
         }
         router.get("/oidc/jwks") { _, _ in Self.json(["keys": [self.key.publicJWK]]) }
+        router.get("/oidc/userinfo") { request, _ in
+            guard request.headers[.authorization] == "Bearer yahoo-access" else { return Self.json(status: .unauthorized, [:]) }
+            return Self.json(["sub": "yahoo-user-77", "email": "Yuki@Yahoo.example", "email_verified": true, "name": "Yuki"])
+        }
         router.post("/oidc/token") { request, _ in try await self.openIDToken(request) }
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         try await app.test(.live) { client in
@@ -170,13 +177,16 @@ final class FakeProviders: Sendable {
             return Self.json(status: .badRequest, ["error": "invalid_grant"])
         }
         let now = clock.withLock { $0 }()
-        let claims: JSONValue = [
+        var claims: [String: JSONValue] = [
             "iss": .string(issuer), "aud": .string(fault == .wrongAudience ? "someone-else" : grant.clientId),
             "sub": "yahoo-user-77", "email": "Yuki@Yahoo.example", "email_verified": true, "name": "Yuki",
             "nonce": .string(fault == .wrongNonce ? "stale" : grant.nonce ?? ""),
             "iat": .int(now), "exp": .int(fault == .expired ? now - 3600 : now + 3600),
         ]
-        var token = try JWT.sign(payload: claims, with: fault == .badSignature ? forger : key)
+        if fault == .profileAtUserInfo {
+            for claim in ["email", "email_verified", "name"] { claims[claim] = nil }
+        }
+        var token = try JWT.sign(payload: .object(claims), with: fault == .badSignature ? forger : key)
         if fault == .badSignature {
             // Signed by another key under this key's id.
             let parts = token.split(separator: ".")

@@ -242,6 +242,9 @@ struct HeadfulSignInTests {
             #expect(signedIn.status == 200 && signedIn.string("federatedId") == "yahoo-user-77", "\(signedIn.json)")
             #expect(signedIn.string("email") == "yuki@yahoo.example" && signedIn["emailVerified"] == true)
             #expect(signedIn.string("oauthIdToken") != nil)
+            // A provider that keeps the profile for its userinfo endpoint: the same identity.
+            let viaUserInfo = try await attempt(.profileAtUserInfo)
+            #expect(viaUserInfo.string("localId") == signedIn.string("localId") && viaUserInfo.string("email") == "yuki@yahoo.example")
             for fault in [FakeProviders.Fault.wrongAudience, .expired, .badSignature, .wrongNonce] {
                 let refused = try await attempt(fault)
                 #expect(refused.errorCode == "INVALID_IDP_RESPONSE", "\(fault)")
