@@ -14,6 +14,7 @@ extension AuthService {
     public func signInWithIdentity(
         _ identity: FederatedIdentity, idToken: String?, createsAccount: Bool = true, _ caller: Caller
     ) async throws -> FederatedOutcome {
+        let identity = try identity.checkedSizes()
         let link = ProviderLink(
             providerId: identity.providerId, federatedId: identity.subject, email: identity.email,
             displayName: identity.displayName, photoUrl: identity.photoUrl, screenName: identity.screenName)

@@ -18,6 +18,30 @@ public struct FederatedIdentity: Sendable, Equatable {
     public var idToken: String?
     public var accessToken: String?
 
+    /// A claim such as `email_verified`: JSON true, or the string "true" (some providers).
+    public static func isTrue(_ claim: JSONValue?) -> Bool {
+        switch claim {
+        case .bool(let flag)?: flag
+        case .string(let text)?: text == "true"
+        default: false
+        }
+    }
+
+    /// The identity within the sizes Hearth stores (its ids and email are index keys): what a
+    /// provider sends beyond them is refused, whichever provider it is.
+    public func checkedSizes() throws -> FederatedIdentity {
+        let limits: [(String?, Int, String)] = [
+            (subject, Validation.MaxBytes.federatedId, "subject"), (email, Validation.MaxBytes.email, "email"),
+            (displayName, Validation.MaxBytes.displayName, "name"), (photoUrl, Validation.MaxBytes.photoUrl, "picture"),
+            (screenName, Validation.MaxBytes.screenName, "screen name"),
+        ]
+        for (value, maxBytes, name) in limits where (value?.utf8.count ?? 0) > maxBytes {
+            throw FirebaseError.bad("INVALID_IDP_RESPONSE : ((The provider's \(name) is longer than \(maxBytes) bytes.))")
+        }
+        guard !subject.isEmpty else { throw FirebaseError.bad("INVALID_IDP_RESPONSE : ((The provider named no user.))") }
+        return self
+    }
+
     public init(
         providerId: ProviderID, subject: String, email: String?, emailVerified: Bool, displayName: String?,
         photoUrl: String?, screenName: String?, rawUserInfo: JSONValue, idToken: String?, accessToken: String?
@@ -80,15 +104,9 @@ public enum FakeIdentityProvider {
             }
             return value
         }
-        let verified: Bool =
-            switch claims["email_verified"] {
-            case .bool(let flag)?: flag
-            case .string(let text)?: text == "true"
-            default: false
-            }
         return FederatedIdentity(
             providerId: ProviderID(providerId), subject: subject, email: try profile("email", Validation.MaxBytes.email)?.lowercased(),
-            emailVerified: verified, displayName: try profile("name", Validation.MaxBytes.displayName),
+            emailVerified: FederatedIdentity.isTrue(claims["email_verified"]), displayName: try profile("name", Validation.MaxBytes.displayName),
             photoUrl: try profile("picture", Validation.MaxBytes.photoUrl),
             screenName: try profile("screen_name", Validation.MaxBytes.screenName), rawUserInfo: .object(claims),
             idToken: idToken, accessToken: accessToken)

@@ -118,18 +118,12 @@ final class OpenIDConnect: Sendable {
     static func identity(_ providerId: ProviderID, claims: [String: JSONValue], idToken: String?, accessToken: String?) throws
         -> FederatedIdentity
     {
-        guard let subject = claims["sub"]?.stringValue, !subject.isEmpty, subject.utf8.count <= 256 else {
+        guard let subject = claims["sub"]?.stringValue, !subject.isEmpty else {
             throw IdentityProviderFailure.invalid("the id_token names no subject")
         }
-        let verified: Bool =
-            switch claims["email_verified"] {
-            case .bool(let flag)?: flag
-            case .string(let text)?: text == "true"
-            default: false
-            }
         return FederatedIdentity(
             providerId: providerId, subject: subject, email: claims["email"]?.stringValue?.lowercased(),
-            emailVerified: verified, displayName: claims["name"]?.stringValue, photoUrl: claims["picture"]?.stringValue,
+            emailVerified: FederatedIdentity.isTrue(claims["email_verified"]), displayName: claims["name"]?.stringValue, photoUrl: claims["picture"]?.stringValue,
             screenName: claims["preferred_username"]?.stringValue ?? claims["nickname"]?.stringValue,
             rawUserInfo: .object(claims), idToken: idToken, accessToken: accessToken)
     }

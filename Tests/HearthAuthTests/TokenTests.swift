@@ -212,4 +212,19 @@ struct FakeIdentityProviderTests {
             try FakeIdentityProvider.identity(requestUri: "http://localhost", postBody: "providerId=x&id_token=%7B%22sub%22%3A1%7D")
         }
     }
+
+    @Test("a provider's identity beyond the sizes Hearth stores is refused, whichever provider sent it")
+    func providerIdentitySizes() throws {
+        let fine = FederatedIdentity(
+            providerId: .github, subject: "42", email: "a@x.io", emailVerified: true, displayName: "A", photoUrl: nil,
+            screenName: "a", rawUserInfo: [:], idToken: nil, accessToken: "t")
+        #expect(try fine.checkedSizes() == fine)
+        var long = fine
+        long.email = String(repeating: "a", count: 400) + "@x.io"
+        #expect(throws: FirebaseError.self) { try long.checkedSizes() }
+        long = fine
+        long.subject = String(repeating: "9", count: 400)
+        #expect(throws: FirebaseError.self) { try long.checkedSizes() }
+        #expect(FederatedIdentity.isTrue("true") && FederatedIdentity.isTrue(true) && !FederatedIdentity.isTrue(nil))
+    }
 }
