@@ -197,6 +197,14 @@ struct HeadfulSignInTests {
             #expect(reply.string("email") == "mona@example.com" && reply.string("localId") == created.string("localId"))
             #expect(reply["idToken"] == nil)
             #expect(reply.string("oauthAccessToken") == "gho_fake_token", "the app can link this credential after signing in")
+            // The user signs in the old way, and the app links the pending credential.
+            let password = try await api.v1("signInWithPassword", ["email": "mona@example.com", "password": "correct-horse-42"])
+            let linked = try await api.v1(
+                "signInWithIdp",
+                ["requestUri": "http://localhost", "postBody": .string("providerId=github.com&access_token=\(reply.string("oauthAccessToken") ?? "")"),
+                 "idToken": password["idToken"] ?? .null, "returnSecureToken": true])
+            #expect(linked.status == 200 && linked.string("localId") == created.string("localId"), "\(linked.json)")
+            #expect(claims(linked.string("idToken"))["firebase"]?["identities"]?["github.com"] == ["4242"])
         }
     }
 
