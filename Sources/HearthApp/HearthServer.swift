@@ -129,6 +129,7 @@ public enum HearthServer {
         var settings = AuthSettings()
         settings.fakeIdentityProvider = configuration.profile == .development
         settings.emailTrust = configuration.profile == .development ? .anyVerifiedEmail : .authoritativeProviders
+        settings.secretFilesDirectory = configuration.secretFilesDirectory
         settings.customTokens = try configuration.customTokenVerifier()
         settings.actionURL = configuration.actionUrl
         let clock = store.clock

@@ -76,6 +76,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var identityProviders: [String: JSONValue] = [:]
     /// How long Hearth waits for an identity provider's answer.
     public var providerTimeoutSeconds = 10
+    /// Where admins may point a provider's `clientSecretFile` through the API; systemd's
+    /// credentials directory when it sets one. The config file's own entries may point anywhere.
+    public var secretFilesDirectory: String? = ProcessInfo.processInfo.environment["CREDENTIALS_DIRECTORY"]
 
     public init() {}
 
@@ -88,7 +91,7 @@ public struct ServerConfiguration: Sendable, Equatable {
         case requestTimeoutSeconds, requestMinBytesPerSecond, requestTimeoutMaxSeconds, maxConnections
         case actionUrl, appName, mailFrom, mailFromName
         case smtpHost, smtpPort, smtpSecurity, smtpUsername, smtpPassword, smtpPasswordFile, smtpTrustRoots
-        case projects, publicUrl, identityProviders, providerTimeoutSeconds
+        case projects, publicUrl, identityProviders, providerTimeoutSeconds, secretFilesDirectory
 
         var environmentName: String {
             "HEARTH_" + rawValue.reduce(into: "") { name, character in
@@ -216,6 +219,7 @@ public struct ServerConfiguration: Sendable, Equatable {
             guard let object = value.objectValue else { throw ConfigurationError.invalid(key.rawValue, source: source) }
             identityProviders = object
         case .providerTimeoutSeconds: providerTimeoutSeconds = try number()
+        case .secretFilesDirectory: secretFilesDirectory = try text()
         }
     }
 

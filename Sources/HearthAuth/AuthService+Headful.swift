@@ -17,10 +17,8 @@ extension AuthService {
         let provider = try enabledProvider(start.providerId, caller)
         let verifier = SecureRandom.string(64, from: UserIDMinter.alphabet)
         let nonce = SecureRandom.string(32, from: UserIDMinter.alphabet)
-        let state = pendingSignIns.insert(
-            PendingAuthorizations.Entry(
-                request: start, project: caller.project, codeVerifier: verifier, nonce: nonce, createdAt: now))
-        return try await providerCall(start.providerId) {
+        let state = PendingAuthorizations.newState()
+        let url = try await providerCall(start.providerId) {
             try await gateway.authorizationURL(
                 AuthorizationRequest(
                     provider: provider, redirectURI: start.redirectURI, state: state, nonce: nonce,
@@ -28,6 +26,11 @@ extension AuthService {
                     customParameters: start.customParameters.filter { !Self.reservedParameters.contains($0.key.lowercased()) },
                     language: start.language))
         }
+        // Recorded only once the provider's URL exists: a failed start leaves nothing behind.
+        pendingSignIns.insert(
+            PendingAuthorizations.Entry(request: start, project: caller.project, codeVerifier: verifier, nonce: nonce, createdAt: now),
+            state: state)
+        return url
     }
 
     /// The identity behind a handler's response URL (`requestUri`): the state must be pending
@@ -36,17 +39,17 @@ extension AuthService {
     public func headfulIdentity(
         requestUri: [String: String], sessionId: String?, providerId: ProviderID?, apiKey: String?, _ caller: Caller
     ) async throws -> FederatedIdentity {
-        guard let gateway = identityProviders, let state = requestUri["state"],
-            let entry = pendingSignIns.take(state, now: now)
-        else {
-            throw FirebaseError.bad("INVALID_IDP_RESPONSE : ((The sign-in expired or was already completed: start it again.))")
-        }
+        let spent = FirebaseError.bad("INVALID_IDP_RESPONSE : ((The sign-in expired or was already completed: start it again.))")
+        guard let gateway = identityProviders, let state = requestUri["state"], let entry = pendingSignIns.peek(state, now: now)
+        else { throw spent }
         guard entry.project == caller.project, apiKey == nil || apiKey == entry.request.apiKey,
             providerId == nil || providerId == entry.request.providerId
         else { throw FirebaseError.bad("INVALID_IDP_RESPONSE : ((The response belongs to another sign-in.))") }
+        // Only the app that began the sign-in (it alone knows the raw session id) may use it up.
         guard let sessionId, PendingAuthorizations.sessionHash(sessionId) == entry.request.sessionHash else {
             throw FirebaseError.bad("MISSING_OR_INVALID_NONCE : ((The session id does not match the one the sign-in began with.))")
         }
+        guard pendingSignIns.take(state, now: now) != nil else { throw spent }
         guard let code = requestUri["code"], !code.isEmpty else {
             throw FirebaseError.bad("INVALID_IDP_RESPONSE : ((The provider returned no authorization code.))")
         }

@@ -37,6 +37,8 @@ public struct AuthSettings: Sendable {
     /// The emulator's fake IdP: unsigned JSON or JWT `id_token`s accepted as federated
     /// credentials. Development profile only.
     public var fakeIdentityProvider = true
+    /// Where admins may point a provider's `clientSecretFile` through the API (`nil`: nowhere).
+    public var secretFilesDirectory: String?
     /// Whose verified email joins a federated sign-in to the account with that email: Firebase's
     /// rule (only the address's own provider, Google for Gmail) unless development asks for
     /// the emulator's (any verified email).

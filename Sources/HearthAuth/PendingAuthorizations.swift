@@ -25,9 +25,13 @@ public final class PendingAuthorizations: Sendable {
 
     public init(capacity: Int = 10_000) { self.capacity = capacity }
 
-    /// Records `entry` and returns its `state`.
-    public func insert(_ entry: Entry) -> String {
-        let state = SecureRandom.string(43, from: Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8))
+    /// A new, unguessable state.
+    public static func newState() -> String {
+        SecureRandom.string(43, from: Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8))
+    }
+
+    /// Records `entry` under `state`.
+    public func insert(_ entry: Entry, state: String) {
         entries.withLock { entries in
             let now = entry.createdAt
             entries.order.removeAll { key in
@@ -44,7 +48,6 @@ public final class PendingAuthorizations: Sendable {
             entries.byState[state] = entry
             entries.order.append(state)
         }
-        return state
     }
 
     /// The entry, if `state` is one and it has not expired; it stays for `take`.

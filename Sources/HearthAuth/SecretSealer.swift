@@ -26,7 +26,11 @@ public final class SecretSealer: Sendable {
             let box = try AES.GCM.SealedBox(combined: sealed)
             return String(decoding: try AES.GCM.open(box, using: try key()), as: UTF8.self)
         case .file(let path):
-            guard let contents = try? String(contentsOfFile: path, encoding: .utf8),
+            // The first line of at most 4 KiB: a device or a huge file is not read on and on.
+            guard let handle = FileHandle(forReadingAtPath: path) else { throw SecretError.unreadableFile(path) }
+            defer { try? handle.close() }
+            let bytes = (try? handle.read(upToCount: 4096)) ?? nil
+            guard let bytes, let contents = String(data: bytes, encoding: .utf8),
                 let line = contents.split(whereSeparator: \.isNewline).first.map(String.init), !line.isEmpty
             else { throw SecretError.unreadableFile(path) }
             return line.trimmingCharacters(in: .whitespaces)

@@ -13,8 +13,13 @@ extension IdentityToolkitAPI {
             "federatedId": .string(
                 identity.providerId == .google ? "https://accounts.google.com/\(identity.subject)" : identity.subject),
             "rawUserInfo": .string(identity.rawUserInfo.text),
-            "oauthAccessToken": .string(identity.accessToken ?? "FirebaseAuthEmulatorFakeAccessToken_\(identity.providerId)"),
         ]
+        // The emulator hands out a placeholder when the fake IdP gave none; real providers' only.
+        if let accessToken = identity.accessToken {
+            body["oauthAccessToken"] = .string(accessToken)
+        } else if service.settings.fakeIdentityProvider {
+            body["oauthAccessToken"] = .string("FirebaseAuthEmulatorFakeAccessToken_\(identity.providerId)")
+        }
         if let idToken = identity.idToken { body["oauthIdToken"] = .string(idToken) }
         if let email = identity.email { body["email"] = .string(email) }
         if let name = identity.displayName {

@@ -17,10 +17,10 @@ struct IdentityProviderAPI: Sendable {
             let name = kind == .defaultSupported ? "idpId" : "oauthIdpConfigId"
             let providerId = try IdentityProviderJSON.providerId(query[name], kind)
             let body = try await RequestFields.read(request).values
-            let kind = self.kind
-            let sealer = service.secrets
+            let (kind, sealer, files) = (self.kind, service.secrets, service.settings.secretFilesDirectory)
             let created = try await service.setIdentityProvider(providerId, creating: true, caller) { _ in
-                try IdentityProviderJSON.apply(body, updateMask: nil, to: nil, providerId: providerId, kind: kind, sealer: sealer)
+                try IdentityProviderJSON.apply(
+                    body, updateMask: nil, to: nil, providerId: providerId, kind: kind, sealer: sealer, secretFiles: .within(files))
             }
             return JSONResponse.ok(IdentityProviderJSON.render(created, project: caller.project))
         }
@@ -44,8 +44,10 @@ struct IdentityProviderAPI: Sendable {
         case .patch:
             let body = try await RequestFields.read(request).values
             let (kind, sealer, mask) = (self.kind, service.secrets, query["updateMask"])
+            let files = service.settings.secretFilesDirectory
             let updated = try await service.setIdentityProvider(providerId, creating: false, caller) { current in
-                try IdentityProviderJSON.apply(body, updateMask: mask, to: current, providerId: providerId, kind: kind, sealer: sealer)
+                try IdentityProviderJSON.apply(
+                    body, updateMask: mask, to: current, providerId: providerId, kind: kind, sealer: sealer, secretFiles: .within(files))
             }
             return JSONResponse.ok(IdentityProviderJSON.render(updated, project: caller.project))
         case .delete:

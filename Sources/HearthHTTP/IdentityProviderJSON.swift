@@ -58,11 +58,31 @@ public enum IdentityProviderJSON {
         return .object(body)
     }
 
+    /// Where `clientSecretFile` may point: anywhere for the operator's config file; through the
+    /// API only inside the directory the operator named (`secretFilesDirectory`, by default
+    /// systemd's `$CREDENTIALS_DIRECTORY`), so an admin can not have the daemon read, and send
+    /// a provider, any file it can read.
+    public enum SecretFiles: Sendable {
+        case anywhere
+        case within(String?)
+
+        func allows(_ path: String) -> Bool {
+            switch self {
+            case .anywhere: return true
+            case .within(nil): return false
+            case .within(let directory?):
+                let standardized = URL(fileURLWithPath: path).standardizedFileURL.path
+                let root = URL(fileURLWithPath: directory).standardizedFileURL.path
+                return path.hasPrefix("/") && !path.contains("/../") && standardized.hasPrefix(root.hasSuffix("/") ? root : root + "/")
+            }
+        }
+    }
+
     /// The configuration `body` makes of `current` (`nil`: a new one) under `updateMask` (or,
     /// without one, every field the body sets), as the v2 API's field masks do.
     public static func apply(
         _ body: [String: JSONValue], updateMask: String?, to current: IdentityProviderConfig?, providerId: ProviderID,
-        kind: Kind, sealer: SecretSealer?
+        kind: Kind, sealer: SecretSealer?, secretFiles: SecretFiles = .anywhere
     ) throws -> IdentityProviderConfig {
         var fields: Set<String> = ["enabled", "clientId", "clientSecret", "clientSecretFile", "additionalClientIds"]
         if kind == .openIDConnect { fields.formUnion(["issuer", "displayName", "responseType.idToken", "responseType.code"]) }
@@ -110,7 +130,12 @@ public enum IdentityProviderJSON {
                 // The config file has no sealer: secrets there are files (clientSecretFile).
                 guard let sealer else { throw FirebaseError.bad("INVALID_CONFIG : ((use clientSecretFile, not clientSecret))") }
                 provider.clientSecret = try string(value, path, maxBytes: 512).map(sealer.seal)
-            case "clientSecretFile": provider.clientSecret = try string(value, path, maxBytes: 1024).map { .file(path: $0) }
+            case "clientSecretFile":
+                let file = try string(value, path, maxBytes: 1024)
+                if let file, !secretFiles.allows(file) {
+                    throw FirebaseError.bad("INVALID_CONFIG : ((clientSecretFile must be inside the secretFilesDirectory the operator set.))")
+                }
+                provider.clientSecret = file.map { .file(path: $0) }
             case "issuer": provider.issuer = try string(value, path, maxBytes: 512)
             case "additionalClientIds": provider.additionalClientIds = try strings(value, path)
             case "displayName": provider.displayName = try string(value, path, maxBytes: 256)
@@ -119,6 +144,13 @@ public enum IdentityProviderJSON {
             default: break
             }
         }
+        // A secret was given for one client at one issuer: pointed elsewhere, it goes, unless
+        // the same update gives it again (else an admin could send it to an issuer of theirs).
+        if let current, provider.issuer != current.issuer || provider.clientId != current.clientId,
+            !mask.contains("clientSecret") && !mask.contains("clientSecretFile")
+        {
+            provider.clientSecret = nil
+        }
         try validate(provider, kind)
         return provider
     }
@@ -126,7 +158,9 @@ public enum IdentityProviderJSON {
     static func validate(_ provider: IdentityProviderConfig, _ kind: Kind) throws {
         guard !provider.clientId.isEmpty else { throw FirebaseError.bad("INVALID_CONFIG : ((clientId is required.))") }
         guard kind == .openIDConnect else { return }
-        guard let issuer = provider.issuer, let url = URL(string: issuer), ["https", "http"].contains(url.scheme), url.host != nil
+        // Keys and discovery over plain HTTP would let anyone on the path forge id_tokens.
+        guard let issuer = provider.issuer, let url = URL(string: issuer), let host = url.host,
+            url.scheme == "https" || (url.scheme == "http" && ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host))
         else { throw FirebaseError.bad("INVALID_CONFIG : ((issuer must be an absolute https URL.))") }
         guard provider.responseType.idToken != provider.responseType.code else {
             throw FirebaseError.bad("INVALID_CONFIG : ((responseType: exactly one of idToken and code.))")

@@ -39,14 +39,20 @@ struct OAuthHandlerPage: Sendable {
             return page(.badRequest, "Hearth finishes headful sign-in for the iOS and Android SDKs (ibi or apn).")
         }
         let authType = query["authType"] ?? "signInWithRedirect"
+        // What a pending sign-in keeps is bounded, so an unauthenticated caller can not fill memory.
+        let scopes = (query["scopes"] ?? "").split(separator: ",").map { String($0) }
+        let customParameters = query["customParameters"].flatMap { JSONValue.parse(Array($0.utf8))?.objectValue } ?? [:]
+        guard authType.utf8.count <= 32, (query["hl"]?.utf8.count ?? 0) <= 16, scopes.count <= 20,
+            scopes.allSatisfy({ $0.utf8.count <= 128 }), customParameters.count <= 20,
+            customParameters.allSatisfy({ $0.key.utf8.count <= 64 && ($0.value.stringValue?.utf8.count ?? 0) <= 512 }),
+            AppReturn.parameters(query).values.allSatisfy({ $0.utf8.count <= 256 })
+        else { return page(.badRequest, "The sign-in request's scopes, parameters or app names are too long or too many.") }
         do {
             let caller = try access.caller(apiKey: apiKey, context)
-            let customParameters = query["customParameters"].flatMap { JSONValue.parse(Array($0.utf8))?.objectValue } ?? [:]
             let start = HeadfulRequest(
                 apiKey: apiKey, providerId: ProviderID(providerId), sessionHash: sessionHash, eventId: eventId,
                 authType: authType, app: AppReturn.parameters(query), redirectURI: origin + "/__/auth/handler",
-                scopes: (query["scopes"] ?? "").split(separator: ",").map { String($0) },
-                customParameters: customParameters.compactMapValues(\.stringValue), language: query["hl"])
+                scopes: scopes, customParameters: customParameters.compactMapValues(\.stringValue), language: query["hl"])
             let authorization = try await service.startHeadfulSignIn(start, caller)
             return Response(status: .found, headers: [.location: authorization, .cacheControl: "no-store"])
         } catch let error as FirebaseError {
@@ -61,8 +67,8 @@ struct OAuthHandlerPage: Sendable {
         }
         let result: AppReturn.Result
         if let error = query["error"] {
-            // Consent denied, a bad scope: the provider's reason goes to the app; the state is spent.
-            _ = service.pendingSignIns.take(state, now: service.now)
+            // Consent denied, a bad scope: the provider's reason goes to the app. The state is left
+            // to expire (whoever saw it must not be able to cancel someone else's sign-in).
             let detail = query["error_description"].map { "\(error): \($0)" } ?? error
             result = .error(code: "auth/invalid-credential", message: "\(pending.request.providerId): \(detail)")
         } else {

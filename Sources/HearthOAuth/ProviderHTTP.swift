@@ -49,9 +49,21 @@ struct ProviderHTTP: Sendable {
     private func send(_ request: HTTPClientRequest) async throws -> Answer {
         let host = request.url.split(separator: "/").dropFirst().first.map(String.init) ?? request.url
         do {
-            let response = try await HTTPClient.shared.execute(request, timeout: timeout)
-            let body = try await response.body.collect(upTo: Self.maxBody)
-            return Answer(status: Int(response.status.code), json: JSONValue.parse(body.readableBytesView))
+            // One deadline for the head and the whole body: a provider trickling its answer
+            // byte by byte is as unavailable as one that never answers.
+            return try await withThrowingTaskGroup(of: Answer.self) { group in
+                group.addTask {
+                    let response = try await HTTPClient.shared.execute(request, timeout: timeout)
+                    let body = try await response.body.collect(upTo: Self.maxBody)
+                    return Answer(status: Int(response.status.code), json: JSONValue.parse(body.readableBytesView))
+                }
+                group.addTask {
+                    try await Task.sleep(nanoseconds: UInt64(timeout.nanoseconds))
+                    throw HTTPClientError.deadlineExceeded
+                }
+                defer { group.cancelAll() }
+                return try await group.next()!
+            }
         } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
             throw IdentityProviderFailure.unavailable("\(host) did not answer within \(timeout.nanoseconds / 1_000_000_000) s")
         } catch is NIOTooManyBytesError {

@@ -57,7 +57,11 @@ def test_github_token_signs_in_through_a_configured_provider(tmp_path):
     secret_file = tmp_path / "github-secret"
     secret_file.write_text(SECRET + "\n")
     config = tmp_path / "hearth.json"
-    config.write_text(json.dumps({"identityProviders": {"github.com": {"webUrl": base, "apiUrl": base + "/api/v3"}}}))
+    config.write_text(json.dumps({
+        "identityProviders": {"github.com": {"webUrl": base, "apiUrl": base + "/api/v3"}},
+        # Where admins may point secret files through the API (systemd's credentials directory in a unit).
+        "secretFilesDirectory": str(tmp_path),
+    }))
     data = tmp_path / "data"
     data.mkdir()
     daemon = Daemon(str(data), free_port(), env={"HEARTH_CONFIG": str(config)})

@@ -92,6 +92,17 @@ struct IdentityProviderConfigTests {
             #expect(code(noClient) == "INVALID_CONFIG")
             let unknown = try await Self.call(api, .post, "defaultSupportedIdpConfigs?idpId=yahoo.com", ["clientId": "y", "colour": "blue"])
             #expect(code(unknown) == "Invalid JSON payload received. Unknown name \"colour\" at 'config': Cannot find field.")
+            // Through the API a secret file must lie in the directory the operator named (none here).
+            let outside = try await Self.call(
+                api, .post, "defaultSupportedIdpConfigs?idpId=yahoo.com", ["clientId": "y", "clientSecretFile": "/etc/shadow"])
+            #expect(code(outside) == "INVALID_CONFIG")
+            // Pointed at another issuer, the provider loses its secret unless it is given again.
+            let moved = try await Self.call(
+                api, .patch, "oauthIdpConfigs/oidc.corp?updateMask=issuer", ["issuer": "https://elsewhere.example"])
+            #expect(code(moved) == "INVALID_CONFIG", "enabled with the code flow, it now lacks its secret")
+            let plainIssuer = try await Self.call(
+                api, .post, "oauthIdpConfigs?oauthIdpConfigId=oidc.plain", ["clientId": "p", "issuer": "http://id.example"])
+            #expect(code(plainIssuer) == "INVALID_CONFIG")
             let keyOnly: HTTPFields = [.contentType: "application/json"]
             let notAdmin = try await Self.call(api, .get, "oauthIdpConfigs", headers: keyOnly)
             #expect(code(notAdmin) == "INSUFFICIENT_PERMISSION")
