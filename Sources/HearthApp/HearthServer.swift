@@ -130,6 +130,7 @@ public enum HearthServer {
         settings.fakeIdentityProvider = configuration.profile == .development
         settings.emailTrust = configuration.profile == .development ? .anyVerifiedEmail : .authoritativeProviders
         settings.secretFilesDirectory = configuration.secretFilesDirectory
+        settings.registeredAppsOnly = configuration.profile == .production
         settings.customTokens = try configuration.customTokenVerifier()
         settings.actionURL = configuration.actionUrl
         let clock = store.clock

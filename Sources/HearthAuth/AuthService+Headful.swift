@@ -15,6 +15,16 @@ extension AuthService {
     public func startHeadfulSignIn(_ start: HeadfulRequest, _ caller: Caller) async throws -> String {
         guard let gateway = identityProviders else { throw FirebaseError.bad("OPERATION_NOT_ALLOWED") }
         let provider = try enabledProvider(start.providerId, caller)
+        if settings.registeredAppsOnly {
+            // As Firebase: the code goes only to an app registered for the project, or any app
+            // holding the API key could receive a user's sign-in.
+            let config = try config(caller)
+            let registered =
+                start.app["apn"].map(config.androidPackages.contains) ?? start.app["ibi"].map(config.iosBundleIds.contains) ?? false
+            guard registered else {
+                throw FirebaseError.bad("UNAUTHORIZED_DOMAIN : ((The app is not registered for this project: add it to registeredApps.))")
+            }
+        }
         let verifier = SecureRandom.string(64, from: UserIDMinter.alphabet)
         let nonce = SecureRandom.string(32, from: UserIDMinter.alphabet)
         let state = PendingAuthorizations.newState()

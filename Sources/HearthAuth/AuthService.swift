@@ -37,6 +37,9 @@ public struct AuthSettings: Sendable {
     /// The emulator's fake IdP: unsigned JSON or JWT `id_token`s accepted as federated
     /// credentials. Development profile only.
     public var fakeIdentityProvider = true
+    /// Headful sign-ins return only to the project's registered apps (production); development
+    /// takes any app, as the emulator does.
+    public var registeredAppsOnly = false
     /// Where admins may point a provider's `clientSecretFile` through the API (`nil`: nowhere).
     public var secretFilesDirectory: String?
     /// Whose verified email joins a federated sign-in to the account with that email: Firebase's

@@ -18,6 +18,10 @@ public struct ProjectConfig: Equatable, Sendable, Encodable {
     public var oneAccountPerEmail = true
     /// Email enumeration protection (`emailPrivacyConfig.enableImprovedEmailPrivacy`).
     public var improvedEmailPrivacy = false
+    /// The project's apps, as Firebase registers them: headful sign-ins return only to these
+    /// (iOS bundle ids, Android package names). Development accepts any app.
+    public var iosBundleIds: [String] = []
+    public var androidPackages: [String] = []
     /// Configured sign-in providers, sorted by provider id.
     public var identityProviders: [IdentityProviderConfig] = []
 
@@ -46,13 +50,17 @@ public struct ProjectConfigChange: Equatable, Sendable, Encodable {
     public var oneAccountPerEmail: Bool?
     public var anonymousCleanupPeriodSeconds: Int64?
     public var improvedEmailPrivacy: Bool?
+    public var iosBundleIds: [String]?
+    public var androidPackages: [String]?
 
     public init(
         emailPasswordEnabled: Bool? = nil, emailLinkEnabled: Bool? = nil, anonymousEnabled: Bool? = nil,
         enabledProviders: [ProviderID]? = nil, authorizedDomains: [String]? = nil, linkDomains: [String]? = nil,
         anonymousCleanup: Bool? = nil, oneAccountPerEmail: Bool? = nil, anonymousCleanupPeriodSeconds: Int64? = nil,
-        improvedEmailPrivacy: Bool? = nil
+        improvedEmailPrivacy: Bool? = nil, iosBundleIds: [String]? = nil, androidPackages: [String]? = nil
     ) {
+        self.iosBundleIds = iosBundleIds
+        self.androidPackages = androidPackages
         self.anonymousCleanupPeriodSeconds = anonymousCleanupPeriodSeconds
         self.improvedEmailPrivacy = improvedEmailPrivacy
         self.emailPasswordEnabled = emailPasswordEnabled
@@ -81,6 +89,8 @@ extension ProjectConfig {
         if let value = change.oneAccountPerEmail { next.oneAccountPerEmail = value }
         if let value = change.anonymousCleanupPeriodSeconds { next.anonymousCleanupPeriodSeconds = value }
         if let value = change.improvedEmailPrivacy { next.improvedEmailPrivacy = value }
+        if let value = change.iosBundleIds { next.iosBundleIds = value }
+        if let value = change.androidPackages { next.androidPackages = value }
         return next
     }
 
@@ -96,7 +106,8 @@ extension ProjectConfig {
             authorizedDomains: differing(\.authorizedDomains), linkDomains: differing(\.linkDomains),
             anonymousCleanup: differing(\.anonymousCleanup), oneAccountPerEmail: differing(\.oneAccountPerEmail),
             anonymousCleanupPeriodSeconds: differing(\.anonymousCleanupPeriodSeconds),
-            improvedEmailPrivacy: differing(\.improvedEmailPrivacy))
+            improvedEmailPrivacy: differing(\.improvedEmailPrivacy), iosBundleIds: differing(\.iosBundleIds),
+            androidPackages: differing(\.androidPackages))
     }
 }
 

@@ -41,6 +41,13 @@ public enum ProjectConfigJSON {
             write: { config, value in config.authorizedDomains = try domains(value) }),
         flag("autodeleteAnonymousUsers", \.anonymousCleanup),
         flag("emailPrivacyConfig.enableImprovedEmailPrivacy", \.improvedEmailPrivacy),
+        // Hearth's own: the apps headful sign-ins may return to (Firebase's registered apps).
+        Field(
+            path: "registeredApps.iosBundleIds", read: { .array($0.iosBundleIds.map(JSONValue.string)) },
+            write: { config, value in config.iosBundleIds = try appIds(value, "registeredApps.iosBundleIds") }),
+        Field(
+            path: "registeredApps.androidPackages", read: { .array($0.androidPackages.map(JSONValue.string)) },
+            write: { config, value in config.androidPackages = try appIds(value, "registeredApps.androidPackages") }),
         // Hearth's own: shortens seed 003's 30 days, for tests and staging.
         Field(
             path: "anonymousCleanupAfterSeconds", read: { .string(String($0.anonymousCleanupPeriodSeconds)) },
@@ -162,6 +169,19 @@ public enum ProjectConfigJSON {
             if !domains.contains(text) { domains.append(text) }
         }
         return domains
+    }
+
+    /// iOS bundle ids or Android package names: at most 50, each `A-Z a-z 0-9 . _ -`.
+    static func appIds(_ value: JSONValue?, _ path: String) throws -> [String] {
+        guard let value else { return [] }
+        let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-".utf8)
+        guard let items = value.arrayValue, items.count <= 50 else { throw invalidValue(path, "a list of at most 50 app ids") }
+        return try items.map { item in
+            guard let id = item.stringValue, (1...155).contains(id.utf8.count), id.utf8.allSatisfy(allowed.contains) else {
+                throw invalidValue(path, "app ids of A-Z, a-z, 0-9, '.', '_' and '-'")
+            }
+            return id
+        }
     }
 
     static func isDomain(_ text: String) -> Bool {

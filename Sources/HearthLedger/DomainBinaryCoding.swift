@@ -144,6 +144,8 @@ extension ProjectConfigChange: BinaryCodable {
         writer.write(oneAccountPerEmail)
         writer.write(anonymousCleanupPeriodSeconds)
         writer.write(improvedEmailPrivacy)
+        writer.write(iosBundleIds) { $0.write($1) { $0.write($1) } }
+        writer.write(androidPackages) { $0.write($1) { $0.write($1) } }
     }
 
     public init(from reader: inout ByteReader) throws {
@@ -166,6 +168,8 @@ extension ProjectConfigChange: BinaryCodable {
         guard layout == .v2 else { return }
         anonymousCleanupPeriodSeconds = try reader.readOptionalInt64()
         improvedEmailPrivacy = try reader.readOptionalBool()
+        iosBundleIds = try reader.readOptional(strings)
+        androidPackages = try reader.readOptional(strings)
     }
 }
 

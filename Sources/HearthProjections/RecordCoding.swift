@@ -75,6 +75,8 @@ extension ProjectConfig: BinaryCodable {
         writer.write(oneAccountPerEmail)
         writer.write(anonymousCleanupPeriodSeconds)
         writer.write(improvedEmailPrivacy)
+        writer.write(iosBundleIds) { $0.write($1) }
+        writer.write(androidPackages) { $0.write($1) }
         writer.write(identityProviders) { $0.write($1) }
     }
 
@@ -90,6 +92,8 @@ extension ProjectConfig: BinaryCodable {
         oneAccountPerEmail = try reader.readBool()
         anonymousCleanupPeriodSeconds = try reader.readInt64()
         improvedEmailPrivacy = try reader.readBool()
+        iosBundleIds = try reader.readArray { try $0.readString() }
+        androidPackages = try reader.readArray { try $0.readString() }
         identityProviders = try reader.readArray { try $0.read() }
     }
 }

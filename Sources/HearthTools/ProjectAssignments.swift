@@ -1,7 +1,8 @@
 import HearthWire
 
 /// `hearth project set`'s `path=value` arguments as a v2 config update: the body and its
-/// `updateMask`. `true`/`false` are booleans, `authorizedDomains` a comma-separated list, an
+/// `updateMask`. `true`/`false` are booleans, list fields (`authorizedDomains`, the registered
+/// apps, `additionalClientIds`) comma-separated lists, an
 /// empty value clears the field; the daemon checks everything else, as for any API caller.
 public enum ProjectAssignments {
     public struct Invalid: Error, CustomStringConvertible {
@@ -24,10 +25,14 @@ public enum ProjectAssignments {
         return (.object(body), mask.joined(separator: ","))
     }
 
+    static let listFields: Set<String> = [
+        "authorizedDomains", "registeredApps.iosBundleIds", "registeredApps.androidPackages", "additionalClientIds",
+    ]
+
     /// `nil` (absent from the body) clears the field: the mask names it, so it takes its default.
     static func value(of text: String, at path: String) -> JSONValue? {
         if text.isEmpty { return nil }
-        if path == "authorizedDomains" {
+        if listFields.contains(path) {
             return .array(text.split(separator: ",").map { .string(String($0)) })
         }
         switch text {

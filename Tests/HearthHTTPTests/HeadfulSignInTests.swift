@@ -39,6 +39,7 @@ struct HeadfulSignInTests {
                     configuration.apiKeys = ["test-key": "demo-hearth"]
                     configuration.adminTokens = [AdminCredential(token: Self.adminToken)]
                     configuration.publicUrl = "http://127.0.0.1:9099"
+                    configuration.projects = ["demo-hearth": ["registeredApps": ["iosBundleIds": ["com.example.app"]]]]
                 }
             }) { harness, api in
                 providers.useClock { harness.clock.now() / 1000 }
@@ -187,6 +188,10 @@ struct HeadfulSignInTests {
                 APIClient.v1 + "projects/demo-hearth/accounts", ["email": "mona@example.com", "password": "correct-horse-42"],
                 headers: Self.productionAdmin)
             #expect(created.status == 200)
+            // An app the project did not register gets no sign-in, only the error.
+            let stranger = try await Self.location(
+                api, Self.handlerURL(provider: "github.com").replacingOccurrences(of: "com.example.app", with: "com.evil.app"))
+            #expect(Self.query(Self.query(stranger)["deep_link_id"] ?? "")["firebaseError"]?.contains("UNAUTHORIZED_DOMAIN") == true)
             let authorization = try await Self.location(api, Self.handlerURL(provider: "github.com"))
             let app = try await Self.appCallback(api, try await providers.consent(at: authorization))
             let reply = try await api.v1(
