@@ -6,19 +6,27 @@ import Darwin
 
 /// Key files in the data directory (the signing key, the secrets key).
 enum KeyFile {
-    /// Creates `path` owner-only from the first byte (never a moment readable by others), writes
-    /// `bytes` and makes file and directory entry durable. False if it exists or can not be written.
+    /// Creates `path` owner-only from the first byte (never a moment readable by others) with
+    /// `bytes`, whole or not at all: written and synced under a temporary name, then linked into
+    /// place (which fails if `path` exists), so a crash mid-write never leaves a short key that
+    /// would be refused at every start. False if it exists or can not be written.
     static func writeNew(_ path: String, _ bytes: [UInt8]) -> Bool {
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        let temporary = path + ".new-\(getpid())"
+        unlink(temporary)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            guard written > 0 else { return false }
-            offset += written
+        defer { unlink(temporary) }
+        var written = 0
+        while written < bytes.count {
+            let count = bytes[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            guard count > 0 else {
+                close(fd)
+                return false
+            }
+            written += count
         }
-        guard fsync(fd) == 0 else { return false }
+        let synced = fsync(fd) == 0
+        guard close(fd) == 0, synced, link(temporary, path) == 0 else { return false }
         let directory = open(String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if directory >= 0 {
             _ = fsync(directory)

@@ -93,6 +93,8 @@ struct TokenTests {
         #expect(first.keyID == again.keyID)
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
+        // Written under a temporary name and linked into place: nothing else is left behind.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["signing-key-es256.pem"])
         // A damaged key file is an error, never silently replaced (every token it signed would die).
         try "-----BEGIN PRIVATE KEY-----\ngarbage\n".write(toFile: path, atomically: false, encoding: .utf8)
         #expect(throws: SigningKeyError.self) { try SigningKey.loadOrCreate(at: path, algorithm: .es256) }
