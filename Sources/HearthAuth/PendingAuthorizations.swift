@@ -68,7 +68,7 @@ public final class PendingAuthorizations: Sendable {
 
     /// Lowercase hex SHA-256, as the iOS SDK hashes its session id.
     public static func sessionHash(_ sessionId: String) -> String {
-        SHA256.hash(data: Array(sessionId.utf8)).map { String(format: "%02x", $0) }.joined()
+        sha256Hex(sessionId)
     }
 
     /// PKCE S256: the base64url SHA-256 of the verifier.

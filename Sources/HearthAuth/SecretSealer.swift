@@ -39,7 +39,7 @@ public final class SecretSealer: Sendable {
 
     /// The first 8 bytes of the secret's SHA-256, hex: which secret, without the secret.
     public static func fingerprint(_ secret: String) -> String {
-        SHA256.hash(data: Array(secret.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
+        String(sha256Hex(secret).prefix(16))
     }
 
     private func key() throws -> SymmetricKey {

@@ -72,11 +72,7 @@ struct EmulatorIdPPage: Sendable {
     }
 
     private func page(_ status: HTTPResponse.Status, _ body: String) -> Response {
-        let html = "<!doctype html><html><head><meta charset=\"utf-8\"><title>Hearth identity provider</title>"
-            + "<meta name=\"viewport\" content=\"width=device-width\"></head><body>\(body)</body></html>"
-        return Response(
-            status: status, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
-            body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
+        HTMLPage.response(status, title: "Hearth identity provider", body: body)
     }
 }
 

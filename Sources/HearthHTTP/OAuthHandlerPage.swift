@@ -84,10 +84,6 @@ struct OAuthHandlerPage: Sendable {
     }
 
     private func page(_ status: HTTPResponse.Status, _ message: String) -> Response {
-        let html = "<!doctype html><html><head><meta charset=\"utf-8\"><title>Sign-in</title></head><body><p>"
-            + message + "</p></body></html>"
-        return Response(
-            status: status, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
-            body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
+        HTMLPage.response(status, title: "Sign-in", body: "<p>" + message + "</p>")
     }
 }

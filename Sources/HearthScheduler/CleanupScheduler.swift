@@ -90,11 +90,11 @@ public struct CleanupScheduler: Service {
             let due = try store.read { try $0.accountsDueForCleanup(now: now, limit: batchSize) }
             if due.isEmpty { break }
             let began = ContinuousClock.now
-            let jobsBefore = StoreProbes.writerCounts(store).jobs
+            let jobsBefore = store.writeJobs
             let batch = try await purge(due)
             purged += batch
             // Others' jobs went through the writer beside this one: let them have the time.
-            if livePacing > 0, StoreProbes.writerCounts(store).jobs - jobsBefore > 1 {
+            if livePacing > 0, store.writeJobs - jobsBefore > 1 {
                 try await Task.sleep(for: (ContinuousClock.now - began) * livePacing)
             }
             if batch == 0 {

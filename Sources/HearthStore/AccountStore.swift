@@ -167,6 +167,10 @@ public final class AccountStore: Sendable {
         return committed.result
     }
 
+    /// Write jobs the writer has run so far, everyone's: a caller compares two readings to learn
+    /// whether others wrote meanwhile (the cleanup scheduler yields to them).
+    public var writeJobs: Int { environment.writer.statistics.jobs }
+
     /// The ledger's last sequence number, hash and time.
     public func ledgerHead() throws -> LedgerHead {
         try translatingErrors { try environment.read { LedgerHead(try ledger.head(in: $0)) } }

@@ -13,6 +13,13 @@ struct Project: AsyncParsableCommand {
         abstract: "Show, change or trace a project's settings (sign-in methods, authorized domains, anonymous cleanup).",
         subcommands: [Show.self, Set.self, History.self, Providers.self, Provider.self])
 
+    /// The project's settings as the data directory holds them (a read beside the daemon).
+    static func storedConfig(_ data: DataOptions, _ project: ProjectID) throws -> ProjectConfig {
+        let store = try data.directory.openForReading()
+        defer { store.close() }
+        return try store.read { try $0.config(of: project) }
+    }
+
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print the project's settings as GET /v2/projects/{p}/config does (reads the data directory; safe beside the daemon).")
@@ -21,9 +28,7 @@ struct Project: AsyncParsableCommand {
         @OptionGroup var project: Audit.ProjectOption
 
         func run() throws {
-            let store = try data.directory.openForReading()
-            defer { store.close() }
-            let config = try store.read { try $0.config(of: project.project) }
+            let config = try Project.storedConfig(data, project.project)
             let out = Output.standardOutput
             out.line(ProjectConfigJSON.render(config, project: project.project).text)
             out.flush()
@@ -60,9 +65,7 @@ struct Project: AsyncParsableCommand {
         @OptionGroup var project: Audit.ProjectOption
 
         func run() throws {
-            let store = try data.directory.openForReading()
-            defer { store.close() }
-            let providers = try store.read { try $0.config(of: project.project) }.identityProviders
+            let providers = try Project.storedConfig(data, project.project).identityProviders
             let out = Output.standardOutput
             for provider in providers { out.line(IdentityProviderJSON.render(provider, project: project.project).text) }
             out.flush()
