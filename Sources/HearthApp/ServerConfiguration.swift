@@ -354,7 +354,7 @@ public struct ServerConfiguration: Sendable, Equatable {
                         let provider = try IdentityProviderJSON.providerId(providerId, kind)
                         providers.append(
                             try IdentityProviderJSON.apply(
-                                body.objectValue ?? [:], updateMask: nil, to: nil, providerId: provider, kind: kind, sealer: nil))
+                                body.objectValue ?? [:], updateMask: nil, to: nil, providerId: provider, kind: kind, secret: .filesOnly))
                     }
                 }
                 let settings = try ProjectConfigJSON.apply(.object(object), updateMask: nil, to: ProjectConfig())

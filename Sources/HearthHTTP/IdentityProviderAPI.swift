@@ -17,10 +17,11 @@ struct IdentityProviderAPI: Sendable {
             let name = kind == .defaultSupported ? "idpId" : "oauthIdpConfigId"
             let providerId = try IdentityProviderJSON.providerId(query[name], kind)
             let body = try await RequestFields.read(request).values
-            let (kind, sealer, files) = (self.kind, service.secrets, service.settings.secretFilesDirectory)
+            let (kind, files) = (self.kind, service.settings.secretFilesDirectory)
+            let secret = try IdentityProviderJSON.SecretInput.seal(body, with: service.secrets)
             let created = try await service.setIdentityProvider(providerId, creating: true, caller) { _ in
                 try IdentityProviderJSON.apply(
-                    body, updateMask: nil, to: nil, providerId: providerId, kind: kind, sealer: sealer, secretFiles: .within(files))
+                    body, updateMask: nil, to: nil, providerId: providerId, kind: kind, secret: secret, secretFiles: .within(files))
             }
             return JSONResponse.ok(IdentityProviderJSON.render(created, project: caller.project))
         }
@@ -43,11 +44,11 @@ struct IdentityProviderAPI: Sendable {
         switch request.method {
         case .patch:
             let body = try await RequestFields.read(request).values
-            let (kind, sealer, mask) = (self.kind, service.secrets, query["updateMask"])
-            let files = service.settings.secretFilesDirectory
+            let (kind, mask, files) = (self.kind, query["updateMask"], service.settings.secretFilesDirectory)
+            let secret = try IdentityProviderJSON.SecretInput.seal(body, with: service.secrets)
             let updated = try await service.setIdentityProvider(providerId, creating: false, caller) { current in
                 try IdentityProviderJSON.apply(
-                    body, updateMask: mask, to: current, providerId: providerId, kind: kind, sealer: sealer, secretFiles: .within(files))
+                    body, updateMask: mask, to: current, providerId: providerId, kind: kind, secret: secret, secretFiles: .within(files))
             }
             return JSONResponse.ok(IdentityProviderJSON.render(updated, project: caller.project))
         case .delete:

@@ -78,11 +78,24 @@ public enum IdentityProviderJSON {
         }
     }
 
+    /// A `clientSecret` in a request, sealed before the write begins (sealing, and creating the
+    /// secrets key the first time, is no work for the writer's transaction). The config file has
+    /// no sealed secrets: its secrets are files (`clientSecretFile`).
+    public enum SecretInput: Sendable {
+        case filesOnly
+        case sealed(ClientSecret?)
+
+        public static func seal(_ body: [String: JSONValue], with sealer: SecretSealer) throws -> SecretInput {
+            guard let secret = try string(body["clientSecret"], "clientSecret", maxBytes: 512) else { return .sealed(nil) }
+            return .sealed(try sealer.seal(secret))
+        }
+    }
+
     /// The configuration `body` makes of `current` (`nil`: a new one) under `updateMask` (or,
     /// without one, every field the body sets), as the v2 API's field masks do.
     public static func apply(
         _ body: [String: JSONValue], updateMask: String?, to current: IdentityProviderConfig?, providerId: ProviderID,
-        kind: Kind, sealer: SecretSealer?, secretFiles: SecretFiles = .anywhere
+        kind: Kind, secret: SecretInput, secretFiles: SecretFiles = .anywhere
     ) throws -> IdentityProviderConfig {
         var fields: Set<String> = ["enabled", "clientId", "clientSecret", "clientSecretFile", "additionalClientIds"]
         if kind == .openIDConnect { fields.formUnion(["issuer", "displayName", "responseType.idToken", "responseType.code"]) }
@@ -127,9 +140,10 @@ public enum IdentityProviderJSON {
             case "enabled": provider.enabled = try bool(value, path) ?? false
             case "clientId": provider.clientId = try string(value, path, maxBytes: 256) ?? ""
             case "clientSecret":
-                // The config file has no sealer: secrets there are files (clientSecretFile).
-                guard let sealer else { throw FirebaseError.bad("INVALID_CONFIG : ((use clientSecretFile, not clientSecret))") }
-                provider.clientSecret = try string(value, path, maxBytes: 512).map(sealer.seal)
+                guard case .sealed(let sealed) = secret else {
+                    throw FirebaseError.bad("INVALID_CONFIG : ((use clientSecretFile, not clientSecret))")
+                }
+                provider.clientSecret = try string(value, path, maxBytes: 512) == nil ? nil : sealed
             case "clientSecretFile":
                 let file = try string(value, path, maxBytes: 1024)
                 if let file, !secretFiles.allows(file) {

@@ -1,11 +1,11 @@
 import HearthAuth
 import HearthDomain
 import HearthWire
-import Synchronization
 
 /// An OpenID Connect provider by its issuer (Yahoo, Google, any `oidc.*`): the discovery
 /// document and key set fetched and cached (an hour; the keys again when a token names one not
-/// seen, at most every 30 s: key rotation), the code flow with PKCE and a nonce, and the
+/// seen, at most every 30 s: key rotation; one fetch at a time, a failure remembered for 5 s),
+/// the code flow with PKCE and a nonce, and the
 /// `id_token` verified: signature by the key set, issuer, audience, expiry, nonce.
 final class OpenIDConnect: Sendable {
     let http: ProviderHTTP
@@ -17,16 +17,10 @@ final class OpenIDConnect: Sendable {
         var jwksURI: String
         var userinfoEndpoint: String?
         var supportsS256: Bool
-        var fetchedAt: Int64
     }
 
-    struct KeySet: Sendable {
-        var keys: [String: VerificationKey]
-        var fetchedAt: Int64
-    }
-
-    private let metadata = Mutex<[String: Metadata]>([:])
-    private let keySets = Mutex<[String: KeySet]>([:])
+    private let metadata = FetchCache<Metadata>()
+    private let keySets = FetchCache<[String: VerificationKey]>()
     static let cacheLifetime: Int64 = 3_600_000
     static let refetchInterval: Int64 = 30_000
     /// Clock skew allowed on `exp` and `iat` (Firebase's five minutes).
@@ -130,7 +124,11 @@ final class OpenIDConnect: Sendable {
 
     private func discovered(_ issuer: String) async throws -> Metadata {
         let now = clock()
-        if let cached = metadata.withLock({ $0[issuer] }), now - cached.fetchedAt < Self.cacheLifetime { return cached }
+        if let cached = metadata.last(issuer), now - cached.at < Self.cacheLifetime { return cached.value }
+        return try await metadata.fetch(issuer, now: now) { [http] in try await Self.discover(issuer, http: http) }
+    }
+
+    private static func discover(_ issuer: String, http: ProviderHTTP) async throws -> Metadata {
         let answer = try await http.get(issuer + "/.well-known/openid-configuration")
         guard answer.status == 200, let document = answer.json?.objectValue,
             document["issuer"]?.stringValue == issuer,
@@ -138,29 +136,29 @@ final class OpenIDConnect: Sendable {
             let token = document["token_endpoint"]?.stringValue, let jwks = document["jwks_uri"]?.stringValue
         else { throw IdentityProviderFailure.invalid("\(issuer) has no valid OpenID Connect discovery document") }
         let methods = document["code_challenge_methods_supported"]?.arrayValue?.compactMap(\.stringValue) ?? []
-        let fetched = Metadata(
+        return Metadata(
             authorizationEndpoint: authorization, tokenEndpoint: token, jwksURI: jwks,
-            userinfoEndpoint: document["userinfo_endpoint"]?.stringValue, supportsS256: methods.contains("S256"), fetchedAt: now)
-        metadata.withLock { $0[issuer] = fetched }
-        return fetched
+            userinfoEndpoint: document["userinfo_endpoint"]?.stringValue, supportsS256: methods.contains("S256"))
     }
 
     private func key(_ keyId: String, issuer: String) async throws -> VerificationKey? {
         let now = clock()
-        let cached = keySets.withLock { $0[issuer] }
-        if let cached, now - cached.fetchedAt < Self.cacheLifetime, let key = cached.keys[keyId] { return key }
+        let cached = keySets.last(issuer)
+        if let cached, now - cached.at < Self.cacheLifetime, let key = cached.value[keyId] { return key }
         // An unknown key id: the provider may have rotated; fetch again, but not on every token.
-        if let cached, now - cached.fetchedAt < Self.refetchInterval { return cached.keys[keyId] }
+        if let cached, now - cached.at < Self.refetchInterval { return cached.value[keyId] }
         let document = try await discovered(issuer)
-        let answer = try await http.get(document.jwksURI)
-        guard answer.status == 200, let keys = answer.json?["keys"]?.arrayValue else {
-            throw IdentityProviderFailure.invalid("\(issuer)'s key set can not be read")
+        let keys = try await keySets.fetch(issuer, now: now) { [http] in
+            let answer = try await http.get(document.jwksURI)
+            guard answer.status == 200, let keys = answer.json?["keys"]?.arrayValue else {
+                throw IdentityProviderFailure.invalid("\(issuer)'s key set can not be read")
+            }
+            var byId: [String: VerificationKey] = [:]
+            for jwk in keys.compactMap(\.objectValue) {
+                if let id = jwk["kid"]?.stringValue, let key = VerificationKey(jwk: jwk) { byId[id] = key }
+            }
+            return byId
         }
-        var byId: [String: VerificationKey] = [:]
-        for jwk in keys.compactMap(\.objectValue) {
-            if let id = jwk["kid"]?.stringValue, let key = VerificationKey(jwk: jwk) { byId[id] = key }
-        }
-        keySets.withLock { $0[issuer] = KeySet(keys: byId, fetchedAt: now) }
-        return byId[keyId]
+        return keys[keyId]
     }
 }

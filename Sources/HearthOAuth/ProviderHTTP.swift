@@ -5,11 +5,20 @@ import HearthWire
 import NIOCore
 import NIOHTTP1
 
-/// HTTP to identity providers: one shared client, a deadline on every call, answers bounded in
-/// size. A provider that is down or slow is `IdentityProviderFailure.unavailable`, never a hang.
+/// HTTP to identity providers: one client for the process, a deadline on every call, answers
+/// bounded in size. A provider that is down or slow is `IdentityProviderFailure.unavailable`,
+/// never a hang.
 struct ProviderHTTP: Sendable {
     var timeout: TimeAmount = .seconds(10)
     static let maxBody = 1 << 20
+
+    /// Redirects are not followed: a 307 or 308 from a token endpoint would resend the client
+    /// secret to wherever it points. Lives as long as the process, as `HTTPClient.shared` does.
+    static let client: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.redirectConfiguration = .disallow
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
 
     struct Answer {
         var status: Int
@@ -53,7 +62,7 @@ struct ProviderHTTP: Sendable {
             // byte by byte is as unavailable as one that never answers.
             return try await withThrowingTaskGroup(of: Answer.self) { group in
                 group.addTask {
-                    let response = try await HTTPClient.shared.execute(request, timeout: timeout)
+                    let response = try await Self.client.execute(request, timeout: timeout)
                     let body = try await response.body.collect(upTo: Self.maxBody)
                     return Answer(status: Int(response.status.code), json: JSONValue.parse(body.readableBytesView))
                 }

@@ -13,6 +13,8 @@ final class FakeProviders: Sendable {
     /// How the issuer's next token answers misbehave.
     enum Fault: Sendable {
         case none, wrongAudience, expired, badSignature, wrongNonce, hang
+        /// A 307 to another endpoint, which would get the form (and the secret) again if followed.
+        case redirect
         /// The profile only at the userinfo endpoint, not in the `id_token`.
         case profileAtUserInfo
     }
@@ -29,6 +31,13 @@ final class FakeProviders: Sendable {
     let forger: SigningKey
     private let grants = Mutex<[String: Grant]>([:])
     private let fault = Mutex(Fault.none)
+    private let keySetDown = Mutex(false)
+    private let hits = Mutex<[String: Int]>([:])
+
+    /// How many requests reached `path` (`/oidc/jwks`, `/oidc/elsewhere`).
+    func hits(_ path: String) -> Int { hits.withLock { $0[path] ?? 0 } }
+    func keySet(down: Bool) { keySetDown.withLock { $0 = down } }
+    private func hit(_ path: String) { hits.withLock { $0[path, default: 0] += 1 } }
     private let issuerURL = Mutex("")
     private let client = Mutex<(any TestClientProtocol)?>(nil)
     /// Unix seconds as Hearth's (test) clock tells them: tokens are issued in its time.
@@ -92,7 +101,18 @@ final class FakeProviders: Sendable {
                 "code_challenge_methods_supported": ["S256"],
             ])
         }
-        router.get("/oidc/jwks") { _, _ in Self.json(["keys": [self.key.publicJWK]]) }
+        router.get("/oidc/jwks") { _, _ in
+            self.hit("/oidc/jwks")
+            if self.keySetDown.withLock({ $0 }) {
+                try await Task.sleep(for: .milliseconds(200))
+                return Self.json(status: .serviceUnavailable, [:])
+            }
+            return Self.json(["keys": [self.key.publicJWK]])
+        }
+        router.post("/oidc/elsewhere") { _, _ in
+            self.hit("/oidc/elsewhere")
+            return Self.json(["access_token": "stolen", "id_token": "stolen"])
+        }
         router.get("/oidc/userinfo") { request, _ in
             guard request.headers[.authorization] == "Bearer yahoo-access" else { return Self.json(status: .unauthorized, [:]) }
             return Self.json(["sub": "yahoo-user-77", "email": "Yuki@Yahoo.example", "email_verified": true, "name": "Yuki"])
@@ -173,6 +193,7 @@ final class FakeProviders: Sendable {
             return current
         }
         if fault == .hang { try await Task.sleep(for: .seconds(3)) }
+        if fault == .redirect { return Response(status: .temporaryRedirect, headers: [.location: issuer + "/elsewhere"]) }
         guard let grant = try await redeem(request) else {
             return Self.json(status: .badRequest, ["error": "invalid_grant"])
         }

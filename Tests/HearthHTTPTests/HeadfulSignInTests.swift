@@ -258,10 +258,12 @@ struct HeadfulSignInTests {
             // A provider that keeps the profile for its userinfo endpoint: the same identity.
             let viaUserInfo = try await attempt(.profileAtUserInfo)
             #expect(viaUserInfo.string("localId") == signedIn.string("localId") && viaUserInfo.string("email") == "yuki@yahoo.example")
-            for fault in [FakeProviders.Fault.wrongAudience, .expired, .badSignature, .wrongNonce] {
+            for fault in [FakeProviders.Fault.wrongAudience, .expired, .badSignature, .wrongNonce, .redirect] {
                 let refused = try await attempt(fault)
                 #expect(refused.errorCode == "INVALID_IDP_RESPONSE", "\(fault)")
             }
+            // A token endpoint's redirect is not followed: the client secret goes nowhere else.
+            #expect(providers.hits("/oidc/elsewhere") == 0)
         }
     }
 
@@ -327,6 +329,32 @@ struct HeadfulSignInTests {
             let bare = try await signIn("providerId=yahoo.com&access_token=yahoo-access")
             #expect(bare.errorCode == "INVALID_IDP_RESPONSE")
             #expect(bare["error"]?["message"]?.stringValue?.contains("bare access token") == true)
+        }
+    }
+
+    @Test("a key set that can not be read: concurrent sign-ins make one fetch, a failure is remembered for 5 s, then fetched again")
+    func keySetFetchedOnceAtATime() async throws {
+        try await Self.run { harness, api, providers in
+            providers.keySet(down: true)
+            let token = try providers.idToken(audience: "g-web-client", nonce: nil)
+            let signIn: @Sendable () async throws -> Reply = {
+                try await api.v1(
+                    "signInWithIdp",
+                    ["requestUri": "http://localhost", "postBody": .string("providerId=google.com&id_token=\(token)"), "returnSecureToken": true])
+            }
+            let replies = try await withThrowingTaskGroup(of: Reply.self) { group in
+                for _ in 0..<8 { group.addTask { try await signIn() } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(replies.allSatisfy { $0.errorCode == "INVALID_IDP_RESPONSE" })
+            #expect(providers.hits("/oidc/jwks") == 1)
+            #expect(try await signIn().errorCode == "INVALID_IDP_RESPONSE")
+            #expect(providers.hits("/oidc/jwks") == 1)
+
+            providers.keySet(down: false)
+            harness.clock.advance(milliseconds: 6_000)
+            #expect(try await signIn().status == 200)
+            #expect(providers.hits("/oidc/jwks") == 2)
         }
     }
 
