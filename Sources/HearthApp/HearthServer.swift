@@ -133,6 +133,7 @@ public enum HearthServer {
         settings.registeredAppsOnly = configuration.profile == .production
         settings.customTokens = try configuration.customTokenVerifier()
         settings.actionURL = configuration.actionUrl
+        settings.recentSignIn = configuration.recentSignIn
         let clock = store.clock
         let gateway = OAuthGateway(
             endpoints: try configuration.providerEndpoints(), timeoutSeconds: Int64(configuration.providerTimeoutSeconds),

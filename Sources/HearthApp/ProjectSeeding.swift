@@ -12,12 +12,14 @@ import Logging
 /// ledger disagree, the start logs which fields differ.
 enum ProjectSeeding {
     static let metadata = Metadata(actor: .system, actorId: "config file")
+    static let defaultsMetadata = Metadata(actor: .system, actorId: "production defaults")
 
     static func seed(_ declared: [ServerConfiguration.DeclaredProject], into store: AccountStore, logger: Logger) async throws {
         for declaration in declared {
             let project = declaration.project
             let recorded = try store.read { try $0.recordedConfig(of: project) }
             if let recorded {
+                guard declaration.inFile else { continue }
                 let differing = differingFields(recorded, declaration.settings, project)
                 if !differing.isEmpty {
                     logger.notice(
@@ -26,8 +28,11 @@ enum ProjectSeeding {
                 }
             } else {
                 try await store.execute(
-                    .changeProjectConfig(project, ProjectConfig().change(to: declaration.settings)), metadata: metadata)
-                logger.info("project settings recorded from the config file", metadata: ["project": "\(project)"])
+                    .changeProjectConfig(project, ProjectConfig().change(to: declaration.settings)),
+                    metadata: declaration.inFile ? metadata : defaultsMetadata)
+                logger.info(
+                    declaration.inFile ? "project settings recorded from the config file" : "project settings recorded: the production defaults",
+                    metadata: ["project": "\(project)"])
             }
             // Each provider likewise: recorded once, from then on the ledger's.
             for provider in declaration.identityProviders {

@@ -80,7 +80,18 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// credentials directory when it sets one. The config file's own entries may point anywhere.
     public var secretFilesDirectory: String? = ProcessInfo.processInfo.environment["CREDENTIALS_DIRECTORY"]
 
+    /// How long after signing in a session may change its email or password, delete its
+    /// account or link a credential (Firebase's five minutes); 0 turns the rule off. Unset:
+    /// 300 in production, off in development (as in the Auth Emulator).
+    public var recentSignInSeconds: Int?
+
     public init() {}
+
+    /// The recent-login rule in force: the setting, else the profile's default.
+    public var recentSignIn: RecentSignIn? {
+        let seconds = recentSignInSeconds ?? (profile == .production ? Int(RecentSignIn.firebase.window) : 0)
+        return seconds > 0 ? RecentSignIn(window: Int64(seconds)) : nil
+    }
 
     /// Keys of the JSON file and their environment variables.
     enum Key: String, CaseIterable {
@@ -92,6 +103,7 @@ public struct ServerConfiguration: Sendable, Equatable {
         case actionUrl, appName, mailFrom, mailFromName
         case smtpHost, smtpPort, smtpSecurity, smtpUsername, smtpPassword, smtpPasswordFile, smtpTrustRoots
         case projects, publicUrl, identityProviders, providerTimeoutSeconds, secretFilesDirectory
+        case recentSignInSeconds
 
         var environmentName: String {
             "HEARTH_" + rawValue.reduce(into: "") { name, character in
@@ -220,6 +232,7 @@ public struct ServerConfiguration: Sendable, Equatable {
             identityProviders = object
         case .providerTimeoutSeconds: providerTimeoutSeconds = try number()
         case .secretFilesDirectory: secretFilesDirectory = try text()
+        case .recentSignInSeconds: recentSignInSeconds = try number()
         }
     }
 
@@ -304,6 +317,9 @@ public struct ServerConfiguration: Sendable, Equatable {
                 url.query == nil
             else { throw ConfigurationError.invalid("publicUrl", source: publicUrl) }
         }
+        if let recentSignInSeconds, !(0...86_400).contains(recentSignInSeconds) {
+            throw ConfigurationError.invalid("recentSignInSeconds (0 to 86400)", source: "\(recentSignInSeconds)")
+        }
         guard (1...120).contains(providerTimeoutSeconds) else {
             throw ConfigurationError.invalid("providerTimeoutSeconds", source: "\(providerTimeoutSeconds)")
         }
@@ -332,13 +348,29 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// What the `projects` section declares for one project: its settings over the defaults,
     /// and its identity providers (`defaultSupportedIdpConfigs`, `oauthIdpConfigs`: provider id
     /// -> the v2 API's JSON, the secret as `clientSecretFile`).
+    /// In production, every project the API keys serve is declared too (with the production
+    /// defaults, `inFile` false), so its first settings are the profile's, recorded.
     public struct DeclaredProject: Sendable {
         public var project: ProjectID
         public var settings: ProjectConfig
         public var identityProviders: [IdentityProviderConfig]
+        public var inFile = true
     }
 
+    /// The settings a project starts from before the config file's: the profile's defaults.
+    public var projectDefaults: ProjectConfig { profile == .production ? .production : ProjectConfig() }
+
     public func declaredProjects() throws -> [DeclaredProject] {
+        let declared = try projectsInFile()
+        guard profile == .production else { return declared }
+        let served = Set(apiKeys.values.compactMap(ProjectID.init) + [ProjectID(project)].compactMap { $0 })
+        let implicit = served.subtracting(declared.map(\.project)).sorted { $0.rawValue < $1.rawValue }.map {
+            DeclaredProject(project: $0, settings: projectDefaults, identityProviders: [], inFile: false)
+        }
+        return declared + implicit
+    }
+
+    private func projectsInFile() throws -> [DeclaredProject] {
         try projects.keys.sorted().map { id in
             guard let project = ProjectID(id), var object = projects[id]?.objectValue else {
                 throw ConfigurationError.invalid("projects", source: "project \(id)")
@@ -357,7 +389,7 @@ public struct ServerConfiguration: Sendable, Equatable {
                                 body.objectValue ?? [:], updateMask: nil, to: nil, providerId: provider, kind: kind, secret: .filesOnly))
                     }
                 }
-                let settings = try ProjectConfigJSON.apply(.object(object), updateMask: nil, to: ProjectConfig())
+                let settings = try ProjectConfigJSON.apply(.object(object), updateMask: nil, to: projectDefaults)
                 return DeclaredProject(project: project, settings: settings, identityProviders: providers)
             } catch let error as FirebaseError {
                 throw ConfigurationError.invalid("projects.\(id)", source: error.message)

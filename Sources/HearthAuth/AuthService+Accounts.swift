@@ -54,6 +54,15 @@ extension AuthService {
     {
         let (current, session) = try resolve(target, caller)
         if case .idToken = target, changes.disabled != nil { throw FirebaseError(AuthError.operationNotAllowed) }
+        if let session {
+            let removes = changes.deleteAttributes.contains { $0 == "EMAIL" || $0 == "PASSWORD" }
+            if changes.email != nil || changes.password != nil || removes { try requireRecentSignIn(current, session) }
+            // Email enumeration protection: an app changes an email only by verifying the new one
+            // first (verify-before-update); a direct change would say whether the address is taken.
+            if changes.email != nil, try read({ try $0.config(of: caller.project) }).improvedEmailPrivacy {
+                throw FirebaseError.bad("OPERATION_NOT_ALLOWED : Please verify the new email before changing email.")
+            }
+        }
         var update = AccountUpdate()
         update.email = try changes.email.map { try Validation.email($0) }
         let password = try changes.password.map { try Validation.password($0) }
@@ -120,6 +129,7 @@ extension AuthService {
 
     public func delete(_ target: Target, _ caller: Caller) async throws {
         let (account, session) = try resolve(target, caller)
+        if let session { try requireRecentSignIn(account, session) }
         let project = caller.project
         let actor: AccountDeleted.Actor = caller.isAdmin ? .admin : .user
         try await write(caller, uid: account.uid) { tx in

@@ -52,10 +52,20 @@ extension AuthService {
         var newEmail: String?
     }
 
+    /// What `sendActionCode` answers: the address, and the link unless email enumeration
+    /// protection withheld it (an unknown address to reset, a new address that is taken).
+    public struct SentActionCode: Sendable {
+        public var email: String
+        public var link: ActionLink?
+    }
+
+    /// Refused under email enumeration protection: answered as if sent, nothing recorded or sent.
+    private struct Withheld: Error {}
+
     /// Issues a code (its hash goes to the ledger) and delivers its link: by email when the
     /// client SDK asked for it, in the reply when an admin generated it, and to the development
     /// outbox always.
-    public func sendActionCode(_ request: ActionLinkRequest, _ caller: Caller) async throws -> ActionLink {
+    public func sendActionCode(_ request: ActionLinkRequest, _ caller: Caller) async throws -> SentActionCode {
         let project = caller.project
         let handler = try actionHandler(request.origin)
         let mails = !request.returnsLink
@@ -65,10 +75,29 @@ extension AuthService {
         let config = try read { try $0.config(of: project) }
         try checkContinueUrl(request.continueUrl, config, caller)
         let recipient = try self.recipient(of: request, config, caller)
+        // Apps learn nothing of which addresses are registered; admins still do.
+        let withholds = config.improvedEmailPrivacy && !caller.isAdmin
         let delivery = mails ? try reserveEmail() : nil
         let code = Self.newActionCode()
         let type = request.requestType
         let lifetime = settings.oobCodeLifetime
+        do {
+            try await issue(code, to: recipient, type, lifetime: lifetime, withholds: withholds, caller)
+        } catch is Withheld {
+            return SentActionCode(email: recipient.email, link: nil)
+        }
+        let link = actionLink(
+            code, type, project, email: recipient.email, newEmail: recipient.newEmail, handler: handler,
+            apiKey: request.origin.apiKey, continueUrl: request.continueUrl)
+        outbox?.deliver(link)
+        delivery?.send(link)
+        return SentActionCode(email: recipient.email, link: link)
+    }
+
+    private func issue(
+        _ code: String, to recipient: Recipient, _ type: OOBCodeIssued.RequestType, lifetime: Int64, withholds: Bool, _ caller: Caller
+    ) async throws {
+        let project = caller.project
         try await write(caller, uid: recipient.uid) { tx in
             var issued = OOBCodeIssued(
                 requestType: type, email: recipient.email, newEmail: recipient.newEmail, expiresAt: tx.now + lifetime)
@@ -78,23 +107,17 @@ extension AuthService {
                 // The link may create the account; it signs in whoever owns the email by then.
                 issued.uid = owner
             case .passwordReset:
-                guard let owner else { throw FirebaseError.emailNotFound }
+                guard let owner else { throw withholds ? Withheld() : FirebaseError.emailNotFound }
                 issued.uid = owner
             case .verifyEmail, .verifyAndChangeEmail, .recoverEmail:
                 guard let owner, recipient.uid == nil || owner == recipient.uid else { throw FirebaseError.userNotFound }
                 issued.uid = owner
             }
             if let newEmail = issued.newEmail, try tx.owner(ofEmail: newEmail, in: project) != nil {
-                throw FirebaseError(AuthError.emailExists)
+                throw withholds ? Withheld() : FirebaseError(AuthError.emailExists)
             }
             try tx.execute(.issueOOBCode(project, codeHash: Self.codeHash(code), issued))
         }
-        let link = actionLink(
-            code, type, project, email: recipient.email, newEmail: recipient.newEmail, handler: handler,
-            apiKey: request.origin.apiKey, continueUrl: request.continueUrl)
-        outbox?.deliver(link)
-        delivery?.send(link)
-        return link
     }
 
     /// Room on the mail queue for one email, taken before anything is written; `nil` without
@@ -166,7 +189,8 @@ extension AuthService {
             }
             if request.requestType == .verifyAndChangeEmail && request.idToken == nil { throw FirebaseError.missingIdToken }
             guard let idToken = request.idToken, !idToken.isEmpty else { throw FirebaseError.invalidIdToken }
-            let (account, _) = try authenticate(idToken, caller)
+            let (account, session) = try authenticate(idToken, caller)
+            if request.requestType == .verifyAndChangeEmail { try requireRecentSignIn(account, session) }
             guard let email = account.email else { throw FirebaseError.missingEmail }
             return Recipient(email: email, uid: account.uid, newEmail: newEmail)
         }

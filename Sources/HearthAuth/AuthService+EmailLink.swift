@@ -10,6 +10,7 @@ extension AuthService {
         -> SignInResult
     {
         let linking = try idToken.map { try authenticate($0, caller) }
+        if let (account, session) = linking { try requireRecentSignIn(account, session) }
         guard let email, !email.isEmpty else { throw FirebaseError.missingEmail }
         guard let oobCode, !oobCode.isEmpty else { throw FirebaseError.missingOobCode }
         let address = normalizeEmail(email)

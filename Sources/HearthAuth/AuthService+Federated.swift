@@ -20,6 +20,7 @@ extension AuthService {
             displayName: identity.displayName, photoUrl: identity.photoUrl, screenName: identity.screenName)
         let project = caller.project
         let linking = try idToken.map { try authenticate($0, caller) }
+        if let (account, session) = linking { try requireRecentSignIn(account, session) }
         let trust = settings.emailTrust
         // Which account signs in is settled inside the write (the domain's plan), so its token
         // is minted there.

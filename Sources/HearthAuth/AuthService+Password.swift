@@ -7,16 +7,32 @@ extension AuthService {
         let email = try Validation.email(email)
         guard let password, !password.isEmpty else { throw FirebaseError.missingPassword }
         let project = caller.project
-        let found = try read { reader in try reader.owner(ofEmail: email, in: project).flatMap { try reader.account($0, in: project) } }
-        guard let account = found else { throw FirebaseError.emailNotFound }
+        let (found, config) = try read { reader in
+            (try reader.owner(ofEmail: email, in: project).flatMap { try reader.account($0, in: project) }, try reader.config(of: project))
+        }
+        // Email enumeration protection: one answer, and the time of one password check, whether
+        // the address is unknown, has no password or was given a wrong one.
+        let privacy = config.improvedEmailPrivacy
+        guard let account = found else {
+            if privacy { _ = try await passwords.hash(password) }
+            throw privacy ? FirebaseError.invalidLoginCredentials : FirebaseError.emailNotFound
+        }
         guard !account.disabled else { throw FirebaseError.userDisabled }
-        guard let stored = account.password, try await matches(password, stored) else { throw FirebaseError.invalidPassword }
+        guard let stored = account.password else {
+            if privacy { _ = try await passwords.hash(password) }
+            throw privacy ? FirebaseError.invalidLoginCredentials : FirebaseError.invalidPassword
+        }
+        guard try await matches(password, stored) else {
+            throw privacy ? FirebaseError.invalidLoginCredentials : FirebaseError.invalidPassword
+        }
         // An imported or older hash is replaced by one with today's parameters (an event).
         let rehashed = passwords.isOutdated(stored) ? try await passwords.hash(password) : nil
         let uid = account.uid
         let session = try await write(caller, uid: uid) { tx in
             // The password checked above must still be the account's.
-            guard try tx.account(uid, project).password == stored else { throw FirebaseError.invalidPassword }
+            guard try tx.account(uid, project).password == stored else {
+                throw privacy ? FirebaseError.invalidLoginCredentials : FirebaseError.invalidPassword
+            }
             let rehash = rehashed.map { Command.setPassword(project, uid, $0, email: nil, reason: .rehashed) }
             return try Self.run(.existingAccount(project, uid, method: .password, after: rehash.map { [$0] } ?? []), in: tx)
         }

@@ -32,7 +32,7 @@ extension AuthService {
         // Revoked sessions (validSince, password change, email-link takeover) lose their tokens.
         guard account.refreshTokens.contains(hash) else { throw FirebaseError.tokenExpired }
         let idToken = try tokens.idToken(
-            for: account, in: project, method: session.method, now: now, extraClaims: session.claims)
+            for: account, in: project, method: session.method, now: now, signedInAt: session.signedInAt, extraClaims: session.claims)
         return Refreshed(
             account: account, tokens: IssuedTokens(idToken: idToken, refreshToken: text, expiresIn: tokens.lifetime))
     }
@@ -53,11 +53,14 @@ extension AuthService {
         public var signInMethods: [SignInMethod]
     }
 
-    public func signInMethods(for email: String, _ caller: Caller) throws -> SignInMethods {
+    /// `nil` under email enumeration protection: then nobody learns whether an address is registered.
+    public func signInMethods(for email: String, _ caller: Caller) throws -> SignInMethods? {
         let project = caller.project
-        let found = try read { reader in
-            try reader.owner(ofEmail: normalizeEmail(email), in: project).flatMap { try reader.account($0, in: project) }
+        let (found, config) = try read { reader in
+            (try reader.owner(ofEmail: normalizeEmail(email), in: project).flatMap { try reader.account($0, in: project) },
+             try reader.config(of: project))
         }
+        if config.improvedEmailPrivacy { return nil }
         guard let account = found else { return SignInMethods(registered: false, allProviders: [], signInMethods: []) }
         let federated = account.providers.map(\.providerId)
         let usesPassword = account.password != nil || account.emailLinkSignIn

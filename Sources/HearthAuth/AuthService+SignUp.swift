@@ -42,6 +42,7 @@ extension AuthService {
         let email = try Validation.email(email)
         let password = try Validation.password(password)
         let (current, session) = try authenticate(idToken, caller)
+        try requireRecentSignIn(current, session)
         let project = caller.project
         let uid = current.uid
         if let owner = try read({ try $0.owner(ofEmail: email, in: project) }), owner != uid {

@@ -49,8 +49,11 @@ extension AuthService {
     }
 
     /// Applies a VERIFY_EMAIL, VERIFY_AND_CHANGE_EMAIL or RECOVER_EMAIL code (applyActionCode).
-    /// Other codes are used elsewhere and stay unconsumed.
-    public func applyActionCode(_ oobCode: String?, _ caller: Caller) async throws -> (Account, ActionCodeInfo) {
+    /// Other codes are used elsewhere and stay unconsumed. A verified change of email notifies
+    /// the address it replaces with a RECOVER_EMAIL link (built from `origin`), as any change does.
+    public func applyActionCode(_ oobCode: String?, _ caller: Caller, origin: LinkOrigin? = nil) async throws
+        -> (Account, ActionCodeInfo)
+    {
         let project = caller.project
         let (hash, code) = try pendingCode(oobCode, caller)
         guard let uid = code.uid else { throw FirebaseError.invalidOobCode }
@@ -63,11 +66,15 @@ extension AuthService {
             (holding, movingTo) = (changedTo, code.email)
         case .passwordReset, .emailSignIn: throw FirebaseError.invalidOobCode
         }
-        let account = try await write(caller, uid: uid) { tx in
+        let recovery =
+            if code.requestType == .verifyAndChangeEmail, let origin { try prepareEmailRecovery(from: holding, origin: origin) } else { EmailRecovery?.none }
+        let (account, replaced) = try await write(caller, uid: uid) { tx in
             try tx.execute(.consumeOOBCode(project, codeHash: hash))
             try tx.execute(.applyEmailCode(project, uid, email: holding, newEmail: movingTo))
-            return try tx.account(uid, project)
+            let replaced = try recovery?.issue(for: uid, project, replacing: holding, in: tx)
+            return (try tx.account(uid, project), replaced)
         }
+        if let recovery, let replaced { deliver(recovery, replaced: replaced, by: account, project) }
         return (account, ActionCodeInfo(code))
     }
 }

@@ -53,6 +53,8 @@ public struct AuthSettings: Sendable {
     /// The action handler links point at (the app's page that completes a reset, verification or
     /// sign-in). Without it, links point at this server's `/emulator/action` (development only).
     public var actionURL: String?
+    /// Firebase's recent-login rule for sensitive changes; `nil` keeps the emulator's leniency.
+    public var recentSignIn: RecentSignIn?
 
     public init() {}
 }
@@ -135,6 +137,18 @@ public final class AuthService: Sendable {
         return (account, verified)
     }
 
+    /// Refuses a sensitive change (email, password, deletion, linking) by a session that signed
+    /// in too long ago, when the recent-login rule is on.
+    func requireRecentSignIn(_ account: Account, _ session: TokenIssuer.VerifiedIDToken) throws {
+        guard let rule = settings.recentSignIn else { return }
+        let authTime: Int64? = if case .int(let seconds)? = session.claims["auth_time"] { seconds } else { nil }
+        do {
+            try rule.check(account, authTime: authTime, now: now)
+        } catch {
+            throw FirebaseError(error)
+        }
+    }
+
     /// Whether a session that began at `issuedAt` (seconds) may still act for `account`.
     /// Revocation has whole-second granularity, as in Firebase.
     private static func checkSession(of account: Account, issuedAt: Int64) throws {
@@ -166,7 +180,7 @@ public final class AuthService: Sendable {
     /// Runs a sign-in the domain planned: mints the session's refresh token for the planned
     /// account, then records the plan's commands.
     static func run(_ plan: SignInPlan, in tx: StoreTransaction, claims: [String: JSONValue] = [:]) throws -> SignedIn {
-        let refresh = TokenIssuer.newRefreshToken(for: plan.uid, method: plan.method, claims: claims)
+        let refresh = TokenIssuer.newRefreshToken(for: plan.uid, method: plan.method, signedInAt: tx.now / 1000, claims: claims)
         for command in plan.commands(refreshTokenHash: refresh.hash) { try tx.execute(command) }
         return SignedIn(
             account: try tx.account(plan.uid, plan.project), method: plan.method, refresh: refresh,
@@ -177,7 +191,8 @@ public final class AuthService: Sendable {
     /// issued at the transaction's instant.
     func signedIn(_ session: SignedIn, _ caller: Caller, claims: [String: JSONValue] = [:]) throws -> SignInResult {
         let idToken = try tokens.idToken(
-            for: session.account, in: caller.project, method: session.method, now: session.at, extraClaims: claims)
+            for: session.account, in: caller.project, method: session.method, now: session.at, signedInAt: session.at / 1000,
+            extraClaims: claims)
         return SignInResult(
             account: session.account,
             tokens: IssuedTokens(idToken: idToken, refreshToken: session.refresh.text, expiresIn: tokens.lifetime),

@@ -39,6 +39,9 @@ public struct FirebaseError: Error, Equatable, Sendable, CustomStringConvertible
     public static let invalidEmail = bad("INVALID_EMAIL")
     public static let emailNotFound = bad("EMAIL_NOT_FOUND")
     public static let invalidPassword = bad("INVALID_PASSWORD")
+    /// Email enumeration protection's one answer for an unknown email, an account without a
+    /// password and a wrong password.
+    public static let invalidLoginCredentials = bad("INVALID_LOGIN_CREDENTIALS")
     public static let weakPassword = bad("WEAK_PASSWORD : Password should be at least 6 characters")
     public static let invalidRefreshToken = bad("INVALID_REFRESH_TOKEN")
     public static let insufficientPermission = bad("INSUFFICIENT_PERMISSION")

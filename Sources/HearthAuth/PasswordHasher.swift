@@ -41,6 +41,9 @@ public struct PasswordHasher: Sendable {
         try await onPool { try Self.verify(password, against: stored) }
     }
 
+    /// Hashes and checks started so far.
+    public var started: Int { pool.startedJobs }
+
     /// A full hashing queue is Firebase's "too many attempts", a 400 the SDKs know.
     private func onPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         do {

@@ -32,8 +32,11 @@ public struct TokenIssuer: Sendable {
     ]
 
     /// An ID token for `account`, signed in with `method`, issued at `now` (milliseconds).
+    /// `signedInAt` (seconds) is the session's sign-in, its `auth_time`; without it, the
+    /// account's last sign-in.
     public func idToken(
-        for account: Account, in project: ProjectID, method: SignInMethod, now: Int64, extraClaims: [String: JSONValue] = [:]
+        for account: Account, in project: ProjectID, method: SignInMethod, now: Int64, signedInAt: Int64? = nil,
+        extraClaims: [String: JSONValue] = [:]
     ) throws -> String {
         let issuedAt = now / 1000
         var claims: [String: JSONValue] = [:]
@@ -56,7 +59,7 @@ public struct TokenIssuer: Sendable {
         }
         for link in account.providers { identities[link.providerId.rawValue] = [.string(link.federatedId)] }
         if method == .anonymous { claims["provider_id"] = .string(SignInMethod.anonymous.rawValue) }
-        claims["auth_time"] = .int((account.lastSignInAt ?? account.createdAt) / 1000)
+        claims["auth_time"] = .int(signedInAt ?? (account.lastSignInAt ?? account.createdAt) / 1000)
         claims["user_id"] = .string(account.uid.rawValue)
         claims["firebase"] = ["identities": .object(identities), "sign_in_provider": .string(method.tokenProvider)]
         claims["iat"] = .int(issuedAt)
@@ -115,14 +118,18 @@ public struct TokenIssuer: Sendable {
         return result
     }
 
-    /// A new refresh token, `2.<uid>.<method>.<secret>[.<claims>]` in base64url. The uid lets a
-    /// refresh read the account straight away (no token index to write at sign-in); the sign-in
-    /// method and any custom-token claims ride along so a refresh re-issues them. The recorded
-    /// hash covers every byte, so none of them can be altered.
-    public static func newRefreshToken(for uid: UserID, method: SignInMethod, claims: [String: JSONValue] = [:]) -> RefreshToken {
+    /// A new refresh token, `3.<uid>.<method>.<signedInAt>.<secret>[.<claims>]` in base64url
+    /// (the time in decimal seconds). The uid lets a refresh read the account straight away (no
+    /// token index to write at sign-in); the sign-in method, the instant the session signed in
+    /// (its ID tokens' `auth_time`, which recent-login checks read) and any custom-token claims
+    /// ride along so a refresh re-issues them. The recorded hash covers every byte, so none of
+    /// them can be altered.
+    public static func newRefreshToken(
+        for uid: UserID, method: SignInMethod, signedInAt: Int64, claims: [String: JSONValue] = [:]
+    ) -> RefreshToken {
         let secret = SecureRandom.bytes(32)
-        var text = "2." + Base64URL.encode(Array(uid.rawValue.utf8)) + "." + Base64URL.encode(Array(method.rawValue.utf8)) + "."
-            + Base64URL.encode(secret)
+        var text = "3." + Base64URL.encode(Array(uid.rawValue.utf8)) + "." + Base64URL.encode(Array(method.rawValue.utf8)) + "."
+            + String(signedInAt) + "." + Base64URL.encode(secret)
         if !claims.isEmpty { text += "." + Base64URL.encode(JSONValue.object(claims).encoded()) }
         return RefreshToken(text: text)
     }
@@ -138,36 +145,41 @@ public struct RefreshToken: Sendable, Equatable {
     public var hash: String { sha256Hex(text) }
 
     /// What the session started with: its account (`nil` in a v1 token, found by its hash), its
-    /// sign-in method and any custom-token claims.
+    /// sign-in method, when it signed in (seconds; `nil` before v3) and any custom-token claims.
     public struct Session: Sendable, Equatable {
         public var uid: UserID?
         public var method: SignInMethod
+        public var signedInAt: Int64?
         public var claims: [String: JSONValue]
     }
 
-    /// `nil` when the token is not one of ours: `2.<uid>.<provider>.<secret>[.<claims>]`, or
-    /// `1.<provider>.<secret>[.<claims>]` from before tokens named their account.
+    /// `nil` when the token is not one of ours: `3.<uid>.<method>.<signedInAt>.<secret>[.<claims>]`,
+    /// or from earlier versions `2.<uid>.<method>.<secret>[.<claims>]` and
+    /// `1.<method>.<secret>[.<claims>]`.
     public var session: Session? {
         var parts = text.split(separator: ".", omittingEmptySubsequences: false)[...]
+        guard let version = parts.popFirst(), ["1", "2", "3"].contains(version) else { return nil }
         var uid: UserID?
-        switch parts.popFirst() {
-        case "2":
+        if version != "1" {
             guard let bytes = parts.popFirst().flatMap({ Base64URL.decode($0) }), let text = String(validating: bytes, as: UTF8.self),
                 let named = UserID(text)
             else { return nil }
             uid = named
-        case "1": break
-        default: return nil
         }
-        guard (2...3).contains(parts.count), let bytes = Base64URL.decode(parts[parts.startIndex]), !bytes.isEmpty,
-            let method = String(validating: bytes, as: UTF8.self).map(SignInMethod.init(rawValue:)),
-            let secret = Base64URL.decode(parts[parts.startIndex + 1]), secret.count == 32
+        guard let bytes = parts.popFirst().flatMap({ Base64URL.decode($0) }), !bytes.isEmpty,
+            let method = String(validating: bytes, as: UTF8.self).map(SignInMethod.init(rawValue:))
         else { return nil }
-        guard parts.count == 3 else { return Session(uid: uid, method: method, claims: [:]) }
-        guard let json = Base64URL.decode(parts[parts.startIndex + 2]), let claims = JSONValue.parse(json)?.objectValue else {
+        var signedInAt: Int64?
+        if version == "3" {
+            guard let time = parts.popFirst().flatMap({ Int64($0) }), time >= 0 else { return nil }
+            signedInAt = time
+        }
+        guard let secret = parts.popFirst().flatMap({ Base64URL.decode($0) }), secret.count == 32, parts.count <= 1 else {
             return nil
         }
-        return Session(uid: uid, method: method, claims: claims)
+        guard let encoded = parts.popFirst() else { return Session(uid: uid, method: method, signedInAt: signedInAt, claims: [:]) }
+        guard let json = Base64URL.decode(encoded), let claims = JSONValue.parse(json)?.objectValue else { return nil }
+        return Session(uid: uid, method: method, signedInAt: signedInAt, claims: claims)
     }
 }
 

@@ -15,6 +15,7 @@ public final class WorkPool: @unchecked Sendable {
     private let maxQueued: Int
     // Guarded by `condition`.
     private var jobs: [@Sendable () -> Void] = []
+    private var started = 0
     private var stopping = false
 
     /// `maxQueued` defaults to 64 jobs per thread: about three seconds of scrypt at N=2^14.
@@ -45,6 +46,13 @@ public final class WorkPool: @unchecked Sendable {
         return jobs.count
     }
 
+    /// Jobs started since the pool began (metrics; tests that prove work was done).
+    public var startedJobs: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return started
+    }
+
     /// Lets the threads finish queued work and exit.
     public func stop() {
         condition.lock()
@@ -72,6 +80,7 @@ public final class WorkPool: @unchecked Sendable {
                 return
             }
             let job = jobs.removeFirst()
+            started += 1
             condition.unlock()
             job()
         }

@@ -26,6 +26,8 @@ public enum AuthError: Error, Equatable, Hashable, Sendable, CustomStringConvert
     case configurationExists
     /// A provider configuration that does not exist.
     case configurationNotFound
+    /// A sensitive change by a session that signed in too long ago (`RecentSignIn`).
+    case credentialTooOld
 
     /// The Firebase error message string (`error.message` in the envelope).
     public var firebaseCode: String {
@@ -48,6 +50,7 @@ public enum AuthError: Error, Equatable, Hashable, Sendable, CustomStringConvert
         case .invalidProjectConfig: "INVALID_CONFIG"
         case .configurationExists: "CONFIGURATION_EXISTS"
         case .configurationNotFound: "CONFIGURATION_NOT_FOUND"
+        case .credentialTooOld: "CREDENTIAL_TOO_OLD_LOGIN_AGAIN"
         }
     }
 

@@ -224,20 +224,23 @@ public enum Decide {
         case emailLink, identityProvider
     }
 
-    /// Proven ownership of the account's unverified email verifies it; a password set before,
-    /// by whoever typed that email, is removed and every earlier session ends (seed 000).
+    /// Proven ownership of the account's unverified email verifies it. Every sign-in method
+    /// added while it was unverified, by whoever typed that email, goes: the password, and each
+    /// provider that is not the address's own authority (Google for Gmail). Then every earlier
+    /// session ends (seed 000).
     private static func confirmEmail(_ account: Account, proof: EmailProof, now: Int64) -> [EventPayload] {
         guard let email = account.email, !account.emailVerified else { return [] }
         var events: [EventPayload] = []
-        if account.password != nil {
-            let (removed, revoked): (PasswordRemoved.Reason, SessionsRevoked.Reason) =
-                switch proof {
-                case .emailLink: (.emailLinkVerified, .emailLinkVerified)
-                case .identityProvider: (.providerVerified, .providerVerified)
-                }
-            events.append(.passwordRemoved(PasswordRemoved(reason: removed)))
-            events.append(.sessionsRevoked(SessionsRevoked(validSince: now / 1000, reason: revoked)))
+        let (removed, unlinked, revoked): (PasswordRemoved.Reason, ProviderUnlinked.Reason, SessionsRevoked.Reason) =
+            switch proof {
+            case .emailLink: (.emailLinkVerified, .emailLinkVerified, .emailLinkVerified)
+            case .identityProvider: (.providerVerified, .providerVerified, .providerVerified)
+            }
+        if account.password != nil { events.append(.passwordRemoved(PasswordRemoved(reason: removed))) }
+        for link in account.providers where !link.providerId.isAuthority(forEmail: email) {
+            events.append(.providerUnlinked(ProviderUnlinked(providerId: link.providerId, reason: unlinked)))
         }
+        if !events.isEmpty { events.append(.sessionsRevoked(SessionsRevoked(validSince: now / 1000, reason: revoked))) }
         events.append(.emailVerified(EmailVerified(email: email)))
         return events
     }

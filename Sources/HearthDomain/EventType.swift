@@ -21,7 +21,8 @@ extension EventType {
     public static let accountCreated = EventType("account.created", version: 2)
     public static let signInRecorded = EventType("account.signed_in", version: 1)
     public static let providerLinked = EventType("account.provider_linked", version: 1)
-    public static let providerUnlinked = EventType("account.provider_unlinked", version: 1)
+    /// v2: why (unlinked, or removed when the email was proven).
+    public static let providerUnlinked = EventType("account.provider_unlinked", version: 2)
     public static let passwordSet = EventType("account.password_set", version: 2)
     public static let passwordRemoved = EventType("account.password_removed", version: 1)
     public static let emailVerified = EventType("account.email_verified", version: 1)
@@ -51,8 +52,10 @@ extension EventType {
     public static let refreshTokenIssuedV1 = EventType("account.refresh_token_issued", version: 1)
     public static let anonymousPurgedV1 = EventType("account.anonymous_purged", version: 1)
     public static let projectConfigChangedV1 = EventType("project.config_changed", version: 1)
+    public static let providerUnlinkedV1 = EventType("account.provider_unlinked", version: 1)
     public static let historical: [EventType] = [
         .accountCreatedV1, .passwordSetV1, .refreshTokenIssuedV1, .anonymousPurgedV1, .projectConfigChangedV1,
+        .providerUnlinkedV1,
     ]
 
     /// Every current event type; `schemas/` has one schema per entry here and in `historical`.

@@ -119,8 +119,22 @@ public struct ProviderLinked: Equatable, Sendable, Encodable {
 }
 
 public struct ProviderUnlinked: Equatable, Sendable, Encodable {
+    public enum Reason: String, Sendable, Encodable, CaseIterable {
+        /// The user or an administrator unlinked it.
+        case unlinked
+        /// Email-link sign-in proved the account's unverified email: a provider linked while
+        /// it was unverified, possibly by an impostor, must not survive it (seed 000).
+        case emailLinkVerified = "email_link_verified"
+        /// A trusted identity provider vouched for the unverified email, with the same effect.
+        case providerVerified = "provider_verified"
+    }
+
     public var providerId: ProviderID
-    public init(providerId: ProviderID) { self.providerId = providerId }
+    public var reason: Reason
+    public init(providerId: ProviderID, reason: Reason = .unlinked) {
+        self.providerId = providerId
+        self.reason = reason
+    }
 }
 
 public struct PasswordSet: Equatable, Sendable, Encodable {

@@ -27,6 +27,14 @@ public struct ProjectConfig: Equatable, Sendable, Encodable {
 
     public init() {}
 
+    /// The production profile's defaults, where they differ from the emulator's: email
+    /// enumeration protection on, as Firebase has it for every project created since September 2023.
+    public static let production: ProjectConfig = {
+        var config = ProjectConfig()
+        config.improvedEmailPrivacy = true
+        return config
+    }()
+
     /// From a second (tests) to Firebase's 30 days.
     public static let anonymousCleanupPeriodRange: ClosedRange<Int64> = 1...(30 * 24 * 60 * 60)
 

@@ -108,10 +108,11 @@ extension Decide {
             guard trusted else {
                 return .needConfirmation(email: email, existingUid: owner, providers: existing.providers.map(\.providerId))
             }
-            // The provider vouches for the email: it joins the account that has it, and proves
-            // the email as a link would (an unverified password goes).
-            var preparation: [Command] = [.linkProvider(project, owner, identity)]
+            // The provider vouches for the email: it proves the email as a link would (what was
+            // added while it was unverified goes), then joins the account that has it.
+            var preparation: [Command] = []
             if !existing.emailVerified { preparation.append(.confirmEmailByProvider(project, owner, email: email)) }
+            preparation.append(.linkProvider(project, owner, identity))
             return plan(owner, preparation)
         }
         guard createsAccount else { throw AuthError.userNotFound }

@@ -99,7 +99,7 @@ extension IdentityToolkitAPI {
         let caller = call.caller
         if fields.has("oobCode") && !caller.isAdmin {
             // applyActionCode: the code names the account; every other field is ignored.
-            let (account, info) = try await service.applyActionCode(try fields.string("oobCode"), caller)
+            let (account, info) = try await service.applyActionCode(try fields.string("oobCode"), caller, origin: linkOrigin(call))
             return Self.updateResponse(account, tokens: nil, newEmail: info.requestType == .verifyAndChangeEmail ? info.newEmail : nil)
         }
         let target = try self.target(call)

@@ -13,13 +13,17 @@ extension IdentityToolkitAPI {
         }
         guard (try? Validation.email(identifier)) != nil else { throw FirebaseError.bad("INVALID_IDENTIFIER") }
         _ = try Validation.continueURL(continueUri)
-        let methods = try service.signInMethods(for: identifier, call.caller)
-        return [
-            "kind": "identitytoolkit#CreateAuthUriResponse", "registered": .bool(methods.registered),
-            "allProviders": .array(methods.allProviders.map { .string($0.rawValue) }),
-            "signinMethods": .array(methods.signInMethods.map { .string($0.rawValue) }),
+        var body: [String: JSONValue] = [
+            "kind": "identitytoolkit#CreateAuthUriResponse",
             "sessionId": .string(try call.fields.string("sessionId") ?? AuthService.randomID()),
         ]
+        // Under email enumeration protection the answer is only the kind and the session.
+        if let methods = try service.signInMethods(for: identifier, call.caller) {
+            body["registered"] = .bool(methods.registered)
+            body["allProviders"] = .array(methods.allProviders.map { .string($0.rawValue) })
+            body["signinMethods"] = .array(methods.signInMethods.map { .string($0.rawValue) })
+        }
+        return .object(body)
     }
 
     /// requestType by name, or by its proto enum index (the Android SDK sends 6).
@@ -39,9 +43,9 @@ extension IdentityToolkitAPI {
             requestType: requestType, email: try fields.string("email"), newEmail: try fields.string("newEmail"),
             idToken: try fields.string("idToken"), returnsLink: returnLink, continueUrl: try fields.string("continueUrl"),
             origin: linkOrigin(call))
-        let link = try await service.sendActionCode(request, call.caller)
-        var body: [String: JSONValue] = ["kind": "identitytoolkit#GetOobConfirmationCodeResponse", "email": .string(link.email)]
-        if returnLink {
+        let sent = try await service.sendActionCode(request, call.caller)
+        var body: [String: JSONValue] = ["kind": "identitytoolkit#GetOobConfirmationCodeResponse", "email": .string(sent.email)]
+        if returnLink, let link = sent.link {
             body["oobCode"] = .string(link.oobCode)
             body["oobLink"] = .string(link.oobLink)
         }

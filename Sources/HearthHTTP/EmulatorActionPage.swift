@@ -47,7 +47,8 @@ struct EmulatorActionPage: Sendable {
             return try await recoverEmail(oobCode, caller)
         case "verifyEmail", "verifyAndChangeEmail":
             let changing = query["mode"] == "verifyAndChangeEmail"
-            guard let info = try await Self.unlessSpent({ try await service.applyActionCode(oobCode, caller).1 }) else {
+            let origin = AuthService.LinkOrigin(baseURL: request.baseURL, apiKey: query["apiKey"] ?? "")
+            guard let info = try await Self.unlessSpent({ try await service.applyActionCode(oobCode, caller, origin: origin).1 }) else {
                 return changing
                     ? Self.failure("Your request to change your email has expired or the link has already been used.", "Try changing your email again.")
                     : Self.failure("Your request to verify your email has expired or the link has already been used.", "Try verifying your email again.")

@@ -14,7 +14,9 @@ public enum PayloadCodec {
         case .accountCreated(let event): writer.write(event)
         case .signInRecorded(let event): writer.write(event.method.rawValue)
         case .providerLinked(let event): writer.write(event.provider)
-        case .providerUnlinked(let event): writer.write(event.providerId.rawValue)
+        case .providerUnlinked(let event):
+            writer.write(event.providerId.rawValue)
+            writer.write(event.reason.rawValue)
         case .passwordSet(let event):
             writer.write(event.password)
             writer.write(event.reason.rawValue)
@@ -73,7 +75,10 @@ public enum PayloadCodec {
         Decoder(.accountCreatedV1) { .accountCreated(try AccountCreated(from: &$0, passwordLayout: .v1)) },
         Decoder(.signInRecorded) { .signInRecorded(SignInRecorded(method: SignInMethod(rawValue: try $0.readString()))) },
         Decoder(.providerLinked) { .providerLinked(ProviderLinked(provider: try $0.read())) },
-        Decoder(.providerUnlinked) { .providerUnlinked(ProviderUnlinked(providerId: ProviderID(try $0.readString()))) },
+        Decoder(.providerUnlinked) {
+            .providerUnlinked(ProviderUnlinked(providerId: ProviderID(try $0.readString()), reason: try $0.readEnum()))
+        },
+        Decoder(.providerUnlinkedV1) { .providerUnlinked(ProviderUnlinked(providerId: ProviderID(try $0.readString()))) },
         Decoder(.passwordSet) { .passwordSet(PasswordSet(password: try $0.read(), reason: try $0.readEnum())) },
         Decoder(.passwordSetV1) {
             .passwordSet(PasswordSet(password: try PasswordHash(from: &$0, layout: .v1), reason: try $0.readEnum()))

@@ -19,6 +19,7 @@ public enum SampleEvents {
         .providerLinked(ProviderLinked(provider: link)),
         .providerLinked(ProviderLinked(provider: ProviderLink(providerId: "google.com", federatedId: "g"))),
         .providerUnlinked(ProviderUnlinked(providerId: "github.com")),
+        .providerUnlinked(ProviderUnlinked(providerId: "facebook.com", reason: .emailLinkVerified)),
         .passwordSet(PasswordSet(password: hash, reason: .rehashed)),
         .passwordRemoved(PasswordRemoved(reason: .emailLinkVerified)),
         .emailVerified(EmailVerified(email: "v@x.io")),

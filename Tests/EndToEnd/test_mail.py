@@ -194,10 +194,21 @@ def test_password_reset_and_verification_mails(production, security):
         applied = call(daemon, "update", {"oobCode": query["oobCode"]})
         assert applied.status_code == 200 and applied.json()["emailVerified"] is True
 
-        # Changing the email notifies the old address, whose link moves the account back.
-        moved = call(daemon, "update", {"idToken": signed_in.json()["idToken"], "email": "elsewhere@example.com"})
-        assert moved.status_code == 200 and moved.json()["email"] == "elsewhere@example.com"
+        # Email enumeration protection (production's default) refuses a direct change: the new
+        # address is verified first (verifyBeforeUpdateEmail), then the old one is notified,
+        # and its link moves the account back.
+        direct = call(daemon, "update", {"idToken": signed_in.json()["idToken"], "email": "elsewhere@example.com"})
+        assert direct.status_code == 400 and direct.json()["error"]["message"].startswith("OPERATION_NOT_ALLOWED")
+        change = call(daemon, "sendOobCode", {"requestType": "VERIFY_AND_CHANGE_EMAIL", "idToken": signed_in.json()["idToken"],
+                                              "newEmail": "elsewhere@example.com"})
+        assert change.status_code == 200, change.text
         delivered = mailbox.wait(daemon, 3)
+        assert delivered["envelope_to"] == ["elsewhere@example.com"]
+        _, query = link_in(delivered["message"])
+        assert query["mode"] == "verifyAndChangeEmail"
+        moved = call(daemon, "update", {"oobCode": query["oobCode"]})
+        assert moved.status_code == 200 and moved.json()["email"] == "elsewhere@example.com", moved.text
+        delivered = mailbox.wait(daemon, 4)
         assert delivered["envelope_to"] == ["reader@example.com"]
         message = delivered["message"]
         assert message["Subject"] == "Your sign-in email was changed for Hearth Mail Test"

@@ -104,14 +104,15 @@ struct TokenTests {
     @Test("refresh tokens carry their account and provider; v1 tokens (no account) still parse; anything else is not ours")
     func refreshTokens() {
         let uid = UserID("0V70MWDgAbCdEfGhIjKlMnOpQrSt")!
-        let token = TokenIssuer.newRefreshToken(for: uid, method: "github.com")
-        #expect(token.text.hasPrefix("2."))
+        let token = TokenIssuer.newRefreshToken(for: uid, method: "github.com", signedInAt: 1_790_000_000)
+        #expect(token.text.hasPrefix("3."))
         #expect(token.session?.uid == uid)
         #expect(token.session?.method == "github.com")
+        #expect(token.session?.signedInAt == 1_790_000_000)
         #expect(token.session?.claims.isEmpty == true)
         #expect(token.hash.count == 64)
-        #expect(TokenIssuer.newRefreshToken(for: uid, method: "github.com").hash != token.hash)
-        let custom = TokenIssuer.newRefreshToken(for: UserID("an.admin's uid")!, method: .custom, claims: ["tier": 2])
+        #expect(TokenIssuer.newRefreshToken(for: uid, method: "github.com", signedInAt: 1_790_000_000).hash != token.hash)
+        let custom = TokenIssuer.newRefreshToken(for: UserID("an.admin's uid")!, method: .custom, signedInAt: 5, claims: ["tier": 2])
         #expect(custom.session?.uid == UserID("an.admin's uid"))
         #expect(custom.session?.claims == ["tier": 2])
 
@@ -120,10 +121,13 @@ struct TokenTests {
         #expect(legacy.session != nil)
         #expect(legacy.session?.uid == nil)
         #expect(legacy.session?.method == "github.com")
+        let version2 = RefreshToken(text: "2.\(Base64URL.encode(Array(uid.rawValue.utf8))).Z2l0aHViLmNvbQ." + secret)
+        #expect(version2.session?.uid == uid && version2.session?.signedInAt == nil)
         for garbage in [
             "", "x", "1.Z2l0aHViLmNvbQ.short", "2.Z2l0aHViLmNvbQ.\(String(repeating: "A", count: 43))", "a.b.c.d",
             "3.Z2l0aHViLmNvbQ." + secret, "2..Z2l0aHViLmNvbQ." + secret, "2.AA.Z2l0aHViLmNvbQ." + secret,
-            "1.Z2l0aHViLmNvbQ.\(secret).e30.extra",
+            "1.Z2l0aHViLmNvbQ.\(secret).e30.extra", "3.AA.Z2l0aHViLmNvbQ.-5." + secret, "3.AA.Z2l0aHViLmNvbQ.x." + secret,
+            "4.AA.Z2l0aHViLmNvbQ." + secret,
         ] {
             #expect(RefreshToken(text: garbage).session == nil, "\(garbage)")
         }

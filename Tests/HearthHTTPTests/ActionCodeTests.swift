@@ -181,6 +181,9 @@ struct ActionCodeTests {
             let page = try await api.send(.get, Self.path(of: link), body: nil, headers: [:])
             #expect(page.status == 200)
             #expect(page["authEmulator"]?["newEmail"] == "after@example.com")
+            // The replaced address hears of it, with a link back, as with any change.
+            let (_, recover) = try await Self.delivered(api, to: "before@example.com", "RECOVER_EMAIL")
+            #expect(recover.contains("mode=recoverEmail&"))
             #expect(try await api.lookup(try #require(idToken.stringValue)).errorCode == "TOKEN_EXPIRED")
             let signedIn = try await api.v1("signInWithPassword", ["email": "after@example.com", "password": "correct-horse-42"])
             let account = try await api.lookup(try #require(signedIn.string("idToken")))["users"]?.arrayValue?.first

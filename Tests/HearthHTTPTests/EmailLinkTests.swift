@@ -49,10 +49,15 @@ struct EmailLinkTests {
         }
     }
 
-    @Test("an email link evicts an impostor: unverified password removed, earlier sessions revoked")
+    @Test("an email link evicts an impostor: every unverified sign-in method removed (password, providers), earlier sessions revoked")
     func takeover() async throws {
         try await APIHarness.run { harness, api in
             let impostor = try await api.signUp(email: "victim@example.com")
+            // The impostor links a GitHub account of theirs while the email is unverified.
+            let linked = try await api.v3(
+                "verifyAssertion",
+                FederatedTests.credential("github.com", ["sub": "impostor-gh"], idToken: impostor["idToken"]))
+            #expect(linked.status == 200 && linked.string("localId") == impostor.string("localId"), "\(linked.json)")
             harness.clock.advance(milliseconds: 1500)
             let code = try await Self.sendLink(api, to: "victim@example.com")
             let owner = try await api.v3("emailLinkSignin", ["email": "victim@example.com", "oobCode": .string(code)])
@@ -67,10 +72,18 @@ struct EmailLinkTests {
             let password = try await api.v3("verifyPassword", ["email": "victim@example.com", "password": "correct-horse-42"])
             #expect(password.errorCode == "INVALID_PASSWORD")
 
-            // The ledger says what happened, as its own events.
-            let types = try harness.eventTypes(of: try #require(impostor.string("localId")))
-            #expect(types.contains("account.password_removed"))
-            #expect(types.contains("account.sessions_revoked"))
+            #expect(user?["providerUserInfo"]?.arrayValue?.contains { $0["providerId"] == "github.com" } == false)
+            // The impostor's GitHub no longer opens the owner's account.
+            let gitHub = try await api.v3("verifyAssertion", FederatedTests.credential("github.com", ["sub": "impostor-gh"]))
+            #expect(gitHub.string("localId") != impostor.string("localId"))
+
+            // The ledger says what happened, as its own events, with why.
+            let uid = try #require(impostor.string("localId"))
+            let events = try harness.service.store.audit.events(of: .account(APIHarness.project, UserID(uid)!))
+            let payloads = events.map(\.payload)
+            #expect(payloads.contains(.passwordRemoved(PasswordRemoved(reason: .emailLinkVerified))))
+            #expect(payloads.contains(.providerUnlinked(ProviderUnlinked(providerId: "github.com", reason: .emailLinkVerified))))
+            #expect(payloads.contains { if case .sessionsRevoked(let revoked) = $0 { revoked.reason == .emailLinkVerified } else { false } })
         }
     }
 

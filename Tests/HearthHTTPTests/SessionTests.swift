@@ -88,7 +88,7 @@ struct SessionTests {
         try await APIHarness.run { _, api in
             let created = try await api.signUp(email: "forged@example.com")
             let uid = try #require(created.string("localId").flatMap { UserID($0) })
-            let forged = TokenIssuer.newRefreshToken(for: uid, method: .password).text
+            let forged = TokenIssuer.newRefreshToken(for: uid, method: .password, signedInAt: 0).text
             #expect(try await api.refresh(forged).errorCode == "INVALID_REFRESH_TOKEN")
             let disabled = try await api.admin("accounts:update", ["localId": .string(uid.rawValue), "disableUser": true])
             #expect(disabled.status == 200)

@@ -75,6 +75,12 @@ struct LedgerTests {
         config.write(nil as Bool?) { $0.write($1) }
         let changed = try config.bytes.withUnsafeBytes { try PayloadCodec.decode(.projectConfigChangedV1, from: $0) }
         #expect(changed == .projectConfigChanged(ProjectConfigChange(emailPasswordEnabled: true, anonymousCleanup: true)))
+
+        // account.provider_unlinked v1: the provider only; every v1 unlinking was the user's or an admin's.
+        var unlinked = ByteWriter()
+        unlinked.write("github.com")
+        let unlink = try unlinked.bytes.withUnsafeBytes { try PayloadCodec.decode(.providerUnlinkedV1, from: $0) }
+        #expect(unlink == .providerUnlinked(ProviderUnlinked(providerId: "github.com", reason: .unlinked)))
     }
 
     @Test func unknownTypesAndTruncatedPayloadsAreErrorsNotGuesses() throws {

@@ -1,0 +1,103 @@
+import HTTPTypes
+import HearthApp
+import HearthAuth
+import HearthDomain
+import HearthHTTP
+import HearthStore
+import HearthTesting
+import HearthWire
+import NIOCore
+import Testing
+
+/// Email enumeration protection (`emailPrivacyConfig.enableImprovedEmailPrivacy`): nothing an
+/// app can call says whether an address is registered.
+@Suite("email enumeration protection")
+struct EmailPrivacyTests {
+    static func protect(_ api: APIClient, _ on: Bool = true) async throws {
+        let patched = try await api.send(
+            .patch, "/identitytoolkit.googleapis.com/v2/projects/demo-hearth/config?updateMask=emailPrivacyConfig.enableImprovedEmailPrivacy",
+            body: ByteBuffer(bytes: JSONValue.object(["emailPrivacyConfig": ["enableImprovedEmailPrivacy": .bool(on)]]).encoded()),
+            headers: APIClient.admin)
+        #expect(patched.status == 200)
+    }
+
+    static func outboxCount(_ api: APIClient) async throws -> Int {
+        let listed = try await api.send(.get, "/emulator/v1/projects/demo-hearth/oobCodes", body: nil, headers: [:])
+        return listed["oobCodes"]?.arrayValue?.count ?? 0
+    }
+
+    @Test("createAuthUri, password sign-in and password reset answer alike for known and unknown addresses; admins still learn")
+    func protectsEveryAnswer() async throws {
+        try await APIHarness.run { harness, api in
+            let user = try await api.signUp(email: "known@example.com")
+            _ = try await api.admin("accounts", ["email": "nopassword@example.com"])
+            let lookup: (String) async throws -> Reply = { email in
+                try await api.v1("createAuthUri", ["identifier": .string(email), "continueUri": "http://localhost/"])
+            }
+            // Off by default in development, as in the emulator.
+            #expect(try await lookup("known@example.com")["registered"] == true)
+            try await Self.protect(api)
+
+            let known = try await lookup("known@example.com")
+            let unknown = try await lookup("nobody@example.com")
+            #expect(Set(known.json.objectValue?.keys ?? [:].keys) == ["kind", "sessionId"])
+            #expect(Set(unknown.json.objectValue?.keys ?? [:].keys) == ["kind", "sessionId"])
+
+            // One answer, after one password check, whichever part was wrong.
+            let hasher = harness.service.passwords
+            for (email, password) in [
+                ("nobody@example.com", "whatever-123"), ("nopassword@example.com", "whatever-123"), ("known@example.com", "wrong-pass-1"),
+            ] {
+                let before = hasher.started
+                let refused = try await api.v1("signInWithPassword", ["email": .string(email), "password": .string(password)])
+                #expect(refused.errorCode == "INVALID_LOGIN_CREDENTIALS", "\(email)")
+                #expect(hasher.started == before + 1, "\(email): one password check")
+            }
+            #expect(try await api.v1("signInWithPassword", ["email": "known@example.com", "password": "correct-horse-42"]).status == 200)
+
+            // A reset for an unknown address: the same answer, nothing recorded or sent.
+            let sentBefore = try await Self.outboxCount(api)
+            let resetUnknown = try await api.v1("sendOobCode", ["requestType": "PASSWORD_RESET", "email": "Nobody@Example.com"])
+            #expect(resetUnknown.status == 200 && resetUnknown.string("email") == "nobody@example.com")
+            #expect(try await Self.outboxCount(api) == sentBefore)
+            let resetKnown = try await api.v1("sendOobCode", ["requestType": "PASSWORD_RESET", "email": "known@example.com"])
+            #expect(Set(resetKnown.json.objectValue?.keys ?? [:].keys) == Set(resetUnknown.json.objectValue?.keys ?? [:].keys))
+            #expect(try await Self.outboxCount(api) == sentBefore + 1)
+
+            // Verify-before-change to a taken address says nothing either; a direct change is refused.
+            let idToken = try #require(user["idToken"])
+            let taken = try await api.v1(
+                "sendOobCode", ["requestType": "VERIFY_AND_CHANGE_EMAIL", "idToken": idToken, "newEmail": "nopassword@example.com"])
+            #expect(taken.status == 200)
+            #expect(try await Self.outboxCount(api) == sentBefore + 1)
+            let direct = try await api.v1("update", ["idToken": idToken, "email": "elsewhere@example.com"])
+            #expect(direct.errorCode == "OPERATION_NOT_ALLOWED")
+
+            // The Admin SDK is not an enumeration channel: it still gets the facts.
+            let adminReset = try await api.admin(
+                "accounts:sendOobCode", ["requestType": "PASSWORD_RESET", "email": "nobody@example.com", "returnOobLink": true])
+            #expect(adminReset.errorCode == "EMAIL_NOT_FOUND")
+
+            try await Self.protect(api, false)
+            #expect(try await api.v1("signInWithPassword", ["email": "nobody@example.com", "password": "whatever-123"]).errorCode == "EMAIL_NOT_FOUND")
+        }
+    }
+
+    @Test("production turns protection on for the projects it serves, recorded as the profile's defaults")
+    func onByDefaultInProduction() async throws {
+        try await APIHarness.run(configure: { configuration in
+            configuration.profile = .production
+            configuration.apiKeys = ["test-key": "demo-hearth"]
+            configuration.adminTokens = [AdminCredential(token: HeadfulSignInTests.adminToken)]
+        }) { harness, api in
+            let config = try await api.send(
+                .get, "/identitytoolkit.googleapis.com/v2/projects/demo-hearth/config", body: nil, headers: HeadfulSignInTests.productionAdmin)
+            #expect(config["emailPrivacyConfig"]?["enableImprovedEmailPrivacy"] == true)
+            let recorded = try harness.service.store.audit.events(of: .project(APIHarness.project))
+            #expect(recorded.first?.metadata.actorId == "production defaults")
+            _ = try await api.signUp(email: "someone@example.com")
+            let methods = try await api.v1("createAuthUri", ["identifier": "someone@example.com", "continueUri": "http://localhost/"])
+            #expect(methods["registered"] == nil && methods["signinMethods"] == nil)
+        }
+    }
+}
