@@ -156,7 +156,7 @@ extension AuthService {
         guard let continueUrl else { return }
         let host = try Validation.continueURL(continueUrl).host ?? ""
         // Admins generate links for any domain; apps only for the project's own.
-        guard caller.isAdmin || config.authorizedDomains.contains(host.lowercased()) else {
+        guard caller.isAdmin || config.authorizes(host: host) else {
             throw FirebaseError.bad("UNAUTHORIZED_DOMAIN : Domain not allowlisted by project")
         }
     }

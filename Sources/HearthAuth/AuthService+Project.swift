@@ -7,6 +7,11 @@ extension AuthService {
         try read { try $0.config(of: caller.project) }
     }
 
+    /// Whether `host` is one of `project`'s authorized domains (production's CORS rule).
+    public func authorizes(host: String, in project: ProjectID) throws -> Bool {
+        try read { try $0.config(of: project) }.authorizes(host: host)
+    }
+
     /// Reads the settings and records what `update` makes of them, in one transaction (two
     /// concurrent updates of different fields both land); returns the settings after.
     public func updateConfig(

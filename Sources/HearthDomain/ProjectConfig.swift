@@ -41,6 +41,12 @@ public struct ProjectConfig: Equatable, Sendable, Encodable {
     /// The cleanup period in milliseconds, as schedules count it.
     public var anonymousCleanupDelay: Int64 { anonymousCleanupPeriodSeconds * 1000 }
 
+    /// Whether `host` is one of the authorized domains (exactly, case aside): where continue
+    /// URLs may point and, in production, which web origins may call the API.
+    public func authorizes(host: String) -> Bool {
+        authorizedDomains.contains(host.lowercased())
+    }
+
     public func allowsProvider(_ providerId: ProviderID) -> Bool {
         enabledProviders.map { $0.contains(providerId) } ?? true
     }

@@ -25,6 +25,8 @@ public enum HearthRouter {
         service: AuthService, access: APIAccess, publicURL: String? = nil, context: Context.Type = HearthRequestContext.self
     ) -> Router<Context> {
         let router = Router(context: Context.self)
+        // Outermost, so errors carry the CORS headers too (the JS SDK reads their codes).
+        router.add(middleware: CORSMiddleware<Context>(service: service, access: access))
         router.add(middleware: FirebaseErrorMiddleware<Context>())
         let toolkit = IdentityToolkitAPI(service: service, access: access)
         let secureToken = SecureTokenAPI(service: service, access: access)

@@ -1,0 +1,89 @@
+import HTTPTypes
+import HearthApp
+import HearthAuth
+import HearthDomain
+import HearthHTTP
+import HearthTesting
+import HearthWire
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+/// CORS as the Auth Emulator answers it (development) and restricted to the project's
+/// authorized domains (production). The browser itself is tested end to end (test_browser_cors.py).
+@Suite("CORS")
+struct CORSTests {
+    static let signUp = "/identitytoolkit.googleapis.com/v1/accounts:signUp?key=test-key"
+
+    static func preflight(_ api: APIClient, _ uri: String, origin: String, privateNetwork: Bool = false) async throws
+        -> TestResponse
+    {
+        var headers: HTTPFields = [
+            .origin: origin, .accessControlRequestMethod: "POST", .accessControlRequestHeaders: "content-type,x-client-version",
+        ]
+        if privateNetwork { headers[HTTPField.Name("Access-Control-Request-Private-Network")!] = "true" }
+        return try await api.client.executeRequest(uri: uri, method: .options, headers: headers, body: nil)
+    }
+
+    static func post(_ api: APIClient, _ uri: String, origin: String, _ body: JSONValue) async throws -> TestResponse {
+        try await api.client.executeRequest(
+            uri: uri, method: .post, headers: [.origin: origin, .contentType: "application/json"], body: ByteBuffer(bytes: body.encoded()))
+    }
+
+    @Test("development: every route answers a preflight for any origin; answers and errors carry the origin")
+    func development() async throws {
+        try await APIHarness.run { _, api in
+            for uri in [Self.signUp, "/securetoken.googleapis.com/v1/token?key=test-key", "/no/such/route"] {
+                let preflight = try await Self.preflight(api, uri, origin: "http://localhost:5173", privateNetwork: true)
+                #expect(preflight.status == .noContent, "\(uri)")
+                #expect(preflight.headers[.accessControlAllowOrigin] == "http://localhost:5173")
+                #expect(preflight.headers[.accessControlAllowHeaders] == "content-type,x-client-version")
+                #expect(preflight.headers[.accessControlAllowMethods]?.contains("POST") == true)
+                #expect(preflight.headers[.accessControlMaxAge] == "3600")
+                #expect(preflight.headers[HTTPField.Name("Access-Control-Allow-Private-Network")!] == "true")
+            }
+            let plain = try await Self.preflight(api, Self.signUp, origin: "https://app.example.org")
+            #expect(plain.headers[HTTPField.Name("Access-Control-Allow-Private-Network")!] == nil)
+
+            let created = try await Self.post(api, Self.signUp, origin: "https://app.example.org", ["email": "c@example.com", "password": "cors-pass-1"])
+            #expect(created.status == .ok && created.headers[.accessControlAllowOrigin] == "https://app.example.org")
+            #expect(created.headers[values: .vary].contains("Origin"))
+            let refused = try await Self.post(api, Self.signUp, origin: "https://app.example.org", ["email": "c@example.com", "password": "cors-pass-1"])
+            #expect(refused.status == .badRequest && refused.headers[.accessControlAllowOrigin] == "https://app.example.org")
+            // Calls without an Origin (mobile SDKs, Admin SDKs) are untouched.
+            let native = try await api.signUp(email: "native@example.com")
+            #expect(native.status == 200)
+        }
+    }
+
+    @Test("production: only origins on the project's authorized domains, refused with a 403 before any work")
+    func production() async throws {
+        try await APIHarness.run(configure: RecentSignInTests.production) { harness, api in
+            let allowed = try await Self.preflight(api, Self.signUp, origin: "http://localhost:3000")
+            #expect(allowed.status == .noContent && allowed.headers[.accessControlAllowOrigin] == "http://localhost:3000")
+
+            let stranger = "https://evil.example"
+            let preflight = try await Self.preflight(api, Self.signUp, origin: stranger)
+            #expect(preflight.status == .forbidden && preflight.headers[.accessControlAllowOrigin] == nil)
+            let before = try harness.service.accountCount(Caller(project: APIHarness.project, isAdmin: true))
+            let post = try await Self.post(api, Self.signUp, origin: stranger, ["email": "x@example.com", "password": "cors-pass-1"])
+            #expect(post.status == .forbidden)
+            #expect(String(buffer: post.body).contains("UNAUTHORIZED_DOMAIN"))
+            #expect(try harness.service.accountCount(Caller(project: APIHarness.project, isAdmin: true)) == before)
+            // An unknown API key names no project, so no origin is authorized for it.
+            let unknownKey = try await Self.preflight(
+                api, "/identitytoolkit.googleapis.com/v1/accounts:signUp?key=nope", origin: "http://localhost:3000")
+            #expect(unknownKey.status == .forbidden)
+
+            // The operator authorizes the app's domain: its origin (any port, any scheme) may call.
+            let patched = try await api.send(
+                .patch, "/identitytoolkit.googleapis.com/v2/projects/demo-hearth/config?updateMask=authorizedDomains",
+                body: ByteBuffer(bytes: JSONValue.object(["authorizedDomains": ["localhost", "evil.example"]]).encoded()),
+                headers: HeadfulSignInTests.productionAdmin)
+            #expect(patched.status == 200)
+            #expect(try await Self.preflight(api, Self.signUp, origin: stranger).status == .noContent)
+            let admitted = try await Self.post(api, Self.signUp, origin: stranger + ":8443", ["email": "x@example.com", "password": "cors-pass-1"])
+            #expect(admitted.status == .ok)
+        }
+    }
+}
