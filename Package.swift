@@ -35,6 +35,8 @@ let package = Package(
         .systemLibrary(name: "CLMDB", pkgConfig: "lmdb", providers: [.apt(["liblmdb-dev"])]),
         // libxcrypt from the system (Debian: libcrypt-dev), for imported bcrypt hashes.
         .systemLibrary(name: "CCrypt", pkgConfig: "libxcrypt", providers: [.apt(["libcrypt-dev"])]),
+        // OpenSSL 3's libcrypto from the system (Debian: libssl-dev), for RS256 signatures only.
+        .systemLibrary(name: "CLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // jemalloc from the system (Debian: libjemalloc-dev) and the options Hearth runs it with,
         // linked by the executable only: it replaces malloc process-wide (the rebuild pipeline
         // frees across threads).
@@ -60,7 +62,7 @@ let package = Package(
         .target(
             name: "HearthAuth",
             dependencies: [
-                "HearthDomain", "HearthWire", "HearthStore", "CCrypt",
+                "HearthDomain", "HearthWire", "HearthStore", "CCrypt", "CLibCrypto",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
@@ -133,7 +135,7 @@ let package = Package(
         .executableTarget(
             name: "hearth",
             dependencies: [
-                "HearthApp", "HearthTools", "HearthDomain", "HearthWire", "HearthStore", "HearthHTTP",
+                "HearthApp", "HearthTools", "HearthDomain", "HearthWire", "HearthStore", "HearthHTTP", "HearthAuth",
                 .target(name: "CJemalloc", condition: .when(platforms: [.linux])),
                 .target(name: "JemallocOptions", condition: .when(platforms: [.linux])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -17,7 +17,8 @@ public struct SigningKey: Sendable {
     }
 
     private enum Backing: Sendable {
-        case rsa(_RSA.Signing.PrivateKey)
+        /// swift-crypto holds the key (generation, PEM, the public half); OpenSSL signs with it.
+        case rsa(_RSA.Signing.PrivateKey, OpenSSLRSASigner)
         case ecdsa(P256.Signing.PrivateKey)
     }
 
@@ -36,7 +37,7 @@ public struct SigningKey: Sendable {
         self.algorithm = algorithm
         publicKey =
             switch backing {
-            case .rsa(let key): VerificationKey(.rsa(key.publicKey))
+            case .rsa(let key, _): VerificationKey(.rsa(key.publicKey))
             case .ecdsa(let key): VerificationKey(.ecdsa(key.publicKey))
             }
         keyID = SHA256.hash(data: publicKey.derRepresentation).prefix(20).map { String(format: "%02x", $0) }.joined()
@@ -45,21 +46,26 @@ public struct SigningKey: Sendable {
 
     public static func generate(_ algorithm: Algorithm) throws -> SigningKey {
         switch algorithm {
-        case .rs256: SigningKey(.rsa(try _RSA.Signing.PrivateKey(keySize: .bits2048)), algorithm: algorithm)
+        case .rs256: try SigningKey(rsa: try _RSA.Signing.PrivateKey(keySize: .bits2048))
         case .es256: SigningKey(.ecdsa(P256.Signing.PrivateKey()), algorithm: algorithm)
         }
     }
 
     public init(pem: String, algorithm: Algorithm) throws {
         switch algorithm {
-        case .rs256: self.init(.rsa(try _RSA.Signing.PrivateKey(pemRepresentation: pem)), algorithm: algorithm)
+        case .rs256: try self.init(rsa: try _RSA.Signing.PrivateKey(pemRepresentation: pem))
         case .es256: self.init(.ecdsa(try P256.Signing.PrivateKey(pemRepresentation: pem)), algorithm: algorithm)
         }
     }
 
+    private init(rsa key: _RSA.Signing.PrivateKey) throws {
+        guard let signer = OpenSSLRSASigner(pem: key.pemRepresentation) else { throw SigningKeyError.openSSLRefusedKey }
+        self.init(.rsa(key, signer), algorithm: .rs256)
+    }
+
     public var pem: String {
         switch backing {
-        case .rsa(let key): key.pemRepresentation
+        case .rsa(let key, _): key.pemRepresentation
         case .ecdsa(let key): key.pemRepresentation
         }
     }
@@ -88,8 +94,8 @@ public struct SigningKey: Sendable {
     public func sign(_ message: [UInt8]) throws -> [UInt8] {
         let digest = SHA256.hash(data: message)
         switch backing {
-        case .rsa(let key):
-            return [UInt8](try key.signature(for: digest, padding: .insecurePKCS1v1_5).rawRepresentation)
+        case .rsa(_, let signer):
+            return try signer.sign(digest: Array(digest))
         case .ecdsa(let key):
             return [UInt8](try key.signature(for: digest).rawRepresentation)
         }
@@ -109,10 +115,12 @@ public struct SigningKey: Sendable {
 public enum SigningKeyError: Error, CustomStringConvertible {
     case cannotWrite(String)
     case unreadable(String)
+    case openSSLRefusedKey
 
     public var description: String {
         switch self {
         case .cannotWrite(let path): "cannot write the signing key to \(path)"
+        case .openSSLRefusedKey: "OpenSSL (libcrypto) could not load the RSA signing key"
         case .unreadable(let path):
             "the signing key \(path) cannot be read or parsed; restore it (tokens it signed depend on it) or remove it to start with a new key"
         }

@@ -26,6 +26,15 @@ public struct LedgerBenchmark {
         public var ratio: Double?
         /// A target that is not a ratio (a latency bound), shown after the rate.
         public var note: String?
+
+        public init(name: String, rate: Double, unit: String, ceiling: String? = nil, ratio: Double? = nil, note: String? = nil) {
+            self.name = name
+            self.rate = rate
+            self.unit = unit
+            self.ceiling = ceiling
+            self.ratio = ratio
+            self.note = note
+        }
     }
 
     public func run(log: (String) -> Void) async throws -> [Row] {

@@ -4,11 +4,13 @@ import Glibc
 import Darwin
 #endif
 import ArgumentParser
+import HearthAuth
 import HearthTools
 
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Benchmarks, as ratios to ceilings measured in the same run.", subcommands: [Ledger.self, Cleanup.self])
+        abstract: "Benchmarks, as ratios to ceilings measured in the same run.",
+        subcommands: [Ledger.self, Cleanup.self, Signing.self])
 
     /// Runs a benchmark, its progress on stderr, and prints its table on stdout.
     static func report(_ benchmark: (_ log: (String) -> Void) async throws -> [LedgerBenchmark.Row]) async throws {
@@ -66,6 +68,29 @@ struct Bench: AsyncParsableCommand {
             benchmark.signUpSubmitters = submitters
             benchmark.batchSize = batch
             try await Bench.report(benchmark.run)
+        }
+    }
+
+    struct Signing: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "RS256 signatures/s: OpenSSL 3 (what Hearth signs with) vs swift-crypto's BoringSSL, one thread and every core.")
+
+        @Option(help: "Seconds per measurement.") var seconds = 3.0
+
+        func run() async throws {
+            let threads = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+            try await Bench.report { log in
+                let rates = try SigningBenchmark.run(seconds: seconds, threads: threads, log: log)
+                let ceiling = rates.filter { $0.library.hasPrefix("OpenSSL") }
+                return rates.map { rate in
+                    let reference = ceiling.first { $0.threads == rate.threads }
+                    let isCeiling = rate.library.hasPrefix("OpenSSL")
+                    return LedgerBenchmark.Row(
+                        name: "RS256 sign, \(rate.library), \(rate.threads) thread\(rate.threads == 1 ? "" : "s")\(isCeiling ? " (ceiling)" : "")",
+                        rate: rate.perSecond, unit: "signs/s", ceiling: isCeiling ? nil : "OpenSSL, same threads",
+                        ratio: isCeiling ? nil : reference.map { rate.perSecond / $0.perSecond })
+                }
+            }
         }
     }
 }

@@ -1,0 +1,5 @@
+// OpenSSL 3's libcrypto (Debian: libssl-dev): RS256 signatures, which it computes about twice as
+// fast as swift-crypto's BoringSSL on CPUs with AVX-512 IFMA. Everything else uses swift-crypto.
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/rsa.h>
