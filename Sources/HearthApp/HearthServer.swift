@@ -1,3 +1,4 @@
+import Foundation
 import HearthAuth
 import HearthDomain
 import HearthHTTP
@@ -138,10 +139,15 @@ public enum HearthServer {
         let gateway = OAuthGateway(
             endpoints: try configuration.providerEndpoints(), timeoutSeconds: Int64(configuration.providerTimeoutSeconds),
             clock: { clock.now() })
+        // RS256 signs on threads of its own, one per core, not on the event loops: under a
+        // saturating sign-up load, a cheap request (a lookup) is then answered at once instead of
+        // waiting behind the signatures queued on its loop (Benchmarks/api.py measures both).
+        let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        let signing = WorkPool(threads: cores, name: "hearth-sign", maxQueued: 1024 * cores)
+        let hashing = WorkPool(threads: configuration.hashThreads, name: "hearth-scrypt")
         return AuthService(
-            store: store, tokens: TokenIssuer(key: key),
-            passwords: PasswordHasher(
-                parameters: parameters, pool: WorkPool(threads: configuration.hashThreads, name: "hearth-scrypt")),
+            store: store, tokens: TokenIssuer(key: key, signingPool: signing),
+            passwords: PasswordHasher(parameters: parameters, pool: hashing),
             outbox: configuration.profile == .development ? Outbox() : nil, mailer: mailer, identityProviders: gateway,
             settings: settings)
     }

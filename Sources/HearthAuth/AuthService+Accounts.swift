@@ -124,7 +124,7 @@ extension AuthService {
         }
         if let recovery, let replaced { deliver(recovery, replaced: replaced, by: account, project) }
         guard let session else { return UpdateResult(account: account, tokens: nil) }
-        return UpdateResult(account: account, tokens: try signedIn(session, caller).tokens)
+        return UpdateResult(account: account, tokens: try await signedIn(session, caller).tokens)
     }
 
     public func delete(_ target: Target, _ caller: Caller) async throws {

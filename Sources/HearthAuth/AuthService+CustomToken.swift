@@ -15,6 +15,6 @@ extension AuthService {
                 : .existingAccount(project, uid, method: .custom)
             return try Self.run(plan, in: tx, claims: custom.claims)
         }
-        return try signedIn(session, caller, claims: custom.claims)
+        return try await signedIn(session, caller, claims: custom.claims)
     }
 }

@@ -32,6 +32,6 @@ extension AuthService {
                 project, email: address, linkingTo: linking?.0.uid, newUid: tx.newUserID(), now: tx.now, state: tx)
             return try Self.run(plan, in: tx)
         }
-        return try signedIn(session, caller)
+        return try await signedIn(session, caller)
     }
 }

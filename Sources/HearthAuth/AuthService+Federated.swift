@@ -41,7 +41,7 @@ extension AuthService {
         }
         switch outcome {
         case .success(let done):
-            return .signedIn(try signedIn(done, caller))
+            return .signedIn(try await signedIn(done, caller))
         case .failure(let pending):
             return .needConfirmation(email: pending.email, existingUid: pending.uid, providers: pending.providers)
         }

@@ -36,7 +36,7 @@ extension AuthService {
             let rehash = rehashed.map { Command.setPassword(project, uid, $0, email: nil, reason: .rehashed) }
             return try Self.run(.existingAccount(project, uid, method: .password, after: rehash.map { [$0] } ?? []), in: tx)
         }
-        return try signedIn(session, caller)
+        return try await signedIn(session, caller)
     }
 
     /// A hash this build cannot check counts as a wrong password, never as a server error.

@@ -10,7 +10,7 @@ extension AuthService {
 
     /// Exchanges a refresh token for a new ID token. Read-only: the session stays the one the
     /// ledger recorded, so the busiest request in production never waits for a commit.
-    public func refresh(_ text: String?, _ caller: Caller) throws -> Refreshed {
+    public func refresh(_ text: String?, _ caller: Caller) async throws -> Refreshed {
         guard let text, !text.isEmpty else { throw FirebaseError.bad("MISSING_REFRESH_TOKEN") }
         let token = RefreshToken(text: text)
         guard let session = token.session else { throw FirebaseError.invalidRefreshToken }
@@ -31,7 +31,7 @@ extension AuthService {
         guard !account.disabled else { throw FirebaseError.userDisabled }
         // Revoked sessions (validSince, password change, email-link takeover) lose their tokens.
         guard account.refreshTokens.contains(hash) else { throw FirebaseError.tokenExpired }
-        let idToken = try tokens.idToken(
+        let idToken = try await tokens.idToken(
             for: account, in: project, method: session.method, now: now, signedInAt: session.signedInAt, extraClaims: session.claims)
         return Refreshed(
             account: account, tokens: IssuedTokens(idToken: idToken, refreshToken: text, expiresIn: tokens.lifetime))

@@ -11,7 +11,7 @@ extension AuthService {
             return try Self.run(
                 .newAccount(project, uid, created, method: .anonymous), in: tx.recording(as: Self.metadata(caller, uid: uid)))
         }
-        return try signedIn(session, caller)
+        return try await signedIn(session, caller)
     }
 
     public func signUpWithPassword(email: String?, password: String?, displayName: String?, _ caller: Caller) async throws
@@ -30,7 +30,7 @@ extension AuthService {
             return try Self.run(
                 .newAccount(project, uid, created, method: .password), in: tx.recording(as: Self.metadata(caller, uid: uid)))
         }
-        return try signedIn(session, caller)
+        return try await signedIn(session, caller)
     }
 
     /// How the iOS SDK upgrades the signed-in (often anonymous) user: signUp with its idToken.
@@ -65,7 +65,7 @@ extension AuthService {
             return (try Self.run(plan, in: tx), try recovery?.issue(for: uid, project, replacing: before.email, in: tx))
         }
         if let recovery, let replaced { deliver(recovery, replaced: replaced, by: signedIn.account, project) }
-        return try self.signedIn(signedIn, caller)
+        return try await self.signedIn(signedIn, caller)
     }
 
     /// What an administrator may set when creating a user (Admin SDK `create_user`).

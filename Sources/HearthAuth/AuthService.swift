@@ -189,8 +189,8 @@ public final class AuthService: Sendable {
 
     /// Mints the ID token for a session whose refresh token the transaction just recorded,
     /// issued at the transaction's instant.
-    func signedIn(_ session: SignedIn, _ caller: Caller, claims: [String: JSONValue] = [:]) throws -> SignInResult {
-        let idToken = try tokens.idToken(
+    func signedIn(_ session: SignedIn, _ caller: Caller, claims: [String: JSONValue] = [:]) async throws -> SignInResult {
+        let idToken = try await tokens.idToken(
             for: session.account, in: caller.project, method: session.method, now: session.at, signedInAt: session.at / 1000,
             extraClaims: claims)
         return SignInResult(

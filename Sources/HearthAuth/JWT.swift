@@ -10,8 +10,17 @@ public enum JWT {
     }
 
     public static func sign(payload: JSONValue, with key: SigningKey) throws -> String {
-        let signingInput = key.encodedJWTHeader + "." + Base64URL.encode(payload.encoded())
-        return signingInput + "." + Base64URL.encode(try key.sign(Array(signingInput.utf8)))
+        let input = signingInput(payload, key)
+        return assemble(input, signature: try key.sign(Array(input.utf8)))
+    }
+
+    /// `header.payload`, base64url: what the signature covers.
+    static func signingInput(_ payload: JSONValue, _ key: SigningKey) -> String {
+        key.encodedJWTHeader + "." + Base64URL.encode(payload.encoded())
+    }
+
+    static func assemble(_ signingInput: String, signature: [UInt8]) -> String {
+        signingInput + "." + Base64URL.encode(signature)
     }
 
     /// The base64url header every token this key signs carries.

@@ -16,7 +16,7 @@ struct SecureTokenAPI: Sendable {
             throw FirebaseError.bad("MISSING_GRANT_TYPE")
         }
         guard grantType == "refresh_token" else { throw FirebaseError.bad("INVALID_GRANT_TYPE") }
-        let refreshed = try service.refresh(try fields.string("refreshToken"), caller)
+        let refreshed = try await service.refresh(try fields.string("refreshToken"), caller)
         return JSONResponse.ok([
             "access_token": .string(refreshed.tokens.idToken), "id_token": .string(refreshed.tokens.idToken),
             "expires_in": .string(String(refreshed.tokens.expiresIn)), "token_type": "Bearer",

@@ -21,9 +21,12 @@ struct TokenTests {
     }
 
     @Test("minted tokens verify, carry the Firebase claims, and fail when expired, tampered or for another project", arguments: SigningKey.Algorithm.allCases)
-    func roundTrip(algorithm: SigningKey.Algorithm) throws {
-        let issuer = TokenIssuer(key: try SigningKey.generate(algorithm))
-        let token = try issuer.idToken(for: Self.account(), in: Self.project, method: .password, now: Self.now)
+    func roundTrip(algorithm: SigningKey.Algorithm) async throws {
+        // RS256 signs on the signing pool, as the daemon does.
+        let pool = WorkPool(threads: 1, name: "sign-test")
+        defer { pool.stop() }
+        let issuer = TokenIssuer(key: try SigningKey.generate(algorithm), signingPool: pool)
+        let token = try await issuer.idToken(for: Self.account(), in: Self.project, method: .password, now: Self.now)
         let verified = try issuer.verifyIDToken(token, project: Self.project, now: Self.now + 1000)
         #expect(verified.uid.rawValue == "user-1")
         #expect(verified.method == .password)
@@ -47,29 +50,29 @@ struct TokenTests {
     }
 
     @Test("a token issued or signed in more than five minutes ahead of this clock is refused; within the skew it verifies")
-    func futureTokens() throws {
+    func futureTokens() async throws {
         let issuer = TokenIssuer(key: try SigningKey.generate(.es256))
         var account = Self.account()
         // Minted by a clock six minutes ahead: iat and auth_time both lie in the future.
         account.lastSignInAt = Self.now + 360_000
-        let ahead = try issuer.idToken(for: account, in: Self.project, method: .password, now: Self.now + 360_000)
+        let ahead = try await issuer.idToken(for: account, in: Self.project, method: .password, now: Self.now + 360_000)
         #expect(throws: TokenError.invalid) { try issuer.verifyIDToken(ahead, project: Self.project, now: Self.now) }
         // Only auth_time ahead (iat now).
-        let signedInAhead = try issuer.idToken(for: account, in: Self.project, method: .password, now: Self.now)
+        let signedInAhead = try await issuer.idToken(for: account, in: Self.project, method: .password, now: Self.now)
         #expect(throws: TokenError.invalid) { try issuer.verifyIDToken(signedInAhead, project: Self.project, now: Self.now) }
         // Up to exactly five minutes ahead is within Firebase's skew; a second more is not.
         account.lastSignInAt = Self.now + 300_000
-        let skewed = try issuer.idToken(for: account, in: Self.project, method: .password, now: Self.now + 300_000)
+        let skewed = try await issuer.idToken(for: account, in: Self.project, method: .password, now: Self.now + 300_000)
         #expect(try issuer.verifyIDToken(skewed, project: Self.project, now: Self.now).uid == account.uid)
         account.lastSignInAt = Self.now + 301_000
-        let past = try issuer.idToken(for: account, in: Self.project, method: .password, now: Self.now + 301_000)
+        let past = try await issuer.idToken(for: account, in: Self.project, method: .password, now: Self.now + 301_000)
         #expect(throws: TokenError.invalid) { try issuer.verifyIDToken(past, project: Self.project, now: Self.now) }
     }
 
     @Test("the published RS256 JWK verifies a token with nothing but n and e")
-    func jwk() throws {
+    func jwk() async throws {
         let key = try SigningKey.generate(.rs256)
-        let token = try TokenIssuer(key: key).idToken(for: Self.account(), in: Self.project, method: .password, now: Self.now)
+        let token = try await TokenIssuer(key: key).idToken(for: Self.account(), in: Self.project, method: .password, now: Self.now)
         let jwk = key.publicJWK
         let n = try #require(jwk["n"]?.stringValue.flatMap(Base64URL.decode))
         let e = try #require(jwk["e"]?.stringValue.flatMap(Base64URL.decode))
