@@ -224,6 +224,8 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
+                // The abuse-limit tests' 200 concurrent connections.
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: strictTests),
     ]

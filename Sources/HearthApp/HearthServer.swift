@@ -72,7 +72,7 @@ public enum HearthServer {
         if mailer == nil && configuration.profile == .production {
             logger.notice("no smtpHost: sendOobCode requests from apps will be refused (admin-generated links still work)")
         }
-        let service = try authService(configuration, store: store, mailer: mailer)
+        let service = try authService(configuration, store: store, mailer: mailer, logger: logger)
         let descriptorLimit = ConnectionLimit.raiseDescriptorLimit()
         let (maxConnections, clamped) = ConnectionLimit.cap(
             configured: configuration.maxConnections, descriptorLimit: descriptorLimit,
@@ -120,7 +120,7 @@ public enum HearthServer {
     /// The auth service over `store`: signing key from the data directory, password pool,
     /// settings of the profile.
     private static func authService(
-        _ configuration: ServerConfiguration, store: AccountStore, mailer: (any ActionLinkMailer)?
+        _ configuration: ServerConfiguration, store: AccountStore, mailer: (any ActionLinkMailer)?, logger: Logger
     ) throws -> AuthService {
         let keyFile = store.directory.signingKeyFile(algorithm: configuration.signingAlgorithm.rawValue)
         let key = try SigningKey.loadOrCreate(at: keyFile, algorithm: configuration.signingAlgorithm)
@@ -144,11 +144,14 @@ public enum HearthServer {
         // waiting behind the signatures queued on its loop (Benchmarks/api.py measures both).
         let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
         let signing = WorkPool(threads: cores, name: "hearth-sign", maxQueued: 1024 * cores)
-        let hashing = WorkPool(threads: configuration.hashThreads, name: "hearth-scrypt")
+        let policy = try configuration.abuseLimitPolicy()
+        let hashing = WorkPool(
+            threads: configuration.hashThreads, name: "hearth-scrypt", maxQueuedPerClient: policy?.hashQueuePerAddress)
+        let refusals = RefusalLog(logger: logger, clock: { clock.now() })
         return AuthService(
             store: store, tokens: TokenIssuer(key: key, signingPool: signing),
             passwords: PasswordHasher(parameters: parameters, pool: hashing),
             outbox: configuration.profile == .development ? Outbox() : nil, mailer: mailer, identityProviders: gateway,
-            settings: settings)
+            settings: settings, limits: policy.map { AbuseGuard(policy: $0, onRefusal: refusals.record) })
     }
 }

@@ -84,6 +84,11 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// account or link a credential (Firebase's five minutes); 0 turns the rule off. Unset:
     /// 300 in production, off in development (as in the Auth Emulator).
     public var recentSignInSeconds: Int?
+    /// The abuse limits (`LimitsConfiguration`): unset, production's defaults or none.
+    public var limits: JSONValue?
+    /// Addresses (CIDR ranges) of the reverse proxies in front of Hearth: only a connection from
+    /// one of them may name the client in `X-Forwarded-For`. Without any, the TCP peer is the client.
+    public var trustedProxies: [String] = []
 
     public init() {}
 
@@ -103,7 +108,7 @@ public struct ServerConfiguration: Sendable, Equatable {
         case actionUrl, appName, mailFrom, mailFromName
         case smtpHost, smtpPort, smtpSecurity, smtpUsername, smtpPassword, smtpPasswordFile, smtpTrustRoots
         case projects, publicUrl, identityProviders, providerTimeoutSeconds, secretFilesDirectory
-        case recentSignInSeconds
+        case recentSignInSeconds, limits, trustedProxies
 
         var environmentName: String {
             "HEARTH_" + rawValue.reduce(into: "") { name, character in
@@ -134,8 +139,8 @@ public struct ServerConfiguration: Sendable, Equatable {
             guard let text = environment[key.environmentName], !text.isEmpty else { continue }
             let value: JSONValue =
                 switch key {
-                case .apiKeys, .projects, .identityProviders: JSONValue.parse(Array(text.utf8)) ?? .string(text)
-                case .adminTokens, .customTokenKeys:
+                case .apiKeys, .projects, .identityProviders, .limits: JSONValue.parse(Array(text.utf8)) ?? .string(text)
+                case .adminTokens, .customTokenKeys, .trustedProxies:
                     .array(text.split(separator: ",").map { .string($0.trimmingCharacters(in: .whitespaces)) })
                 default: .string(text)
                 }
@@ -233,6 +238,12 @@ public struct ServerConfiguration: Sendable, Equatable {
         case .providerTimeoutSeconds: providerTimeoutSeconds = try number()
         case .secretFilesDirectory: secretFilesDirectory = try text()
         case .recentSignInSeconds: recentSignInSeconds = try number()
+        case .limits: limits = value
+        case .trustedProxies:
+            guard let items = value.arrayValue?.compactMap(\.stringValue) else {
+                throw ConfigurationError.invalid(key.rawValue, source: source)
+            }
+            trustedProxies = items
         }
     }
 
@@ -273,7 +284,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     }
 
     public func validate() throws {
-        guard (1...65535).contains(port) else { throw ConfigurationError.invalid("port", source: "\(port)") }
+        // 0: any free port (tests).
+        guard (0...65535).contains(port) else { throw ConfigurationError.invalid("port", source: "\(port)") }
         guard ProjectID(project) != nil else { throw ConfigurationError.invalid("project", source: project) }
         for (key, project) in apiKeys where key.isEmpty || ProjectID(project) == nil {
             throw ConfigurationError.invalid("apiKeys", source: project)
@@ -316,6 +328,10 @@ public struct ServerConfiguration: Sendable, Equatable {
             guard let url = URL(string: publicUrl), ["http", "https"].contains(url.scheme?.lowercased()), url.host != nil,
                 url.query == nil
             else { throw ConfigurationError.invalid("publicUrl", source: publicUrl) }
+        }
+        _ = try abuseLimitPolicy()
+        for range in trustedProxies where AddressRange(range) == nil {
+            throw ConfigurationError.invalid("trustedProxies (addresses or CIDR ranges)", source: range)
         }
         if let recentSignInSeconds, !(0...86_400).contains(recentSignInSeconds) {
             throw ConfigurationError.invalid("recentSignInSeconds (0 to 86400)", source: "\(recentSignInSeconds)")
@@ -447,7 +463,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var access: APIAccess {
         var keys: [String: ProjectID] = [:]
         for (key, project) in apiKeys { keys[key] = ProjectID(project) }
-        return APIAccess(profile: profile, defaultProject: ProjectID(project)!, apiKeys: keys, adminTokens: allAdminTokens)
+        return APIAccess(
+            profile: profile, defaultProject: ProjectID(project)!, apiKeys: keys, adminTokens: allAdminTokens,
+            trustedProxies: trustedProxies.compactMap(AddressRange.init))
     }
 
     public var allAdminTokens: [AdminCredential] {

@@ -100,7 +100,7 @@ extension AuthService {
         _ caller: Caller, origin: LinkOrigin
     ) async throws -> UpdateResult {
         var update = prepared
-        if let password { update.password = try await passwords.hash(password) }
+        if let password { update.password = try await hash(password, for: caller) }
         let method: SignInMethod? = password != nil ? .password : session?.method
         let project = caller.project
         let uid = current.uid

@@ -77,6 +77,8 @@ extension AuthService {
         let recipient = try self.recipient(of: request, config, caller)
         // Apps learn nothing of which addresses are registered; admins still do.
         let withholds = config.improvedEmailPrivacy && !caller.isAdmin
+        // Counted whether or not the address is known, so the limit says nothing about it.
+        if mails { try limits?.admitEmail(to: recipient.newEmail ?? recipient.email, caller, now: now) }
         let delivery = mails ? try reserveEmail() : nil
         let code = Self.newActionCode()
         let type = request.requestType

@@ -7,6 +7,7 @@ extension AuthService {
         let email = try Validation.email(email)
         guard let password, !password.isEmpty else { throw FirebaseError.missingPassword }
         let project = caller.project
+        try limits?.admitPasswordAttempt(email: email, caller, now: now)
         let (found, config) = try read { reader in
             (try reader.owner(ofEmail: email, in: project).flatMap { try reader.account($0, in: project) }, try reader.config(of: project))
         }
@@ -14,19 +15,23 @@ extension AuthService {
         // the address is unknown, has no password or was given a wrong one.
         let privacy = config.improvedEmailPrivacy
         guard let account = found else {
-            if privacy { _ = try await passwords.hash(password) }
+            if privacy { _ = try await hash(password, for: caller) }
+            limits?.passwordFailed(email: email, caller, now: now)
             throw privacy ? FirebaseError.invalidLoginCredentials : FirebaseError.emailNotFound
         }
         guard !account.disabled else { throw FirebaseError.userDisabled }
         guard let stored = account.password else {
-            if privacy { _ = try await passwords.hash(password) }
+            if privacy { _ = try await hash(password, for: caller) }
+            limits?.passwordFailed(email: email, caller, now: now)
             throw privacy ? FirebaseError.invalidLoginCredentials : FirebaseError.invalidPassword
         }
-        guard try await matches(password, stored) else {
+        guard try await matches(password, stored, for: caller) else {
+            limits?.passwordFailed(email: email, caller, now: now)
             throw privacy ? FirebaseError.invalidLoginCredentials : FirebaseError.invalidPassword
         }
+        limits?.passwordProven(email: email, project: project)
         // An imported or older hash is replaced by one with today's parameters (an event).
-        let rehashed = passwords.isOutdated(stored) ? try await passwords.hash(password) : nil
+        let rehashed = passwords.isOutdated(stored) ? try await hash(password, for: caller) : nil
         let uid = account.uid
         let session = try await write(caller, uid: uid) { tx in
             // The password checked above must still be the account's.
@@ -37,14 +42,5 @@ extension AuthService {
             return try Self.run(.existingAccount(project, uid, method: .password, after: rehash.map { [$0] } ?? []), in: tx)
         }
         return try await signedIn(session, caller)
-    }
-
-    /// A hash this build cannot check counts as a wrong password, never as a server error.
-    private func matches(_ password: String, _ stored: PasswordHash) async throws -> Bool {
-        do {
-            return try await passwords.verify(password, against: stored)
-        } catch is PasswordHashError {
-            return false
-        }
     }
 }

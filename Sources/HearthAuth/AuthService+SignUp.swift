@@ -5,6 +5,7 @@ import HearthStore
 extension AuthService {
     public func signUpAnonymously(_ caller: Caller) async throws -> SignInResult {
         let project = caller.project
+        try limits?.admitSignUp(caller, now: now)
         let session = try await write(caller) { tx in
             let uid = tx.newUserID()
             let created = AccountCreated(method: .anonymous, createdAt: tx.now)
@@ -20,9 +21,11 @@ extension AuthService {
         let email = try Validation.email(email)
         let password = try Validation.password(password)
         let project = caller.project
+        // Every attempt counts, a taken address too: sign-up is no way to test addresses in bulk.
+        try limits?.admitSignUp(caller, now: now)
         // Fail fast before spending a hash; the writer checks again.
         if try read({ try $0.owner(ofEmail: email, in: project) }) != nil { throw FirebaseError(AuthError.emailExists) }
-        let hash = try await passwords.hash(password)
+        let hash = try await hash(password, for: caller)
         let session = try await write(caller) { tx in
             let uid = tx.newUserID()
             let created = AccountCreated(
@@ -48,7 +51,7 @@ extension AuthService {
         if let owner = try read({ try $0.owner(ofEmail: email, in: project) }), owner != uid {
             throw FirebaseError(AuthError.emailExists)
         }
-        let hash = try await passwords.hash(password)
+        let hash = try await hash(password, for: caller)
         let recovery = current.email != email ? try prepareEmailRecovery(from: current.email, origin: origin) : nil
         let (signedIn, replaced) = try await write(caller, uid: uid) { tx in
             let before = try Self.stillSignedIn(uid, project, since: session.issuedAt, in: tx)
@@ -86,7 +89,7 @@ extension AuthService {
         let email = try user.email.map { try Validation.email($0) }
         let password = try user.password.map { try Validation.password($0) }
         let phone = try user.phoneNumber.map(Validation.phoneNumber)
-        let hash = if let password { try await passwords.hash(password) } else { PasswordHash?.none }
+        let hash = if let password { try await hash(password, for: caller) } else { PasswordHash?.none }
         let project = caller.project
         return try await write(caller) { tx in
             let uid = user.uid ?? tx.newUserID()

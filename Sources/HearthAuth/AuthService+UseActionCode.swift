@@ -40,11 +40,13 @@ extension AuthService {
         let info = ActionCodeInfo(code)
         guard let newPassword, !newPassword.isEmpty else { return info }
         guard code.requestType == .passwordReset, let uid = code.uid else { throw FirebaseError.invalidOobCode }
-        let password = try await passwords.hash(try Validation.password(newPassword))
+        let password = try await self.hash(try Validation.password(newPassword), for: caller)
         try await write(caller, uid: uid) { tx in
             try tx.execute(.consumeOOBCode(project, codeHash: hash))
             try tx.execute(.resetPassword(project, uid, password, email: code.email, codeIssuedAt: code.issuedAt))
         }
+        // The owner proved the address: a guesser's backoff on the account no longer applies.
+        limits?.passwordProven(email: code.email, project: project)
         return info
     }
 

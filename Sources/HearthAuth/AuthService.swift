@@ -78,12 +78,15 @@ public final class AuthService: Sendable {
     public let identityProviders: (any IdentityProviderGateway)?
     /// Headful sign-ins between the handler and `signInWithIdp`.
     public let pendingSignIns = PendingAuthorizations()
+    /// The abuse limits (`nil`: none, the development default, as in the Auth Emulator).
+    public let limits: AbuseGuard?
 
     public init(
         store: AccountStore, tokens: TokenIssuer, passwords: PasswordHasher, outbox: Outbox?,
         mailer: (any ActionLinkMailer)? = nil, identityProviders: (any IdentityProviderGateway)? = nil,
-        settings: AuthSettings
+        settings: AuthSettings, limits: AbuseGuard? = nil
     ) {
+        self.limits = limits
         self.store = store
         self.tokens = tokens
         self.passwords = passwords

@@ -31,24 +31,29 @@ public struct PasswordHasher: Sendable {
         self.pool = pool
     }
 
-    public func hash(_ password: String) async throws -> PasswordHash {
+    /// `client` (the caller's address) is whose turn in the pool the work takes.
+    public func hash(_ password: String, client: String? = nil) async throws -> PasswordHash {
         let parameters = parameters
-        return try await onPool { try Self.hash(password, salt: Self.randomSalt(), parameters) }
+        return try await onPool(client) { try Self.hash(password, salt: Self.randomSalt(), parameters) }
     }
 
     /// Whether `password` matches; throws only for a hash this build cannot check.
-    public func verify(_ password: String, against stored: PasswordHash) async throws -> Bool {
-        try await onPool { try Self.verify(password, against: stored) }
+    public func verify(_ password: String, against stored: PasswordHash, client: String? = nil) async throws -> Bool {
+        try await onPool(client) { try Self.verify(password, against: stored) }
     }
+
+    /// The client already has its share of the queue waiting (the abuse limits count it).
+    public struct ClientShareFull: Error {}
 
     /// Hashes and checks started so far.
     public var started: Int { pool.startedJobs }
 
     /// A full hashing queue is Firebase's "too many attempts", a 400 the SDKs know.
-    private func onPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    private func onPool<T: Sendable>(_ client: String?, _ body: @escaping @Sendable () throws -> T) async throws -> T {
         do {
-            return try await pool.run(body)
-        } catch is WorkPool.Busy {
+            return try await pool.run(client: client, body)
+        } catch let busy as WorkPool.Busy {
+            if busy.clientShareFull { throw ClientShareFull() }
             throw FirebaseError.bad("TOO_MANY_ATTEMPTS_TRY_LATER : too many password checks are waiting; try again later")
         }
     }

@@ -11,7 +11,10 @@ import Foundation
 /// every later request would wait behind.
 public final class WorkPool: @unchecked Sendable {
     public struct Busy: Error, Equatable {
-        public init() {}
+        /// The client's own share of the queue was full (the queue itself was not).
+        public var clientShareFull: Bool
+
+        public init(clientShareFull: Bool = false) { self.clientShareFull = clientShareFull }
     }
 
     private typealias Job = @Sendable () -> Void
@@ -45,8 +48,8 @@ public final class WorkPool: @unchecked Sendable {
     /// when the queue, or the client's share of it, is full. Jobs without a client share one queue.
     public func run<T: Sendable>(client: String? = nil, _ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            if !enqueue(client ?? "", { continuation.resume(with: Result { try body() }) }) {
-                continuation.resume(throwing: Busy())
+            if let refused = enqueue(client ?? "", { continuation.resume(with: Result { try body() }) }) {
+                continuation.resume(throwing: refused)
             }
         }
     }
@@ -73,17 +76,18 @@ public final class WorkPool: @unchecked Sendable {
         condition.unlock()
     }
 
-    private func enqueue(_ client: String, _ job: @escaping Job) -> Bool {
+    /// Queues `job`, or says why not.
+    private func enqueue(_ client: String, _ job: @escaping Job) -> Busy? {
         condition.lock()
         defer { condition.unlock() }
         let queued = queues[client]?.count ?? 0
-        guard waiting < maxQueued else { return false }
-        if let maxQueuedPerClient, !client.isEmpty, queued >= maxQueuedPerClient { return false }
+        guard waiting < maxQueued else { return Busy() }
+        if let maxQueuedPerClient, !client.isEmpty, queued >= maxQueuedPerClient { return Busy(clientShareFull: true) }
         if queued == 0 { turn.append(client) }
         queues[client, default: []].append(job)
         waiting += 1
         condition.signal()
-        return true
+        return nil
     }
 
     private func work() {

@@ -18,16 +18,20 @@ public struct APIAccess: Sendable {
     public var defaultProject: ProjectID
     /// Production: API key -> project.
     public var apiKeys: [String: ProjectID]
+    /// Reverse proxies allowed to name the client in `X-Forwarded-For` (`ClientAddress`).
+    public var trustedProxies: [AddressRange]
     /// Bearer tokens that grant admin access, by their SHA-256 (a lookup by digest tells a
     /// timing observer nothing about the tokens), with the projects each may act on.
     private var adminScopes: [SHA256Digest: AdminCredential.Scope]
 
     public init(
-        profile: Profile, defaultProject: ProjectID, apiKeys: [String: ProjectID] = [:], adminTokens: [AdminCredential] = []
+        profile: Profile, defaultProject: ProjectID, apiKeys: [String: ProjectID] = [:], adminTokens: [AdminCredential] = [],
+        trustedProxies: [AddressRange] = []
     ) {
         self.profile = profile
         self.defaultProject = defaultProject
         self.apiKeys = apiKeys
+        self.trustedProxies = trustedProxies
         adminScopes = [:]
         for credential in adminTokens {
             adminScopes[SHA256.hash(data: Array(credential.token.utf8)), default: .projects([])].widen(by: credential.scope)
@@ -66,12 +70,17 @@ public struct APIAccess: Sendable {
         }
         if profile == .production, adminScope != nil, pathProject == nil, let apiKey, let keyed = apiKeys[apiKey] { project = keyed }
         if let adminScope, !adminScope.covers(project) { throw FirebaseError.permissionDenied }
-        return Resolved(caller: context.caller(project: project, isAdmin: adminScope != nil), apiKey: apiKey)
+        return Resolved(caller: caller(request, context, project: project, isAdmin: adminScope != nil), apiKey: apiKey)
     }
 
     /// The caller an API key speaks for (the handler page's `apiKey` parameter).
-    func caller(apiKey: String, _ context: some RemoteAddressRequestContext) throws -> Caller {
-        context.caller(project: try project(forKey: apiKey), isAdmin: false)
+    func caller(apiKey: String, _ request: Request, _ context: some RemoteAddressRequestContext) throws -> Caller {
+        caller(request, context, project: try project(forKey: apiKey), isAdmin: false)
+    }
+
+    /// The caller as the transport tells it: request id and client address.
+    func caller(_ request: Request, _ context: some RemoteAddressRequestContext, project: ProjectID, isAdmin: Bool) -> Caller {
+        Caller(project: project, isAdmin: isAdmin, requestId: context.id, clientIp: clientAddress(request, peer: context.clientIp))
     }
 
     /// The API key action links carry when the request had none (Admin SDK calls): one the

@@ -12,7 +12,7 @@ struct EmulatorAPI: Sendable {
         guard let project = context.parameters.get("project").flatMap(ProjectID.init) else {
             throw FirebaseError.bad("INVALID_PROJECT_ID")
         }
-        return context.caller(project: project, isAdmin: true)
+        return context.developmentCaller(project: project, isAdmin: true)
     }
 
     func deleteAccounts(_ request: Request, _ context: some RemoteAddressRequestContext) async throws -> Response {

@@ -19,7 +19,7 @@ struct EmulatorActionPage: Sendable {
         guard let oobCode = query["oobCode"], !oobCode.isEmpty else {
             return Self.failure("missing oobCode query parameter", "Please modify the URL to specify an oobCode, such as ...&oobCode=YOUR_OOB_CODE")
         }
-        let caller = context.caller(project: project, isAdmin: false)
+        let caller = context.developmentCaller(project: project, isAdmin: false)
         // The page redirects there: a `javascript:` URL would run as this origin.
         let continueTarget: URLComponents?
         switch query["continueUrl"] {

@@ -34,7 +34,7 @@ struct EmulatorIdPPage: Sendable {
                 .response(response), authType: query["authType"] ?? "signInWithRedirect", eventId: query["eventId"], origin: origin)
             return Response(status: .seeOther, headers: [.location: link])
         }
-        let caller = context.caller(project: project, isAdmin: false)
+        let caller = context.developmentCaller(project: project, isAdmin: false)
         let linked = try service.accounts(linkedTo: ProviderID(providerId), caller).compactMap { account in
             account.providers.first { $0.providerId.rawValue == providerId }
         }

@@ -21,8 +21,10 @@ extension RemoteAddressRequestContext {
         remoteAddress?.ipAddress
     }
 
-    /// The caller as far as the transport knows it: request id and peer address.
-    func caller(project: ProjectID, isAdmin: Bool) -> Caller {
+
+    /// The caller of a development page (the emulator's routes): the TCP peer is the client.
+    /// The API resolves callers through `APIAccess`, which knows the trusted proxies.
+    func developmentCaller(project: ProjectID, isAdmin: Bool) -> Caller {
         Caller(project: project, isAdmin: isAdmin, requestId: id, clientIp: clientIp)
     }
 }

@@ -21,12 +21,12 @@ struct OAuthHandlerPage: Sendable {
         let query = QueryString(request).values
         let origin = publicURL ?? request.baseURL
         if let state = query["state"] { return callback(state, query, origin: origin) }
-        return try await start(query, origin: origin, context)
+        return try await start(query, origin: origin, request, context)
     }
 
-    private func start(_ query: [String: String], origin: String, _ context: some RemoteAddressRequestContext) async throws
-        -> Response
-    {
+    private func start(
+        _ query: [String: String], origin: String, _ request: Request, _ context: some RemoteAddressRequestContext
+    ) async throws -> Response {
         guard publicURL != nil || access.profile == .development else {
             return page(.badRequest, "This server has no publicUrl setting, so providers can not be sent back to it.")
         }
@@ -48,7 +48,7 @@ struct OAuthHandlerPage: Sendable {
             AppReturn.parameters(query).values.allSatisfy({ $0.utf8.count <= 256 })
         else { return page(.badRequest, "The sign-in request's scopes, parameters or app names are too long or too many.") }
         do {
-            let caller = try access.caller(apiKey: apiKey, context)
+            let caller = try access.caller(apiKey: apiKey, request, context)
             let start = HeadfulRequest(
                 apiKey: apiKey, providerId: ProviderID(providerId), sessionHash: sessionHash, eventId: eventId,
                 authType: authType, app: AppReturn.parameters(query), redirectURI: origin + "/__/auth/handler",

@@ -40,12 +40,17 @@ final class APIHarness: Sendable {
 
     /// Runs `body` against the application, then dumps the events for schema validation. The
     /// store closes when the application's services stop, as at a daemon's shutdown.
+    /// `live`: over a real TCP connection on loopback, so requests have a peer address (the
+    /// abuse limits count by it); otherwise in process, without one.
     static func run(
-        configure: (inout ServerConfiguration) -> Void = { _ in }, mailer: (any ActionLinkMailer)? = nil,
+        configure: (inout ServerConfiguration) -> Void = { _ in }, mailer: (any ActionLinkMailer)? = nil, live: Bool = false,
         _ body: @escaping @Sendable (APIHarness, APIClient) async throws -> Void
     ) async throws {
-        let harness = try APIHarness(configure: configure, mailer: mailer)
-        try await harness.server.application.test(.router) { client in
+        let harness = try APIHarness(configure: { configuration in
+            if live { configuration.port = 0 }
+            configure(&configuration)
+        }, mailer: mailer)
+        try await harness.server.application.test(live ? .ahc(.http) : .router) { client in
             try await body(harness, APIClient(client: client))
             try EventDump.write(harness.service.store)
         }

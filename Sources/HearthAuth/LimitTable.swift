@@ -1,0 +1,95 @@
+import Synchronization
+
+/// Per-key state of one limit (a token bucket, a backoff), in a table that never holds more than
+/// `capacity` keys: when full, entries that have nothing left to remember go first, then the
+/// longest untouched. A flood of new keys (spoofed or rotated addresses) costs bounded memory.
+final class LimitTable<Entry: LimitEntry>: Sendable {
+    private let entries = Mutex<[String: Entry]>([:])
+    let capacity: Int
+
+    init(capacity: Int = 65_536) {
+        self.capacity = capacity
+    }
+
+    /// Runs `body` on the key's entry (a fresh one if absent) and keeps what it leaves.
+    func update<R>(_ key: String, now: Int64, _ body: (inout Entry) -> R) -> R {
+        entries.withLock { entries in
+            if entries[key] == nil && entries.count >= capacity { Self.evict(&entries, now: now, to: capacity * 7 / 8) }
+            var entry = entries[key] ?? Entry(now: now)
+            let result = body(&entry)
+            entries[key] = entry.isSpent(now: now) ? nil : entry
+            return result
+        }
+    }
+
+    /// The key's entry, without creating one.
+    func peek(_ key: String) -> Entry? {
+        entries.withLock { $0[key] }
+    }
+
+    func remove(_ key: String) {
+        _ = entries.withLock { $0.removeValue(forKey: key) }
+    }
+
+    var count: Int { entries.withLock { $0.count } }
+
+    private static func evict(_ entries: inout [String: Entry], now: Int64, to target: Int) {
+        entries = entries.filter { !$0.value.isSpent(now: now) }
+        guard entries.count > target else { return }
+        let oldest = entries.sorted { $0.value.touchedAt < $1.value.touchedAt }.prefix(entries.count - target)
+        for (key, _) in oldest { entries.removeValue(forKey: key) }
+    }
+}
+
+protocol LimitEntry: Sendable {
+    init(now: Int64)
+    var touchedAt: Int64 { get }
+    /// Nothing worth keeping: a full bucket, a backoff long forgotten.
+    func isSpent(now: Int64) -> Bool
+}
+
+/// `capacity` actions per `period`, refilled continuously; a burst may use all of them at once.
+struct TokenBucket: LimitEntry {
+    var used: Double = 0
+    var touchedAt: Int64
+
+    init(now: Int64) { touchedAt = now }
+
+    /// Takes one action if there is room; otherwise the milliseconds until there is.
+    mutating func take(capacity: Int, period: Int64, now: Int64) -> Int64? {
+        let refill = Double(max(0, now - touchedAt)) * Double(capacity) / Double(period)
+        used = max(0, used - refill)
+        touchedAt = now
+        guard used + 1 <= Double(capacity) else {
+            return Int64(((used + 1 - Double(capacity)) * Double(period) / Double(capacity)).rounded(.up))
+        }
+        used += 1
+        return nil
+    }
+
+    func isSpent(now: Int64) -> Bool { used == 0 && now > touchedAt }
+}
+
+/// Failures counted until `free` of them, then each failure locks out further attempts for
+/// 1 s, 2 s, 4 s, … up to `maxDelay`. Forgotten once it has been quiet for an hour past its lock.
+struct Backoff: LimitEntry {
+    var failures = 0
+    var lockedUntil: Int64 = 0
+    var touchedAt: Int64
+
+    init(now: Int64) { touchedAt = now }
+
+    func waiting(now: Int64) -> Int64? {
+        lockedUntil > now ? lockedUntil - now : nil
+    }
+
+    mutating func fail(free: Int, maxDelay: Int64, now: Int64) {
+        failures += 1
+        touchedAt = now
+        guard failures > free else { return }
+        let doublings = min(failures - free - 1, 40)
+        lockedUntil = now + min(1000 << doublings, maxDelay)
+    }
+
+    func isSpent(now: Int64) -> Bool { now > max(lockedUntil, touchedAt) + 3_600_000 }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import HearthDomain
+import Synchronization
+import Testing
+
+@testable import HearthAuth
+
+@Suite("abuse limits")
+struct AbuseLimitTests {
+    static let project = ProjectID("demo-hearth")!
+    static let hour: Int64 = 3_600_000
+
+    /// Names appended from pool threads, in order.
+    final class Recorder: Sendable {
+        private let recorded = Mutex<[String]>([])
+        func add(_ name: String) { recorded.withLock { $0.append(name) } }
+        var names: [String] { recorded.withLock { $0 } }
+    }
+
+    static func caller(_ ip: String?, project: ProjectID = project, admin: Bool = false) -> Caller {
+        Caller(project: project, isAdmin: admin, clientIp: ip)
+    }
+
+    @Test("sign-ups: 100 an hour per address, refilled over the hour; other addresses, projects and admins unaffected")
+    func signUps() throws {
+        let refused = Mutex<[AbuseGuard.Refusal]>([])
+        let limits = AbuseGuard(policy: AbuseLimitPolicy()) { refusal in refused.withLock { $0.append(refusal) } }
+        let now: Int64 = 1_000_000
+        for _ in 0..<100 { try limits.admitSignUp(Self.caller("203.0.113.5"), now: now) }
+        #expect(throws: FirebaseError.self) { try limits.admitSignUp(Self.caller("203.0.113.5"), now: now) }
+        try limits.admitSignUp(Self.caller("203.0.113.6"), now: now)
+        try limits.admitSignUp(Self.caller("203.0.113.5", project: ProjectID("other")!), now: now)
+        try limits.admitSignUp(Self.caller("203.0.113.5", admin: true), now: now)
+        // One more after a hundredth of the hour.
+        try limits.admitSignUp(Self.caller("203.0.113.5"), now: now + Self.hour / 100)
+        #expect(throws: FirebaseError.self) { try limits.admitSignUp(Self.caller("203.0.113.5"), now: now + Self.hour / 100) }
+        #expect(limits.refusals[.signUpsPerAddress] == 2)
+        let first = try #require(refused.withLock { $0.first })
+        #expect(first.address == "203.0.113.5" && first.limit == .signUpsPerAddress && (first.retryAfter ?? 0) > 0)
+        // Without an address (an in-process caller) there is nothing to count by.
+        for _ in 0..<200 { try limits.admitSignUp(Self.caller(nil), now: now) }
+    }
+
+    @Test("wrong passwords: free up to the limit, then 1 s, 2 s, 4 s … of waiting; a correct password clears the account's count")
+    func passwordBackoff() throws {
+        var policy = AbuseLimitPolicy()
+        policy.defaults.passwordFailuresPerAccount = 3
+        policy.defaults.passwordBackoffMaxSeconds = 5
+        let limits = AbuseGuard(policy: policy)
+        let guesser = Self.caller("198.51.100.9")
+        var now: Int64 = 5_000
+        for _ in 0..<3 {
+            try limits.admitPasswordAttempt(email: "ann@example.com", guesser, now: now)
+            limits.passwordFailed(email: "ann@example.com", guesser, now: now)
+        }
+        try limits.admitPasswordAttempt(email: "ann@example.com", guesser, now: now)
+        limits.passwordFailed(email: "ann@example.com", guesser, now: now)
+        for (delay, _) in [(1000, 0), (2000, 1), (4000, 2), (5000, 3), (5000, 4)] {
+            #expect(throws: FirebaseError.self) { try limits.admitPasswordAttempt(email: "ann@example.com", guesser, now: now + Int64(delay) - 1) }
+            now += Int64(delay)
+            try limits.admitPasswordAttempt(email: "ann@example.com", guesser, now: now)
+            limits.passwordFailed(email: "ann@example.com", guesser, now: now)
+        }
+        // The owner, from anywhere, is held to the account's wait too; a reset or a correct password clears it.
+        #expect(throws: FirebaseError.self) { try limits.admitPasswordAttempt(email: "ann@example.com", Self.caller("192.0.2.1"), now: now) }
+        try limits.admitPasswordAttempt(email: "bob@example.com", Self.caller("192.0.2.1"), now: now)
+        limits.passwordProven(email: "ann@example.com", project: Self.project)
+        try limits.admitPasswordAttempt(email: "ann@example.com", Self.caller("192.0.2.1"), now: now)
+        #expect(limits.refusals[.passwordFailuresPerAccount] == 6)
+    }
+
+    @Test("wrong passwords from one address across many accounts: the address waits")
+    func addressBackoff() throws {
+        let limits = AbuseGuard(policy: AbuseLimitPolicy())
+        let sprayer = Self.caller("2001:db8:1:2:3:4:5:6")
+        for index in 0..<26 {
+            try limits.admitPasswordAttempt(email: "user\(index)@example.com", sprayer, now: 0)
+            limits.passwordFailed(email: "user\(index)@example.com", sprayer, now: 0)
+        }
+        // The same /64 is the same client.
+        #expect(throws: FirebaseError.self) { try limits.admitPasswordAttempt(email: "new@example.com", Self.caller("2001:db8:1:2::99"), now: 1) }
+        try limits.admitPasswordAttempt(email: "new@example.com", Self.caller("2001:db8:1:3::1"), now: 1)
+        #expect(limits.refusals[.passwordFailuresPerAddress] == 1)
+        #expect(AbuseGuard.addressKey(Self.caller("::1")) == "0:0:0:0::/64")
+        #expect(AbuseGuard.addressKey(Self.caller("2001:db8::1")) == "2001:db8:0:0::/64")
+    }
+
+    @Test("emails: per recipient (QUOTA_EXCEEDED) and per address (TOO_MANY_ATTEMPTS_TRY_LATER)")
+    func emails() throws {
+        let limits = AbuseGuard(policy: AbuseLimitPolicy())
+        for index in 0..<5 { try limits.admitEmail(to: "ann@example.com", Self.caller("192.0.2.\(index)"), now: 0) }
+        let quota = #expect(throws: FirebaseError.self) { try limits.admitEmail(to: "ann@example.com", Self.caller("192.0.2.9"), now: 0) }
+        #expect(quota?.message.hasPrefix("QUOTA_EXCEEDED") == true)
+        for index in 0..<25 { try limits.admitEmail(to: "u\(index)@example.com", Self.caller("192.0.2.77"), now: 0) }
+        let address = #expect(throws: FirebaseError.self) { try limits.admitEmail(to: "z@example.com", Self.caller("192.0.2.77"), now: 0) }
+        #expect(address?.message.hasPrefix("TOO_MANY_ATTEMPTS_TRY_LATER") == true)
+    }
+
+    @Test("the tables hold a bounded number of clients, however many come")
+    func boundedFootprint() {
+        let table = LimitTable<TokenBucket>(capacity: 1000)
+        for index in 0..<10_000 {
+            _ = table.update("client-\(index)", now: Int64(index)) { $0.take(capacity: 100, period: Self.hour, now: Int64(index)) }
+        }
+        #expect(table.count <= 1000)
+        // The most recent clients are the ones kept.
+        #expect(table.peek("client-9999") != nil)
+        #expect(table.peek("client-0") == nil)
+    }
+
+    @Test("the hashing pool serves clients in turn and refuses a client past its share, not everyone")
+    func fairPool() async throws {
+        let pool = WorkPool(threads: 1, name: "fair", maxQueued: 100, maxQueuedPerClient: 4)
+        defer { pool.stop() }
+        let gate = DispatchSemaphore(value: 0)
+        let order = Recorder()
+        let running = Recorder()
+        let blocker = Task {
+            try await pool.run(client: "flood") {
+                running.add("blocker")
+                gate.wait()
+            }
+        }
+        while running.names.isEmpty { try await Task.sleep(for: .milliseconds(2)) }
+        // The flooding client queues its share; past it, it is refused at once.
+        var flood: [Task<Void, any Error>] = []
+        for _ in 0..<4 {
+            let queued = Task { try await pool.run(client: "flood") { order.add("flood") } }
+            flood.append(queued)
+        }
+        while pool.waitingJobs < 4 { try await Task.sleep(for: .milliseconds(2)) }
+        await #expect(throws: WorkPool.Busy(clientShareFull: true)) { try await pool.run(client: "flood") {} }
+        // Another client is not refused, and is served next, ahead of the flood's queue.
+        let owner = Task { try await pool.run(client: "owner") { order.add("owner") } }
+        while pool.waitingJobs < 5 { try await Task.sleep(for: .milliseconds(2)) }
+        gate.signal()
+        try await blocker.value
+        try await owner.value
+        for task in flood { try await task.value }
+        #expect(order.names.prefix(2) == ["flood", "owner"])
+    }
+}

@@ -1,0 +1,187 @@
+import AsyncHTTPClient
+import HTTPTypes
+import HearthApp
+import HearthAuth
+import HearthDomain
+import HearthHTTP
+import HearthTesting
+import HearthWire
+import HummingbirdTesting
+import NIOHTTP1
+import NIOCore
+import Synchronization
+import Testing
+
+/// The abuse limits over real TCP connections (the limits count by client address), with
+/// clients told apart by X-Forwarded-For from a trusted proxy on loopback.
+@Suite("abuse limits over HTTP")
+struct AbuseLimitHTTPTests {
+    static func production(limits: JSONValue? = nil) -> (inout ServerConfiguration) -> Void {
+        { configuration in
+            RecentSignInTests.production(&configuration)
+            configuration.trustedProxies = ["127.0.0.1", "::1"]
+            configuration.limits = limits
+        }
+    }
+
+    static func from(_ address: String) -> HTTPFields {
+        [.contentType: "application/json", HTTPField.Name("X-Forwarded-For")!: address]
+    }
+
+    static func signUp(_ api: APIClient, from address: String) async throws -> Reply {
+        try await api.post(APIClient.v1 + "accounts:signUp?key=test-key", ["returnSecureToken": true], headers: Self.from(address))
+    }
+
+    static func signIn(_ api: APIClient, _ email: String, _ password: String, from address: String) async throws -> Reply {
+        try await api.post(
+            APIClient.v1 + "accounts:signInWithPassword?key=test-key",
+            ["email": .string(email), "password": .string(password), "returnSecureToken": true], headers: Self.from(address))
+    }
+
+    /// 200 concurrent wrong-password loops from one address, each on a connection of its own,
+    /// while `owner` (on the harness's client) signs in.
+    static func flood(port: Int, attacker: String, whileOwner owner: @escaping @Sendable () async throws -> [Int]) async throws
+        -> (owner: [Int], attacker: [String: Int])
+    {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: 200)
+        let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+        do {
+            let result = try await withThrowingTaskGroup(of: [String: Int].self) { group in
+                let done = DoneFlag()
+                for index in 0..<200 {
+                    group.addTask {
+                        var answers: [String: Int] = [:]
+                        while !done.isSet {
+                            var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)" + APIClient.v1 + "accounts:signInWithPassword?key=test-key")
+                            request.method = .POST
+                            request.headers.add(name: "Content-Type", value: "application/json")
+                            request.headers.add(name: "X-Forwarded-For", value: attacker)
+                            let body: JSONValue = ["email": .string("target\(index % 5)@example.com"), "password": .string("wrong-\(index)")]
+                            request.body = .bytes(ByteBuffer(bytes: body.encoded()))
+                            let response = try await client.execute(request, timeout: .seconds(30))
+                            let json = JSONValue.parse(try await response.body.collect(upTo: 1 << 16).readableBytesView)
+                            let code = json?["error"]?["message"]?.stringValue.map { String($0.split(separator: " ").first ?? "") }
+                            answers[code ?? "OK", default: 0] += 1
+                        }
+                        return answers
+                    }
+                }
+                let ownerStatuses = try await owner()
+                done.set()
+                var attackerAnswers: [String: Int] = [:]
+                for try await answers in group { attackerAnswers.merge(answers, uniquingKeysWith: +) }
+                return (ownerStatuses, attackerAnswers)
+            }
+            try await client.shutdown()
+            return result
+        } catch {
+            try await client.shutdown()
+            throw error
+        }
+    }
+
+    @Test(
+        "one address guessing at 200 connections does not keep another user out: its own queue, then its backoff",
+        arguments: [
+            // Only the per-client queue (no backoff within the run), then the defaults.
+            JSONValue.object(["passwordFailuresPerAddress": 100_000, "passwordFailuresPerAccount": 1000, "hashQueuePerAddress": 4]), nil,
+        ])
+    func guessingDoesNotLockOthersOut(limits: JSONValue?) async throws {
+        try await APIHarness.run(configure: Self.production(limits: limits), live: true) { harness, api in
+            for index in 0..<5 { _ = try await api.signUp(email: "target\(index)@example.com") }
+            #expect(try await api.signUp(email: "owner@example.com").status == 200)
+            let port = try #require(api.client.port)
+            let (owner, attacker) = try await Self.flood(port: port, attacker: "203.0.113.66") {
+                var statuses: [Int] = []
+                for _ in 0..<25 {
+                    statuses.append(try await Self.signIn(api, "owner@example.com", "correct-horse-42", from: "198.51.100.7").status)
+                }
+                return statuses
+            }
+            #expect(owner == Array(repeating: 200, count: 25), "\(owner); attacker got \(attacker)")
+            #expect(attacker["TOO_MANY_ATTEMPTS_TRY_LATER", default: 0] > 0, "\(attacker)")
+            #expect(attacker["OK"] == nil)
+            let refusals = try #require(harness.service.limits).refusals
+            #expect(refusals[.hashQueuePerAddress, default: 0] + refusals[.passwordFailuresPerAddress, default: 0] > 0)
+        }
+    }
+
+    @Test("an account locked by a guesser: its owner still resets the password or signs in by email link, and the reset lifts the lock")
+    func lockoutLeavesRecoveryOpen() async throws {
+        let configure: (inout ServerConfiguration) -> Void = { configuration in
+            configuration.trustedProxies = ["127.0.0.1", "::1"]
+            configuration.limits = .object([:])  // development, with the default limits
+        }
+        try await APIHarness.run(configure: configure, live: true) { harness, api in
+            _ = try await api.signUp(email: "locked@example.com")
+            var last: Reply?
+            for attempt in 0..<7 {
+                last = try await Self.signIn(api, "locked@example.com", "guess-\(attempt)", from: "203.0.113.9")
+            }
+            #expect(last?.errorCode == "TOO_MANY_ATTEMPTS_TRY_LATER")
+            // The owner, from elsewhere, waits out the account's backoff for a password sign-in…
+            #expect(try await Self.signIn(api, "locked@example.com", "correct-horse-42", from: "198.51.100.2").errorCode == "TOO_MANY_ATTEMPTS_TRY_LATER")
+            // …but a reset and an email link still work.
+            let reset = try await api.post(
+                APIClient.v1 + "accounts:sendOobCode?key=test-key", ["requestType": "PASSWORD_RESET", "email": "locked@example.com"],
+                headers: Self.from("198.51.100.2"))
+            #expect(reset.status == 200)
+            let (code, _) = try await ActionCodeTests.delivered(api, to: "locked@example.com", "PASSWORD_RESET")
+            #expect(try await api.v1("resetPassword", ["oobCode": .string(code), "newPassword": "brand-new-pass-9"]).status == 200)
+            #expect(try await Self.signIn(api, "locked@example.com", "brand-new-pass-9", from: "198.51.100.2").status == 200)
+            _ = harness
+        }
+    }
+
+    @Test("sign-ups: 100 an hour per client address; X-Forwarded-For counts only from a trusted proxy")
+    func signUpsPerAddress() async throws {
+        try await APIHarness.run(configure: Self.production(limits: .object(["signUpsPerAddressPerHour": 3])), live: true) { harness, api in
+            var answers: [String] = []
+            for address in ["203.0.113.1", "203.0.113.1", "203.0.113.1", "203.0.113.1", "203.0.113.2"] {
+                answers.append(try await Self.signUp(api, from: address).errorCode ?? "OK")
+            }
+            #expect(answers == ["OK", "OK", "OK", "TOO_MANY_ATTEMPTS_TRY_LATER", "OK"])
+            harness.clock.advance(milliseconds: 3_600_000 / 3)
+            let later = try await Self.signUp(api, from: "203.0.113.1")
+            #expect(later.status == 200)
+            #expect(harness.service.limits?.refusals[.signUpsPerAddress] == 1)
+        }
+        // Without trusted proxies, the header is the client's word: the peer is counted.
+        try await APIHarness.run(configure: { configuration in
+            RecentSignInTests.production(&configuration)
+            configuration.limits = .object(["signUpsPerAddressPerHour": 2])
+        }, live: true) { _, api in
+            var statuses: [Int] = []
+            for index in 0..<3 { statuses.append(try await Self.signUp(api, from: "203.0.113.\(index)").status) }
+            #expect(statuses == [200, 200, 400])
+        }
+    }
+
+    @Test("action-code emails: five an hour to one recipient (QUOTA_EXCEEDED), the same answer for unknown addresses")
+    func emailsPerRecipient() async throws {
+        try await APIHarness.run(configure: { configuration in
+            configuration.trustedProxies = ["127.0.0.1", "::1"]
+            configuration.limits = .object([:])
+        }, live: true) { _, api in
+            _ = try await api.signUp(email: "inbox@example.com")
+            for address in ["inbox@example.com", "nobody@example.com"] {
+                var codes: [String] = []
+                for index in 0..<6 {
+                    let sent = try await api.post(
+                        APIClient.v1 + "accounts:sendOobCode?key=test-key", ["requestType": "EMAIL_SIGNIN", "email": .string(address),
+                        "continueUrl": "http://localhost/done", "canHandleCodeInApp": true], headers: Self.from("192.0.2.\(index)"))
+                    codes.append(sent.errorCode ?? "OK")
+                }
+                #expect(codes == ["OK", "OK", "OK", "OK", "OK", "QUOTA_EXCEEDED"], "\(address)")
+            }
+        }
+    }
+}
+
+/// Set once, read by many tasks.
+final class DoneFlag: Sendable {
+    private let flag = Mutex(false)
+    var isSet: Bool { flag.withLock { $0 } }
+    func set() { flag.withLock { $0 = true } }
+}
