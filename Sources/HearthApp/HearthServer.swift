@@ -135,6 +135,8 @@ public enum HearthServer {
         settings.customTokens = try configuration.customTokenVerifier()
         settings.actionURL = configuration.actionUrl
         settings.recentSignIn = configuration.recentSignIn
+        settings.strictActionCodeSettings = configuration.profile == .production
+        settings.oobCodeLifetimes = try configuration.actionCodeLifetimes()
         let clock = store.clock
         let gateway = OAuthGateway(
             endpoints: try configuration.providerEndpoints(), timeoutSeconds: Int64(configuration.providerTimeoutSeconds),

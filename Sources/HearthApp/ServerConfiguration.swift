@@ -84,6 +84,10 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// account or link a credential (Firebase's five minutes); 0 turns the rule off. Unset:
     /// 300 in production, off in development (as in the Auth Emulator).
     public var recentSignInSeconds: Int?
+    /// How long action codes stay valid, in seconds: one number for every type, or an object by
+    /// request type (`PASSWORD_RESET`, `EMAIL_SIGNIN`, `VERIFY_EMAIL`, `VERIFY_AND_CHANGE_EMAIL`,
+    /// `RECOVER_EMAIL`). Unset: 6 hours each.
+    public var actionCodeLifetimeSeconds: JSONValue?
     /// The abuse limits (`LimitsConfiguration`): unset, production's defaults or none.
     public var limits: JSONValue?
     /// Addresses (CIDR ranges) of the reverse proxies in front of Hearth: only a connection from
@@ -108,7 +112,7 @@ public struct ServerConfiguration: Sendable, Equatable {
         case actionUrl, appName, mailFrom, mailFromName
         case smtpHost, smtpPort, smtpSecurity, smtpUsername, smtpPassword, smtpPasswordFile, smtpTrustRoots
         case projects, publicUrl, identityProviders, providerTimeoutSeconds, secretFilesDirectory
-        case recentSignInSeconds, limits, trustedProxies
+        case recentSignInSeconds, limits, trustedProxies, actionCodeLifetimeSeconds
 
         var environmentName: String {
             "HEARTH_" + rawValue.reduce(into: "") { name, character in
@@ -139,7 +143,8 @@ public struct ServerConfiguration: Sendable, Equatable {
             guard let text = environment[key.environmentName], !text.isEmpty else { continue }
             let value: JSONValue =
                 switch key {
-                case .apiKeys, .projects, .identityProviders, .limits: JSONValue.parse(Array(text.utf8)) ?? .string(text)
+                case .apiKeys, .projects, .identityProviders, .limits, .actionCodeLifetimeSeconds:
+                    JSONValue.parse(Array(text.utf8)) ?? .string(text)
                 case .adminTokens, .customTokenKeys, .trustedProxies:
                     .array(text.split(separator: ",").map { .string($0.trimmingCharacters(in: .whitespaces)) })
                 default: .string(text)
@@ -239,6 +244,7 @@ public struct ServerConfiguration: Sendable, Equatable {
         case .secretFilesDirectory: secretFilesDirectory = try text()
         case .recentSignInSeconds: recentSignInSeconds = try number()
         case .limits: limits = value
+        case .actionCodeLifetimeSeconds: actionCodeLifetimeSeconds = value
         case .trustedProxies:
             guard let items = value.arrayValue?.compactMap(\.stringValue) else {
                 throw ConfigurationError.invalid(key.rawValue, source: source)
@@ -330,6 +336,7 @@ public struct ServerConfiguration: Sendable, Equatable {
             else { throw ConfigurationError.invalid("publicUrl", source: publicUrl) }
         }
         _ = try abuseLimitPolicy()
+        _ = try actionCodeLifetimes()
         for range in trustedProxies where AddressRange(range) == nil {
             throw ConfigurationError.invalid("trustedProxies (addresses or CIDR ranges)", source: range)
         }
@@ -496,6 +503,35 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
             "the development profile serves Bearer owner, unsigned custom tokens and the fake IdP to anyone who can reach it, "
                 + "so it listens on loopback only (\(host) is not): use 127.0.0.1 or ::1, the production profile, "
                 + "or --insecure-development-on-network if this network is yours alone"
+        }
+    }
+}
+
+extension ServerConfiguration {
+    /// `actionCodeLifetimeSeconds` in milliseconds by request type (types not named keep the default).
+    public func actionCodeLifetimes() throws -> [OOBCodeIssued.RequestType: Int64] {
+        func milliseconds(_ value: JSONValue, _ name: String) throws -> Int64 {
+            guard case .int(let seconds) = value, (60...30 * 86_400).contains(seconds) else {
+                throw ConfigurationError.invalid("\(name) (60 to 2592000 seconds)", source: value.text)
+            }
+            return seconds * 1000
+        }
+        switch actionCodeLifetimeSeconds {
+        case nil: return [:]
+        case .int?:
+            let every = try milliseconds(actionCodeLifetimeSeconds!, "actionCodeLifetimeSeconds")
+            return Dictionary(uniqueKeysWithValues: OOBCodeIssued.RequestType.allCases.map { ($0, every) })
+        case .object(let byType)?:
+            var lifetimes: [OOBCodeIssued.RequestType: Int64] = [:]
+            for (name, value) in byType {
+                guard let type = OOBCodeIssued.RequestType(rawValue: name) else {
+                    throw ConfigurationError.invalid("actionCodeLifetimeSeconds: unknown request type", source: name)
+                }
+                lifetimes[type] = try milliseconds(value, "actionCodeLifetimeSeconds.\(name)")
+            }
+            return lifetimes
+        default:
+            throw ConfigurationError.invalid("actionCodeLifetimeSeconds", source: "a number or an object by request type")
         }
     }
 }

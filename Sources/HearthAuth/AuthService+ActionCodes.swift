@@ -29,6 +29,8 @@ extension AuthService {
         /// Admin link generation (`returnOobLink`): verifications then name the user by email.
         public var returnsLink: Bool
         public var continueUrl: String?
+        /// The rest of the app's ActionCodeSettings (production checks and shapes links by them).
+        public var app = AppLinkSettings()
         public var origin: LinkOrigin
 
         public init(
@@ -73,7 +75,13 @@ extension AuthService {
             throw FirebaseError.bad("CONFIGURATION_NOT_FOUND : email delivery is not configured (smtpHost)")
         }
         let config = try read { try $0.config(of: project) }
-        try checkContinueUrl(request.continueUrl, config, caller)
+        // Production holds ActionCodeSettings to Firebase's rules; development to the emulator's.
+        var linkDomain: String?
+        if settings.strictActionCodeSettings {
+            linkDomain = try request.app.check(request.continueUrl, for: request.requestType, config)
+        } else {
+            try checkContinueUrl(request.continueUrl, config, caller)
+        }
         let recipient = try self.recipient(of: request, config, caller)
         // Apps learn nothing of which addresses are registered; admins still do.
         let withholds = config.improvedEmailPrivacy && !caller.isAdmin
@@ -82,15 +90,16 @@ extension AuthService {
         let delivery = mails ? try reserveEmail() : nil
         let code = Self.newActionCode()
         let type = request.requestType
-        let lifetime = settings.oobCodeLifetime
+        let lifetime = settings.codeLifetime(type)
         do {
             try await issue(code, to: recipient, type, lifetime: lifetime, withholds: withholds, caller)
         } catch is Withheld {
             return SentActionCode(email: recipient.email, link: nil)
         }
-        let link = actionLink(
+        var link = actionLink(
             code, type, project, email: recipient.email, newEmail: recipient.newEmail, handler: handler,
             apiKey: request.origin.apiKey, continueUrl: request.continueUrl)
+        if settings.strictActionCodeSettings { link.oobLink = request.app.shape(link.oobLink, domain: linkDomain) }
         outbox?.deliver(link)
         delivery?.send(link)
         return SentActionCode(email: recipient.email, link: link)

@@ -29,7 +29,7 @@ extension AuthService {
     func prepareEmailRecovery(from current: String?, origin: LinkOrigin) throws -> EmailRecovery? {
         guard current != nil, let handler = try? actionHandler(origin) else { return nil }
         return EmailRecovery(
-            code: Self.newActionCode(), handler: handler, origin: origin, lifetime: settings.oobCodeLifetime,
+            code: Self.newActionCode(), handler: handler, origin: origin, lifetime: settings.codeLifetime(.recoverEmail),
             delivery: try reserveEmail())
     }
 

@@ -48,8 +48,12 @@ public struct AuthSettings: Sendable {
     public var emailTrust = EmailTrust.authoritativeProviders
     /// How `signInWithCustomToken` checks tokens (emulator rules unless keys are configured).
     public var customTokens = CustomTokenVerifier(acceptsUnsigned: true)
-    /// How long an emailed action code stays valid (milliseconds).
+    /// How long an emailed action code stays valid (milliseconds), and any type's own.
     public var oobCodeLifetime: Int64 = 6 * 60 * 60 * 1000
+    public var oobCodeLifetimes: [OOBCodeIssued.RequestType: Int64] = [:]
+    /// ActionCodeSettings checked and links shaped as Firebase does (production); otherwise the
+    /// emulator's leniency: only `continueUrl` is checked, and only for apps.
+    public var strictActionCodeSettings = false
     /// The action handler links point at (the app's page that completes a reset, verification or
     /// sign-in). Without it, links point at this server's `/emulator/action` (development only).
     public var actionURL: String?
@@ -57,6 +61,10 @@ public struct AuthSettings: Sendable {
     public var recentSignIn: RecentSignIn?
 
     public init() {}
+
+    func codeLifetime(_ type: OOBCodeIssued.RequestType) -> Int64 {
+        oobCodeLifetimes[type] ?? oobCodeLifetime
+    }
 }
 
 /// The Firebase Auth flows. Each turns a request into commands run in one store transaction

@@ -39,10 +39,11 @@ extension IdentityToolkitAPI {
         guard let requestType = OOBCodeIssued.RequestType(rawValue: requestName) else {
             throw FirebaseError.bad("OPERATION_NOT_ALLOWED : \(requestName) codes are not supported by this Hearth version")
         }
-        let request = AuthService.ActionLinkRequest(
+        var request = AuthService.ActionLinkRequest(
             requestType: requestType, email: try fields.string("email"), newEmail: try fields.string("newEmail"),
             idToken: try fields.string("idToken"), returnsLink: returnLink, continueUrl: try fields.string("continueUrl"),
             origin: linkOrigin(call))
+        request.app = try Self.appLinkSettings(fields)
         let sent = try await service.sendActionCode(request, call.caller)
         var body: [String: JSONValue] = ["kind": "identitytoolkit#GetOobConfirmationCodeResponse", "email": .string(sent.email)]
         if returnLink, let link = sent.link {
@@ -50,6 +51,22 @@ extension IdentityToolkitAPI {
             body["oobLink"] = .string(link.oobLink)
         }
         return .object(body)
+    }
+
+    /// ActionCodeSettings' app fields, as the SDKs send them (the JS SDK names the Android
+    /// minimum version `androidMinimumVersionCode`).
+    static func appLinkSettings(_ fields: RequestFields) throws -> AppLinkSettings {
+        var app = AppLinkSettings()
+        app.canHandleCodeInApp = try fields.bool("canHandleCodeInApp") ?? false
+        app.iOSBundleId = try fields.string("iOSBundleId", maxBytes: 256)
+        app.iOSAppStoreId = try fields.string("iOSAppStoreId", maxBytes: 64)
+        app.androidPackageName = try fields.string("androidPackageName", maxBytes: 256)
+        app.androidInstallApp = try fields.bool("androidInstallApp") ?? false
+        app.androidMinimumVersion =
+            try fields.string("androidMinimumVersion", maxBytes: 32) ?? fields.string("androidMinimumVersionCode", maxBytes: 32)
+        app.linkDomain = try fields.string("linkDomain", maxBytes: 253)
+        app.dynamicLinkDomain = try fields.string("dynamicLinkDomain", maxBytes: 253)
+        return app
     }
 
     /// checkActionCode / verifyPasswordResetCode (no `newPassword`), confirmPasswordReset.

@@ -40,6 +40,11 @@ public enum ProjectConfigJSON {
             path: "authorizedDomains", read: { .array($0.authorizedDomains.map(JSONValue.string)) },
             write: { config, value in config.authorizedDomains = try domains(value) }),
         flag("autodeleteAnonymousUsers", \.anonymousCleanup),
+        // Hearth's own: the domains email links an app opens itself are served on (Firebase's
+        // Hosting link domains); the first is the default.
+        Field(
+            path: "linkDomains", read: { .array($0.linkDomains.map(JSONValue.string)) },
+            write: { config, value in config.linkDomains = try domains(value, "linkDomains") }),
         flag("emailPrivacyConfig.enableImprovedEmailPrivacy", \.improvedEmailPrivacy),
         // Hearth's own: the apps headful sign-ins may return to (Firebase's registered apps).
         Field(
@@ -156,15 +161,15 @@ public enum ProjectConfigJSON {
 
     /// Authorized domains: host names (or IP addresses) without scheme, port or path, at most
     /// 100, each listed once, lowercased.
-    static func domains(_ value: JSONValue?) throws -> [String] {
+    static func domains(_ value: JSONValue?, _ path: String = "authorizedDomains") throws -> [String] {
         guard let value else { return [] }
         guard let items = value.arrayValue, items.count <= 100 else {
-            throw invalidValue("authorizedDomains", "a list of at most 100 domains")
+            throw invalidValue(path, "a list of at most 100 domains")
         }
         var domains: [String] = []
         for item in items {
             guard let text = item.stringValue?.lowercased(), isDomain(text) else {
-                throw FirebaseError.bad("INVALID_CONFIG : ((authorizedDomains: \(item.stringValue ?? "a non-string") is not a domain.))")
+                throw FirebaseError.bad("INVALID_CONFIG : ((\(path): \(item.stringValue ?? "a non-string") is not a domain.))")
             }
             if !domains.contains(text) { domains.append(text) }
         }

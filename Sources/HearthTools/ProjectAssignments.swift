@@ -26,7 +26,7 @@ public enum ProjectAssignments {
     }
 
     static let listFields: Set<String> = [
-        "authorizedDomains", "registeredApps.iosBundleIds", "registeredApps.androidPackages", "additionalClientIds",
+        "authorizedDomains", "linkDomains", "registeredApps.iosBundleIds", "registeredApps.androidPackages", "additionalClientIds",
     ]
 
     /// `nil` (absent from the body) clears the field: the mask names it, so it takes its default.
