@@ -25,6 +25,8 @@ extension AuthService {
         public var customAttributes: String?
         /// Unix seconds. An administrator's value is kept; a user's only means "now".
         public var validSince: Int64?
+        /// `linkProviderUserInfo`: a provider identity to link (after any unlinking).
+        public var linkProvider: ProviderLink?
 
         public init() {}
     }
@@ -90,14 +92,14 @@ extension AuthService {
             // A user's validSince only means "end my other sessions now".
             update.revokeSessions = .now
         }
-        return try await apply(update, password: password, to: current, session, caller, origin: origin)
+        return try await apply(update, password: password, link: changes.linkProvider, to: current, session, caller, origin: origin)
     }
 
     /// Hashes the new password, then records the update. Whether it ends sessions is the
     /// domain's rule; when it ends the signed-in caller's own, the caller gets fresh tokens.
     private func apply(
-        _ prepared: AccountUpdate, password: String?, to current: Account, _ session: TokenIssuer.VerifiedIDToken?,
-        _ caller: Caller, origin: LinkOrigin
+        _ prepared: AccountUpdate, password: String?, link: ProviderLink?, to current: Account,
+        _ session: TokenIssuer.VerifiedIDToken?, _ caller: Caller, origin: LinkOrigin
     ) async throws -> UpdateResult {
         var update = prepared
         if let password { update.password = try await hash(password, for: caller) }
@@ -112,7 +114,8 @@ extension AuthService {
         let (account, replaced, session) = try await write(caller, uid: uid) { tx in
             let stored = try issuedAt.map { try Self.stillSignedIn(uid, project, since: $0, in: tx) } ?? tx.account(uid, project)
             let before = stored.email
-            let events = try tx.execute(.update(project, uid, finalUpdate))
+            var events = try tx.execute(.update(project, uid, finalUpdate))
+            if let link { events += try tx.execute(.linkProvider(project, uid, link)) }
             let revoked = events.contains { if case .sessionsRevoked = $0.payload { true } else { false } }
             // The signed-in caller ended its own session too: it continues in a new one.
             var session: SignedIn?

@@ -4,7 +4,7 @@ import HearthDomain
 /// one with its share already waiting is refused (counted by the abuse limits) instead of
 /// delaying everyone else.
 extension AuthService {
-    func hash(_ password: String, for caller: Caller) async throws -> PasswordHash {
+    public func hash(_ password: String, for caller: Caller) async throws -> PasswordHash {
         try await inTurn(caller) { [passwords] client in try await passwords.hash(password, client: client) }
     }
 

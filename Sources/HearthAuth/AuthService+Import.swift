@@ -5,10 +5,13 @@ import HearthStore
 extension AuthService {
     /// Imports in one transaction (each account an `account.created` of method `import`); each
     /// refused user fails alone. Returns (index, message) of each failure, in the Admin SDK's terms.
-    public func importUsers(_ users: [(UserID, AccountCreated)], _ caller: Caller) async throws
+    /// `overwrite` (`allowOverwrite`): an existing account with the uid is replaced whole.
+    public func importUsers(_ users: [(UserID, AccountCreated)], overwrite: Bool = false, _ caller: Caller) async throws
         -> [(index: Int, message: String)]
     {
-        let commands = users.map { uid, created in Command.createAccount(caller.project, uid, created) }
+        let commands = users.map { uid, created in
+            overwrite ? Command.replaceAccount(caller.project, uid, created) : Command.createAccount(caller.project, uid, created)
+        }
         let results = try await store.executeAll(commands, metadata: Self.metadata(caller))
         return results.enumerated().compactMap { index, result in
             guard case .failure(let error) = result else { return nil }

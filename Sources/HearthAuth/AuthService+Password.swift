@@ -4,6 +4,8 @@ import HearthStore
 /// `accounts:signInWithPassword` (verifyPassword).
 extension AuthService {
     public func signInWithPassword(email: String?, password: String?, _ caller: Caller) async throws -> SignInResult {
+        // Absent is MISSING_EMAIL; an empty string is not an email.
+        if email == "" { throw FirebaseError.invalidEmail }
         let email = try Validation.email(email)
         guard let password, !password.isEmpty else { throw FirebaseError.missingPassword }
         let project = caller.project

@@ -104,12 +104,42 @@ public enum FakeIdentityProvider {
             }
             return value
         }
+        var email = try profile("email", Validation.MaxBytes.email)?.lowercased()
+        var rawUserInfo = JSONValue.object(claims)
+        // A SAML provider's response, in the emulator's JSON shape: its subject's nameId is the
+        // email when it looks like one, and its attribute statements are the raw user info.
+        let isSAML = providerId.hasPrefix("saml.")
+        if let response = params["SAMLResponse"], !response.isEmpty {
+            let assertion = try samlAssertion(response)
+            if isSAML {
+                if let nameId = assertion["subject"]?["nameId"]?.stringValue, (try? Validation.email(nameId)) != nil { email = nameId.lowercased() }
+                rawUserInfo = assertion["attributeStatements"] ?? .null
+            }
+        }
         return FederatedIdentity(
-            providerId: ProviderID(providerId), subject: subject, email: try profile("email", Validation.MaxBytes.email)?.lowercased(),
-            emailVerified: FederatedIdentity.isTrue(claims["email_verified"]), displayName: try profile("name", Validation.MaxBytes.displayName),
-            photoUrl: try profile("picture", Validation.MaxBytes.photoUrl),
-            screenName: try profile("screen_name", Validation.MaxBytes.screenName), rawUserInfo: .object(claims),
+            providerId: ProviderID(providerId), subject: subject, email: email,
+            emailVerified: isSAML || FederatedIdentity.isTrue(claims["email_verified"]),
+            displayName: try profile("name", Validation.MaxBytes.displayName), photoUrl: try profile("picture", Validation.MaxBytes.photoUrl),
+            screenName: try profile("screen_name", Validation.MaxBytes.screenName), rawUserInfo: rawUserInfo,
             idToken: idToken, accessToken: accessToken)
+    }
+
+    /// The assertion of a SAMLResponse (JSON), checked as the emulator checks it: an assertion,
+    /// with a subject, with a nameId.
+    private static func samlAssertion(_ response: String) throws -> JSONValue {
+        guard let parsed = JSONValue.parse(Array(response.utf8)), parsed.objectValue != nil else {
+            throw FirebaseError.bad("INVALID_IDP_RESPONSE : ((SAMLResponse is not a JSON object.))")
+        }
+        guard let assertion = parsed["assertion"], assertion.objectValue != nil else {
+            throw FirebaseError.bad("INVALID_IDP_RESPONSE ((Missing assertion in SAMLResponse.))")
+        }
+        guard let subject = assertion["subject"], subject.objectValue != nil else {
+            throw FirebaseError.bad("INVALID_IDP_RESPONSE ((Missing assertion.subject in SAMLResponse.))")
+        }
+        guard let nameId = subject["nameId"]?.stringValue, !nameId.isEmpty else {
+            throw FirebaseError.bad("INVALID_IDP_RESPONSE ((Missing assertion.subject.nameId in SAMLResponse.))")
+        }
+        return assertion
     }
 
     /// The claims the fake IdP's sign-in page asserts, as the emulator's page builds them: the

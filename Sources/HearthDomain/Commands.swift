@@ -3,6 +3,9 @@
 /// command is made, so commands carry results (a hash, a verified provider identity).
 public enum Command: Equatable, Sendable {
     case createAccount(ProjectID, UserID, AccountCreated)
+    /// An import with `allowOverwrite`: the account (if any) is deleted and created anew from
+    /// the record, whole; nothing of the old one is kept but its uid, and its sessions end.
+    case replaceAccount(ProjectID, UserID, AccountCreated)
     /// A completed sign-in; with a refresh token hash it also starts a session.
     case signIn(ProjectID, UserID, method: SignInMethod, refreshTokenHash: String?)
     case linkProvider(ProjectID, UserID, ProviderLink)
@@ -35,7 +38,7 @@ public enum Command: Equatable, Sendable {
     /// The one stream a command appends to (and checks the expected version of).
     public var stream: StreamID {
         switch self {
-        case .createAccount(let project, let uid, _), .signIn(let project, let uid, _, _),
+        case .createAccount(let project, let uid, _), .replaceAccount(let project, let uid, _), .signIn(let project, let uid, _, _),
             .linkProvider(let project, let uid, _), .unlinkProviders(let project, let uid, _),
             .setPassword(let project, let uid, _, _, _), .completeEmailLinkSignIn(let project, let uid, _, _),
             .confirmEmailByProvider(let project, let uid, _), .resetPassword(let project, let uid, _, _, _),

@@ -5,6 +5,11 @@ public enum Decide {
         switch command {
         case .createAccount(let project, let uid, let created):
             return try createAccount(project, uid, created, state)
+        case .replaceAccount(let project, let uid, let created):
+            guard try state.account(uid, in: project) != nil else { return try createAccount(project, uid, created, state) }
+            return [.accountDeleted(AccountDeleted(by: .admin))]
+                + (try createAccount(project, uid, created, state, replacing: true))
+                + [.sessionsRevoked(SessionsRevoked(validSince: now / 1000, reason: .admin))]
         case .signIn(let project, let uid, let method, let tokenHash):
             _ = try activeAccount(uid, project, state)
             return [.signInRecorded(SignInRecorded(method: method))] + issue(tokenHash)
@@ -124,10 +129,14 @@ public enum Decide {
         return account
     }
 
+    /// `replacing`: the uid's current account is about to be deleted, so what it holds (its
+    /// email, its providers, its phone) is no conflict.
     private static func createAccount(
-        _ project: ProjectID, _ uid: UserID, _ requested: AccountCreated, _ state: some DecisionState
+        _ project: ProjectID, _ uid: UserID, _ requested: AccountCreated, _ state: some DecisionState, replacing: Bool = false
     ) throws -> [EventPayload] {
-        guard try state.account(uid, in: project) == nil else { throw AuthError.uidExists }
+        let existing = try state.account(uid, in: project)
+        guard replacing || existing == nil else { throw AuthError.uidExists }
+        func heldByAnother(_ owner: UserID?) -> Bool { owner != nil && !(replacing && owner == uid) }
         let config = try state.config(of: project)
         var created = requested
         created.email = created.email.map(normalizeEmail)
@@ -146,14 +155,14 @@ public enum Decide {
             break
         }
         for link in created.providers {
-            if try state.owner(ofProvider: link.providerId, federatedId: link.federatedId, in: project) != nil {
+            if heldByAnother(try state.owner(ofProvider: link.providerId, federatedId: link.federatedId, in: project)) {
                 throw AuthError.federatedUserIdAlreadyLinked
             }
         }
-        if let phone = created.phoneNumber, try state.owner(ofPhone: phone, in: project) != nil {
+        if let phone = created.phoneNumber, heldByAnother(try state.owner(ofPhone: phone, in: project)) {
             throw AuthError.phoneNumberExists
         }
-        if let email = created.email, let owner = try state.owner(ofEmail: email, in: project) {
+        if let email = created.email, let owner = try state.owner(ofEmail: email, in: project), heldByAnother(owner) {
             // A federated sign-in may share an email only when the project allows several
             // accounts per email; then the email stays on the provider, not the account.
             guard created.method == .federated else { throw AuthError.emailExists }
@@ -169,8 +178,10 @@ public enum Decide {
     ) throws -> [EventPayload] {
         let account = try activeAccount(uid, project, state)
         guard try state.config(of: project).allowsProvider(link.providerId) else { throw AuthError.operationNotAllowed }
-        if let owner = try state.owner(ofProvider: link.providerId, federatedId: link.federatedId, in: project) {
-            guard owner == uid else { throw AuthError.federatedUserIdAlreadyLinked }
+        // Linked already, to another account or to this one (relinking one's own credential),
+        // as Firebase answers.
+        if try state.owner(ofProvider: link.providerId, federatedId: link.federatedId, in: project) != nil {
+            throw AuthError.federatedUserIdAlreadyLinked
         } else if account.provider(link.providerId) != nil {
             throw AuthError.providerAlreadyLinked
         }

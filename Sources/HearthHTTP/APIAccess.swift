@@ -109,9 +109,13 @@ public struct APIAccess: Sendable {
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
         let token = String(parts[1]).trimmingCharacters(in: .whitespaces)
         if let scope = adminScopes[SHA256.hash(data: Array(token.utf8))] { return scope }
-        // The Auth Emulator's owner credential: development only, which listens on loopback
-        // unless its operator chose otherwise (ServerConfiguration.validate).
-        guard profile == .development, token.lowercased() == "owner" else { throw FirebaseError.invalidCredentials }
+        // The Auth Emulator's owner credentials: `owner` in any case, and any Google OAuth access
+        // token (`ya29.…`, what the Admin SDKs send with real credentials), unchecked as the
+        // emulator does. Development only, which listens on loopback unless its operator chose
+        // otherwise (ServerConfiguration.validate).
+        guard profile == .development, token.lowercased() == "owner" || token.hasPrefix("ya29.") else {
+            throw FirebaseError.invalidCredentials
+        }
         return .everyProject
     }
 }

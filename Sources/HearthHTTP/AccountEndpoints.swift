@@ -37,6 +37,12 @@ extension IdentityToolkitAPI {
         } else if !(email ?? "").isEmpty || !(password ?? "").isEmpty {
             result = try await service.signUpWithPassword(email: email, password: password, displayName: displayName, caller)
         } else {
+            // The emulator's order: nothing given is an anonymous sign-up, but an empty email
+            // string is not an email (once anonymous sign-up is known to be allowed).
+            if email == "" {
+                guard try service.config(caller).anonymousEnabled else { throw FirebaseError.bad("ADMIN_ONLY_OPERATION") }
+                throw FirebaseError.invalidEmail
+            }
             result = try await service.signUpAnonymously(caller)
         }
         var body = UserRecord.tokens(result.tokens)
@@ -119,8 +125,30 @@ extension IdentityToolkitAPI {
             changes.customAttributes = try fields.string("customAttributes")
             changes.phoneNumber = try fields.string("phoneNumber")
         }
+        if fields.has("linkProviderUserInfo") { changes.linkProvider = try Self.providerToLink(fields) }
         let result = try await service.update(target, changes, caller, origin: linkOrigin(call))
         return Self.updateResponse(result.account, tokens: result.tokens)
+    }
+
+    /// `linkProviderUserInfo` (the Admin SDKs' `providerToLink`), checked as the emulator does:
+    /// a provider id, then a raw id.
+    static func providerToLink(_ fields: RequestFields) throws -> ProviderLink {
+        guard let link = try fields.object("linkProviderUserInfo") else {
+            throw FirebaseError.bad("MISSING_PROVIDER_ID")
+        }
+        guard let providerId = try link.string("providerId", maxBytes: Validation.MaxBytes.providerId), !providerId.isEmpty else {
+            throw FirebaseError.bad("MISSING_PROVIDER_ID")
+        }
+        guard let rawId = try link.string("rawId", maxBytes: Validation.MaxBytes.federatedId), !rawId.isEmpty else {
+            throw FirebaseError.bad("MISSING_RAW_ID")
+        }
+        guard ProviderID(rawValue: providerId).isFederated else { throw FirebaseError.bad("INVALID_PROVIDER_ID") }
+        return ProviderLink(
+            providerId: ProviderID(rawValue: providerId), federatedId: rawId,
+            email: try link.string("email", maxBytes: Validation.MaxBytes.email).map(normalizeEmail),
+            displayName: try link.string("displayName", maxBytes: Validation.MaxBytes.displayName),
+            photoUrl: try link.string("photoUrl", maxBytes: Validation.MaxBytes.photoUrl),
+            screenName: try link.string("screenName", maxBytes: Validation.MaxBytes.screenName))
     }
 
     static func updateResponse(_ account: Account, tokens: IssuedTokens?, newEmail: String? = nil) -> JSONValue {

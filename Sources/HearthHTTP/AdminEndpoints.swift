@@ -81,6 +81,9 @@ extension IdentityToolkitAPI {
         let entries = try call.fields.objects("users")
         guard !entries.isEmpty else { throw FirebaseError.bad("MISSING_USER_ACCOUNT") }
         guard entries.count <= 1000 else { throw FirebaseError.bad("MAXIMUM_USER_COUNT_EXCEEDED") }
+        let overwrite = try call.fields.bool("allowOverwrite") ?? false
+        try Self.checkDuplicates(entries, sanityCheck: try call.fields.bool("sanityCheck") ?? false, overwrite: overwrite,
+            oneAccountPerEmail: try service.config(call.caller).oneAccountPerEmail)
         let hashing = try ImportHashOptions(call.fields)
         var failures: [(index: Int, message: String)] = []
         var users: [(UserID, AccountCreated)] = []
@@ -88,19 +91,53 @@ extension IdentityToolkitAPI {
         var indexes: [Int] = []
         for (index, entry) in entries.enumerated() {
             do {
-                users.append(try importedUser(entry, hashing, now: now))
+                var (uid, user) = try importedUser(entry, hashing, now: now)
+                // A plain password is hashed here, with Hearth's own parameters.
+                if user.password == nil, let raw = try entry.string("rawPassword") {
+                    user.password = try await service.hash(try Validation.password(raw), for: call.caller)
+                }
+                users.append((uid, user))
                 indexes.append(index)
             } catch let error as FirebaseError {
                 failures.append((index, error.message))
             }
         }
-        for failure in try await service.importUsers(users, call.caller) {
+        for failure in try await service.importUsers(users, overwrite: overwrite, call.caller) {
             failures.append((indexes[failure.index], failure.message))
         }
         let errors = failures.sorted { $0.index < $1.index }.map { failure -> JSONValue in
             ["index": .int(Int64(failure.index)), "message": .string(failure.message)]
         }
         return ["kind": "identitytoolkit#UploadAccountResponse", "error": .array(errors)]
+    }
+
+    /// The request-level refusals, in Firebase's order: with `sanityCheck`, an email (with one
+    /// account per email) or a provider's raw id twice in the payload; without `allowOverwrite`,
+    /// a localId twice (a missing one counts as "").
+    static func checkDuplicates(_ entries: [RequestFields], sanityCheck: Bool, overwrite: Bool, oneAccountPerEmail: Bool) throws {
+        if sanityCheck && oneAccountPerEmail {
+            var emails: Set<String> = []
+            for email in try entries.compactMap({ try $0.string("email") }) where !emails.insert(email).inserted {
+                throw FirebaseError.bad("DUPLICATE_EMAIL : \(email)")
+            }
+        }
+        if sanityCheck {
+            var rawIds: Set<String> = []
+            for entry in entries {
+                for provider in try entry.objects("providerUserInfo") {
+                    guard let providerId = try provider.string("providerId"), let rawId = try provider.string("rawId") else { continue }
+                    if !rawIds.insert(providerId + "\u{0}" + rawId).inserted {
+                        throw FirebaseError.bad("DUPLICATE_RAW_ID : Provider id(\(providerId)), Raw id(\(rawId))")
+                    }
+                }
+            }
+        }
+        if !overwrite {
+            var localIds: Set<String> = []
+            for localId in try entries.map({ try $0.string("localId") ?? "" }) where !localIds.insert(localId).inserted {
+                throw FirebaseError.bad("DUPLICATE_LOCAL_ID : \(localId)")
+            }
+        }
     }
 
     /// One `users[]` entry as the account it creates; `createdAt` defaults to the import time.
@@ -134,8 +171,12 @@ extension IdentityToolkitAPI {
         if let claims = try fields.string("customAttributes") {
             do {
                 user.customClaims = try Validation.customClaims(claims)
-            } catch {
-                throw FirebaseError.bad("Invalid custom claims provided.")
+            } catch let error as FirebaseError {
+                // The per-user messages Firebase gives for these.
+                throw FirebaseError.bad(
+                    error.message.hasPrefix("CLAIMS_TOO_LARGE") ? "Custom claims provided are too large."
+                        : error.message.hasPrefix("FORBIDDEN_CLAIM") ? "Custom claims provided include a reserved claim."
+                        : "Invalid custom claims provided.")
             }
         }
         user.lastSignInAt = try time("lastLoginAt")

@@ -28,6 +28,11 @@ extension IdentityToolkitAPI {
         }
         if let photo = identity.photoUrl { body["photoUrl"] = .string(photo) }
         if let screenName = identity.screenName { body["screenName"] = .string(screenName) }
+        // Google's profile carries the name's parts; the SDKs read them from these two fields.
+        if identity.providerId == .google {
+            if let first = identity.rawUserInfo["given_name"]?.stringValue { body["firstName"] = .string(first) }
+            if let last = identity.rawUserInfo["family_name"]?.stringValue { body["lastName"] = .string(last) }
+        }
         let returnCredential = try fields.bool("returnIdpCredential") == true
         let outcome: AuthService.FederatedOutcome
         do {

@@ -32,6 +32,10 @@ struct IdentityToolkitAPI: Sendable {
         let query = QueryString(request)
         let resolved = try access.resolve(request, context, query: query, pathProject: pathProject)
         let fields = request.method == .get ? RequestFields([:]) : try await RequestFields.read(request)
+        // Naming another project is an admin's privilege, in the body as in the path.
+        if fields.has("targetProjectId") && !resolved.caller.isAdmin {
+            throw FirebaseError.bad("INSUFFICIENT_PERMISSION : Only authenticated requests can specify target_project_id.")
+        }
         let call = Call(
             caller: resolved.caller, fields: fields, apiKey: resolved.apiKey, baseURL: request.baseURL, query: query.values)
         let body: JSONValue =

@@ -89,6 +89,14 @@ struct RequestFields: Sendable {
         }
     }
 
+    func object(_ key: String) throws -> RequestFields? {
+        switch values[key] {
+        case nil, .null?: return nil
+        case .object(let object)?: return RequestFields(object)
+        default: throw FirebaseError.invalidArgument("/\(key) must be an object")
+        }
+    }
+
     func objects(_ key: String) throws -> [RequestFields] {
         switch values[key] {
         case nil, .null?: return []

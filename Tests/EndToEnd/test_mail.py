@@ -226,7 +226,8 @@ def test_links_wait_for_a_relay_that_is_down(production):
     start, tls_context = production
     mailbox, smtp_port = Mailbox(), free_port()
     daemon = start("none", smtp_port)
-    sent = call(daemon, "sendOobCode", {"requestType": "EMAIL_SIGNIN", "email": "late@example.com", "continueUrl": "http://localhost/done"})
+    sent = call(daemon, "sendOobCode", {"requestType": "EMAIL_SIGNIN", "email": "late@example.com", "continueUrl": "http://localhost/done",
+                                        "canHandleCodeInApp": True})
     assert sent.status_code == 200, sent.text
     time.sleep(0.5)  # the first attempt has failed by now
     server = relay(mailbox, smtp_port, "none", tls_context)
@@ -252,7 +253,8 @@ def test_a_refused_recipient_is_not_retried_and_does_not_hold_up_others(producti
     try:
         daemon = start("none", smtp_port)
         for address in ["refused@example.com", "accepted@example.com"]:
-            assert call(daemon, "sendOobCode", {"requestType": "EMAIL_SIGNIN", "email": address}).status_code == 200
+            link = {"requestType": "EMAIL_SIGNIN", "email": address, "continueUrl": "http://localhost/", "canHandleCodeInApp": True}
+            assert call(daemon, "sendOobCode", link).status_code == 200
         assert mailbox.wait(daemon, 1)["envelope_to"] == ["accepted@example.com"]
         time.sleep(2)  # past the first retry's delay: a 5xx is final
         assert mailbox.refused == ["refused@example.com"] and len(mailbox.messages) == 1
