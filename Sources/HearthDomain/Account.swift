@@ -74,6 +74,8 @@ public struct Account: Equatable, Sendable, Encodable {
     public var uid: UserID
     public var email: String?
     public var emailVerified = false
+    /// The address the account had before its email first changed (Firebase's `initialEmail`).
+    public var initialEmail: String?
     public var password: PasswordHash?
     public var passwordUpdatedAt: Int64?
     public var displayName: String?

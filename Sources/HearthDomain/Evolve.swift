@@ -97,6 +97,7 @@ extension Account {
         case .emailVerified(let verified):
             if email == verified.email { emailVerified = true }
         case .emailChanged(let changed):
+            if initialEmail == nil, let before = email, changed.email != before { initialEmail = before }
             email = changed.email
             emailVerified = changed.email != nil && changed.verified
             // Without an email there is nothing to send a sign-in link to.

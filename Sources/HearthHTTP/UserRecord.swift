@@ -28,6 +28,7 @@ enum UserRecord {
             record["email"] = .string(email)
             record["emailVerified"] = .bool(account.emailVerified)
         }
+        if let initial = account.initialEmail { record["initialEmail"] = .string(initial) }
         if let name = account.displayName { record["displayName"] = .string(name) }
         if let photo = account.photoUrl { record["photoUrl"] = .string(photo) }
         if let phone = account.phoneNumber { record["phoneNumber"] = .string(phone) }

@@ -7,8 +7,8 @@ import LMDB
 public struct Projections: Sendable {
     /// Bump when a record layout or index changes: the daemon then rebuilds on start.
     /// 5: cleanup schedules record their rule; project configs their cleanup period and
-    /// email privacy; purges are counted per day.
-    public static let formatVersion: UInt64 = 5
+    /// email privacy; purges are counted per day. 6: accounts keep their initial email.
+    public static let formatVersion: UInt64 = 6
 
     public typealias Table = Database<[UInt8], [UInt8]>
 

@@ -24,6 +24,7 @@ extension Account: BinaryCodable {
         writer.write(lastSignInAt)
         writer.write(validSince)
         writer.write(refreshTokens) { $0.write($1) }
+        writer.write(initialEmail)
     }
 
     public init(from reader: inout ByteReader) throws {
@@ -60,6 +61,7 @@ extension Account: BinaryCodable {
         lastSignInAt = try reader.readOptionalInt64()
         validSince = try reader.readInt64()
         refreshTokens = try reader.readArray { try $0.readString() }
+        initialEmail = try reader.readOptionalString()
     }
 }
 

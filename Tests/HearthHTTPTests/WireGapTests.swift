@@ -143,6 +143,21 @@ struct WireGapTests {
         }
     }
 
+    @Test("the first email change records the address before it (initialEmail); later changes keep it")
+    func initialEmail() async throws {
+        try await APIHarness.run { _, api in
+            let user = try await api.signUp(email: "first@example.com")
+            let uid = try #require(user["localId"])
+            _ = try await api.admin("accounts:update", ["localId": uid, "email": "second@example.com"])
+            _ = try await api.admin("accounts:update", ["localId": uid, "email": "third@example.com"])
+            let record = try await api.admin("accounts:lookup", ["localId": [uid]])["users"]?.arrayValue?.first
+            #expect(record?["email"] == "third@example.com" && record?["initialEmail"] == "first@example.com")
+            let other = try await api.signUp(email: "never-changed@example.com")
+            let unchanged = try await api.admin("accounts:lookup", ["localId": [other["localId"] ?? .null]])["users"]?.arrayValue?.first
+            #expect(unchanged?["initialEmail"] == nil)
+        }
+    }
+
     @Test("accounts:update links a provider (linkProviderUserInfo), checking provider id then raw id")
     func linkProviderUserInfo() async throws {
         try await APIHarness.run { _, api in
