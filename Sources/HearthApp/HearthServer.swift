@@ -88,10 +88,19 @@ public enum HearthServer {
                 "INSECURE: the development profile is listening off loopback: anyone who reaches \(configuration.host) is admin (Bearer owner), signs in with unsigned custom tokens and wipes accounts",
                 metadata: ["option": "insecureDevelopmentOnNetwork"])
         }
-        let router = HearthRouter.build(service: service, access: configuration.access, publicURL: configuration.publicUrl)
         // The cleanup scheduler starts once the projections caught up (an upgrade not yet folded
         // in must not make an account look due).
         let caughtUp = StartSignal()
+        let router = HearthRouter.build(
+            service: service, access: configuration.access, publicURL: configuration.publicUrl,
+            readiness: { await Readiness.checks(store: store, caughtUp: caughtUp) })
+        store.writeHealth.observe { diskFull in
+            if diskFull {
+                logger.error("the data directory's disk is full: writes are refused (503 UNAVAILABLE) until space is freed; reads go on")
+            } else {
+                logger.notice("disk space returned: writes are accepted again")
+            }
+        }
         let scheduler = CleanupScheduler(store: store, clock: clock, startsAfter: caughtUp, logger: logger)
         // Services stop in reverse order after the server drains: the scheduler between two
         // batches, the mail queue after sending the links of the last requests, then the store.

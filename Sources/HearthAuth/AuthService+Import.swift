@@ -12,7 +12,7 @@ extension AuthService {
         let commands = users.map { uid, created in
             overwrite ? Command.replaceAccount(caller.project, uid, created) : Command.createAccount(caller.project, uid, created)
         }
-        let results = try await store.executeAll(commands, metadata: Self.metadata(caller))
+        let results = try await inFirebaseTerms { try await store.executeAll(commands, metadata: Self.metadata(caller)) }
         return results.enumerated().compactMap { index, result in
             guard case .failure(let error) = result else { return nil }
             let message =

@@ -118,10 +118,17 @@ public final class AuthService: Sendable {
     func write<R: Sendable>(
         _ caller: Caller, uid: UserID? = nil, _ body: @escaping @Sendable (StoreTransaction) throws -> R
     ) async throws -> R {
+        try await inFirebaseTerms { try await store.transaction(metadata: Self.metadata(caller, uid: uid), body) }
+    }
+
+    /// A store call whose refusals and conditions reach the client as Firebase errors.
+    func inFirebaseTerms<R>(_ body: () async throws -> R) async throws -> R {
         do {
-            return try await store.transaction(metadata: Self.metadata(caller, uid: uid), body)
+            return try await body()
         } catch let error as AuthError {
             throw FirebaseError(error)
+        } catch StoreError.diskFull {
+            throw FirebaseError.diskFull
         } catch StoreError.valueTooLarge {
             // Input rules keep keys under LMDB's 511 bytes; should one slip through, it is still bad input.
             throw FirebaseError.invalidArgument("a value is too long to store")

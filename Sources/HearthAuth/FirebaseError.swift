@@ -48,6 +48,11 @@ public struct FirebaseError: Error, Equatable, Sendable, CustomStringConvertible
     public static let missingOobCode = bad("MISSING_OOB_CODE")
     public static let invalidOobCode = bad("INVALID_OOB_CODE")
 
+    /// An operator's condition, not a fault: the data directory's disk is full. Reads go on.
+    public static let diskFull = FirebaseError(
+        httpStatus: 503,
+        message: "UNAVAILABLE : The server's disk is full: changes can not be saved until space is freed. Try again later.",
+        status: "UNAVAILABLE", reason: "backendError")
     public static let notFound = FirebaseError(httpStatus: 404, message: "Not Found", status: "NOT_FOUND", reason: "notFound")
     public static let missingAPIKey = FirebaseError(
         httpStatus: 403, message: "The request is missing a valid API key.", status: "PERMISSION_DENIED", reason: "forbidden")

@@ -21,8 +21,10 @@ public enum HearthRouter {
     /// expires: until then it refuses the new key's tokens.
     static let keySetMaxAge = 3600
 
+    /// `readiness`: what `/readyz` checks (none: ready whenever the process answers).
     public static func build<Context: RemoteAddressRequestContext>(
-        service: AuthService, access: APIAccess, publicURL: String? = nil, context: Context.Type = HearthRequestContext.self
+        service: AuthService, access: APIAccess, publicURL: String? = nil, readiness: @escaping ReadinessProbe = { [] },
+        context: Context.Type = HearthRequestContext.self
     ) -> Router<Context> {
         let router = Router(context: Context.self)
         // Outermost, so errors carry the CORS headers too (the JS SDK reads their codes).
@@ -34,6 +36,10 @@ public enum HearthRouter {
         router.get("/") { _, _ in
             JSONResponse.ok(["authEmulator": ["ready": true, "server": "hearth"]])
         }
+        // For load balancers and monitors: not under the Google path prefixes.
+        let health = HealthAPI(readiness: ReadinessCache(readiness))
+        router.get("/healthz") { _, _ in health.healthz() }
+        router.get("/readyz") { _, _ in await health.readyz() }
         router.get("/.well-known/jwks.json") { _, _ in
             // Verifiers cache the key as Firebase's JWKS tells them to (`public, max-age`): the
             // key lives as long as the data directory's key file.

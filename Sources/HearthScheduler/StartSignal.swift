@@ -20,6 +20,9 @@ public final class StartSignal: Sendable {
     /// The start came: every waiter goes on.
     public func open() { settle(.open) }
 
+    /// Whether the start came.
+    public var isOpen: Bool { state.withLock { $0.phase == .open } }
+
     /// Shutdown came first: waiters give up. No effect once open.
     public func abandon() { settle(.abandoned) }
 

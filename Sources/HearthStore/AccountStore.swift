@@ -23,6 +23,8 @@ public final class AccountStore: Sendable {
     /// Announces, after each commit, an account that became due for cleanup (the scheduler
     /// waits on it).
     public let cleanupChanges = CleanupScheduleChanges()
+    /// Whether writes are failing on a full disk.
+    public let writeHealth: WriteHealth
 
     public struct Options: Sendable {
         public var clock: any WallClock = SystemClock()
@@ -57,6 +59,8 @@ public final class AccountStore: Sendable {
             throw error
         }
         clock = options.clock
+        let clock = options.clock
+        writeHealth = WriteHealth(clock: { clock.now() })
         self.directory = directory
         self.lock = lock
         if catchUp && !options.readOnly {
@@ -87,7 +91,7 @@ public final class AccountStore: Sendable {
     public func execute(
         _ command: Command, expecting expected: ExpectedVersion = .any, metadata: Metadata
     ) async throws -> [StoredEvent] {
-        try await translatingErrors {
+        try await writing {
             announced(
                 try await environment.writer.submit { [self] txn in
                     try job(txn, metadata) { try $0.execute(command, expecting: expected) }
@@ -100,7 +104,7 @@ public final class AccountStore: Sendable {
     public func executeAndWait(
         _ command: Command, expecting expected: ExpectedVersion = .any, metadata: Metadata
     ) throws -> [StoredEvent] {
-        try translatingErrors {
+        try writing {
             announced(
                 try environment.writer.perform { [self] txn in
                     try job(txn, metadata) { try $0.execute(command, expecting: expected) }
@@ -111,7 +115,7 @@ public final class AccountStore: Sendable {
     /// Runs many commands in one transaction (imports, bulk tools). Each refused command fails
     /// alone, with its error in the result; the others commit together.
     public func executeAll(_ commands: [Command], metadata: Metadata) async throws -> [Result<[StoredEvent], any Error>] {
-        try await translatingErrors {
+        try await writing {
             announced(
                 try await environment.writer.submit { [self] txn in
                     try job(txn, metadata) { transaction in
@@ -137,9 +141,38 @@ public final class AccountStore: Sendable {
     public func transaction<R: Sendable>(
         metadata: Metadata, _ body: @escaping @Sendable (StoreTransaction) throws -> R
     ) async throws -> R {
-        try await translatingErrors {
+        try await writing {
             announced(try await environment.writer.submit { [self] txn in try job(txn, metadata, body) })
         }
+    }
+
+    /// A write, its errors in the store's terms, and what it says of the disk (`writeHealth`).
+    private func writing<R>(_ body: () async throws -> R) async throws -> R {
+        do {
+            let result = try await translatingErrors(body)
+            writeHealth.record(diskFull: false)
+            return result
+        } catch StoreError.diskFull {
+            writeHealth.record(diskFull: true)
+            throw StoreError.diskFull
+        }
+    }
+
+    private func writing<R>(_ body: () throws -> R) throws -> R {
+        do {
+            let result = try translatingErrors(body)
+            writeHealth.record(diskFull: false)
+            return result
+        } catch StoreError.diskFull {
+            writeHealth.record(diskFull: true)
+            throw StoreError.diskFull
+        }
+    }
+
+    /// A probe of the writer for readiness checks: an empty job, committed in turn with the
+    /// others (nothing is written, so it costs no fsync). Throws what a write would.
+    public func probeWriter() async throws {
+        try await translatingErrors { _ = try await environment.writer.submit { _ in () } }
     }
 
     /// One write job: one instant for all its events (read once, never before the ledger's

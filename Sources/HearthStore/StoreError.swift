@@ -14,6 +14,9 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case valueTooLarge
     /// The map reached its maximum size.
     case full
+    /// The disk the data directory is on is full (ENOSPC, or a quota): writes fail until
+    /// space returns; reads go on, and nothing acknowledged is lost.
+    case diskFull
     /// The store was closed (shutdown) before the write could run.
     case closed
     case wrongExpectedVersion(stream: StreamID, expected: ExpectedVersion, actual: UInt64)
@@ -31,6 +34,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
         case .noLedger(let directory): "no Hearth ledger in \(directory) (data.mdb not found)"
         case .valueTooLarge: "a value is too long to store"
         case .full: "the data file reached its maximum size"
+        case .diskFull: "the data directory's disk is full"
         case .closed: "the store is closed"
         case .wrongExpectedVersion(let stream, let expected, let actual):
             "stream \(stream) is at version \(actual), expected \(expected)"
@@ -48,6 +52,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
             switch error {
             case .badValueSize: self = .valueTooLarge
             case .mapFull: self = .full
+            case _ where WriteHealth.isDiskFull(error.code): self = .diskFull
             default: self = .storage(error.description)
             }
         case WriterError.stopped: self = .closed

@@ -39,7 +39,8 @@ class Daemon:
         self.log = open(self.log_path, "ab")
 
     def start(self):
-        env = dict(os.environ, HEARTH_SCRYPT_LOG_N="12", HEARTH_LOG_LEVEL="warning", **self.env)
+        env = dict(os.environ, HEARTH_SCRYPT_LOG_N="12", HEARTH_LOG_LEVEL="warning")
+        env.update(self.env)
         self.process = subprocess.Popen(
             self.wrapper + [BINARY, "serve", "--data", self.data_dir, "--port", str(self.port)],
             stdout=self.log, stderr=self.log, env=env,
