@@ -27,7 +27,8 @@ public enum HearthRouter {
         context: Context.Type = HearthRequestContext.self
     ) -> Router<Context> {
         let router = Router(context: Context.self)
-        // Outermost, so errors carry the CORS headers too (the JS SDK reads their codes).
+        router.add(middleware: RequestLogMiddleware<Context>(access: access))
+        // Outside the error envelope, so errors carry the CORS headers too (the JS SDK reads their codes).
         router.add(middleware: CORSMiddleware<Context>(service: service, access: access))
         router.add(middleware: FirebaseErrorMiddleware<Context>())
         let toolkit = IdentityToolkitAPI(service: service, access: access)

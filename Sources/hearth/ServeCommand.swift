@@ -42,6 +42,9 @@ struct Serve: AsyncParsableCommand {
             if let project { configuration.project = project }
             if insecureDevelopmentOnNetwork { configuration.insecureDevelopmentOnNetwork = true }
         }
+        if environmentValue("HEARTH_LOG_FORMAT") == "json" {
+            LoggingSystem.bootstrap { label in JSONLogHandler(label: label) }
+        }
         var logger = Logger(label: "hearth")
         logger.logLevel = environmentValue("HEARTH_LOG_LEVEL").flatMap(Logger.Level.init(rawValue:)) ?? .info
         if !Hearth.runsOnEventLoops {

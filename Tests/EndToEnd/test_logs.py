@@ -1,0 +1,45 @@
+"""Logs: one structured line per request (method, path, status, latency, request id, client),
+never a token, password or code; the request id comes back as X-Request-Id and is recorded in
+the events' metadata; HEARTH_LOG_FORMAT=json gives one JSON object per line."""
+
+import json
+import os
+import subprocess
+import tempfile
+
+import requests
+
+from conftest import BINARY, Daemon, free_port
+
+
+def test_json_request_lines_with_the_request_id(tmp_path):
+    data = os.path.join(tmp_path, "data")
+    os.makedirs(data)
+    daemon = Daemon(data, free_port(), env={"HEARTH_LOG_FORMAT": "json", "HEARTH_LOG_LEVEL": "info"})
+    daemon.start()
+    try:
+        reply = requests.post(f"{daemon.url}/identitytoolkit.googleapis.com/v1/accounts:signUp?key=secret-looking-key",
+                              json={"email": "logged@example.com", "password": "hunter2-password", "returnSecureToken": True})
+        assert reply.status_code == 200
+        request_id = reply.headers["X-Request-Id"]
+        assert request_id
+        refresh = reply.json()["refreshToken"]
+        requests.post(f"{daemon.url}/securetoken.googleapis.com/v1/token?key=k",
+                      data={"grant_type": "refresh_token", "refresh_token": refresh})
+    finally:
+        daemon.stop()
+    daemon.log.flush()
+    with open(daemon.log_path) as log:
+        text = log.read()
+    lines = [json.loads(line) for line in text.splitlines() if line.strip()]
+    assert all({"time", "level", "label", "message"} <= set(line) for line in lines)
+    requests_logged = [line for line in lines if line["message"] == "request"]
+    sign_up = next(line for line in requests_logged if line["path"].endswith("accounts:signUp"))
+    assert sign_up["method"] == "POST" and sign_up["status"] == "200" and sign_up["requestId"] == request_id
+    assert sign_up["client"] == "127.0.0.1" and float(sign_up["ms"]) >= 0
+    # Nothing secret: not the password, the refresh token, nor the query's key.
+    for secret in ["hunter2-password", refresh, "secret-looking-key"]:
+        assert secret not in text
+    # The events the request recorded carry its id.
+    shown = subprocess.run([BINARY, "audit", "replay", "--data", data], capture_output=True, text=True)
+    assert request_id in shown.stdout, shown.stdout[:2000] + shown.stderr
