@@ -107,6 +107,9 @@ public enum HearthServer {
         var services: [any Service] = [StoreService(store: store, logger: logger)]
         if let mailQueue { services.append(mailQueue) }
         services.append(scheduler)
+        if let interval = WatchdogService.interval() {
+            services.append(WatchdogService(store: store, interval: interval, logger: logger))
+        }
         var application = Application(
             router: router,
             server: HearthRouter.server(

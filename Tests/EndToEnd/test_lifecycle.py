@@ -89,3 +89,67 @@ def test_runs_on_jemalloc_with_its_options():
     line = serve_log_line({})
     assert "allocator=jemalloc 5." in line and "dirty_decay_ms -1" in line
     assert "dirty_decay_ms 5000" in serve_log_line({"MALLOC_CONF": "dirty_decay_ms:5000"})
+
+
+def test_watchdog_pings_only_while_the_writer_commits():
+    """WatchdogSec=: WATCHDOG=1 every half period, each after an empty job committed through the
+    writer; none for a process the watchdog is not for (WATCHDOG_PID of another)."""
+    with tempfile.TemporaryDirectory(prefix="hearth-watchdog-") as root:
+        path = os.path.join(root, "notify.sock")
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        listener.bind(path)
+        listener.settimeout(10)
+        process = subprocess.Popen(
+            [BINARY, "serve", "--data", os.path.join(root, "data"), "--port", str(free_port())],
+            env=dict(os.environ, NOTIFY_SOCKET=path, WATCHDOG_USEC="1000000"),
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            messages, deadline = [], time.time() + 3
+            while time.time() < deadline:
+                messages.append(listener.recv(256))
+            assert b"READY=1" in messages
+            # A 1 s watchdog: pinged every half second.
+            assert messages.count(b"WATCHDOG=1") >= 4, messages
+            process.send_signal(signal.SIGTERM)
+            assert process.wait(timeout=30) == 0
+        finally:
+            if process.poll() is None:
+                process.kill()
+            listener.close()
+        # Not this process's watchdog: no pings.
+        os.unlink(path)
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        listener.bind(path)
+        listener.settimeout(2)
+        process = subprocess.Popen(
+            [BINARY, "serve", "--data", os.path.join(root, "data"), "--port", str(free_port())],
+            env=dict(os.environ, NOTIFY_SOCKET=path, WATCHDOG_USEC="1000000", WATCHDOG_PID="1"),
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            assert listener.recv(256) == b"READY=1"
+            try:
+                extra = listener.recv(256)
+            except socket.timeout:
+                extra = None
+            assert extra is None, extra
+        finally:
+            process.send_signal(signal.SIGTERM)
+            process.wait(timeout=30)
+            listener.close()
+
+
+def test_the_unit_verifies_and_is_tightly_confined():
+    """systemd-analyze verify on the shipped unit (pointed at this binary), and its exposure."""
+    unit = os.path.join(os.path.dirname(__file__), "..", "..", "systemd", "hearth.service")
+    with open(unit) as file:
+        text = file.read().replace("/usr/bin/hearth", os.path.realpath(BINARY))
+    with tempfile.TemporaryDirectory(prefix="hearth-unit-") as root:
+        copy = os.path.join(root, "hearth.service")
+        with open(copy, "w") as file:
+            file.write(text)
+        verified = subprocess.run(["systemd-analyze", "verify", copy], capture_output=True, text=True)
+        assert verified.returncode == 0, verified.stdout + verified.stderr
+        assert "hearth.service" not in verified.stdout + verified.stderr, verified.stdout + verified.stderr
+        security = subprocess.run(["systemd-analyze", "security", "--offline=true", copy], capture_output=True, text=True)
+        exposure = float(security.stdout.split("Overall exposure level for hearth.service:")[1].split()[0])
+        assert exposure <= 2.0, security.stdout[-2000:]
