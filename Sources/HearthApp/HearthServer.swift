@@ -8,6 +8,7 @@ import HearthScheduler
 import HearthStore
 import Hummingbird
 import Logging
+import Prometheus
 import ServiceLifecycle
 
 /// The composition root of `hearth serve`: the store (ledger writer), signing key, password
@@ -93,7 +94,8 @@ public enum HearthServer {
         let caughtUp = StartSignal()
         let router = HearthRouter.build(
             service: service, access: configuration.access, publicURL: configuration.publicUrl,
-            readiness: { await Readiness.checks(store: store, caughtUp: caughtUp) })
+            readiness: { await Readiness.checks(store: store, caughtUp: caughtUp) },
+            metrics: { MetricsExposition.render(registry: PrometheusMetricsFactory.defaultRegistry, store: store, service: service) })
         store.writeHealth.observe { diskFull in
             if diskFull {
                 logger.error("the data directory's disk is full: writes are refused (503 UNAVAILABLE) until space is freed; reads go on")

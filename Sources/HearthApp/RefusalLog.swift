@@ -1,3 +1,4 @@
+import CoreMetrics
 import HearthAuth
 import Logging
 import Synchronization
@@ -19,6 +20,7 @@ final class RefusalLog: Sendable {
     }
 
     func record(_ refusal: AbuseGuard.Refusal) {
+        Counter(label: "hearth_abuse_refusals_total", dimensions: [("limit", refusal.limit.rawValue)]).increment()
         let now = clock()
         let key = "\(refusal.limit.rawValue) \(refusal.project) \(refusal.address ?? "")"
         let unlogged: Int? = recent.withLock { recent in

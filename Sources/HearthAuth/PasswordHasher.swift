@@ -48,6 +48,9 @@ public struct PasswordHasher: Sendable {
     /// Hashes and checks started so far.
     public var started: Int { pool.startedJobs }
 
+    /// Hashes and checks waiting for a thread.
+    public var waiting: Int { pool.waitingJobs }
+
     /// A full hashing queue is Firebase's "too many attempts", a 400 the SDKs know.
     private func onPool<T: Sendable>(_ client: String?, _ body: @escaping @Sendable () throws -> T) async throws -> T {
         do {

@@ -1,3 +1,4 @@
+import CoreMetrics
 import Crypto
 import HearthDomain
 import HearthWire
@@ -45,11 +46,20 @@ public struct TokenIssuer: Sendable {
     ) async throws -> String {
         let payload = claims(
             for: account, in: project, method: method, now: now, signedInAt: signedInAt, extraClaims: extraClaims)
-        guard let signingPool else { return try JWT.sign(payload: payload, with: key) }
         let input = JWT.signingInput(payload, key)
         let key = self.key
+        let sign: @Sendable () throws -> [UInt8] = {
+            let start = ContinuousClock.now
+            defer {
+                let elapsed = start.duration(to: .now).components
+                Timer(label: "hearth_token_signing_duration_seconds", dimensions: [("algorithm", key.algorithm.rawValue)])
+                    .recordNanoseconds(elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000)
+            }
+            return try key.sign(Array(input.utf8))
+        }
+        guard let signingPool else { return JWT.assemble(input, signature: try sign()) }
         do {
-            return JWT.assemble(input, signature: try await signingPool.run { try key.sign(Array(input.utf8)) })
+            return JWT.assemble(input, signature: try await signingPool.run(sign))
         } catch is WorkPool.Busy {
             throw FirebaseError.bad("TOO_MANY_ATTEMPTS_TRY_LATER : too many tokens are waiting to be signed; try again later")
         }

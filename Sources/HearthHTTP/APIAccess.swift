@@ -101,6 +101,11 @@ public struct APIAccess: Sendable {
         }
     }
 
+    /// Whether the request carries an admin credential (for any project); an unknown bearer is a 401.
+    func isAdmin(_ request: Request) throws -> Bool {
+        try adminScope(request) != nil
+    }
+
     /// What `Authorization: Bearer <token>` may administer: `nil` for no bearer (other schemes
     /// are ignored); an unknown bearer is a 401.
     private func adminScope(_ request: Request) throws -> AdminCredential.Scope? {

@@ -24,7 +24,7 @@ public enum HearthRouter {
     /// `readiness`: what `/readyz` checks (none: ready whenever the process answers).
     public static func build<Context: RemoteAddressRequestContext>(
         service: AuthService, access: APIAccess, publicURL: String? = nil, readiness: @escaping ReadinessProbe = { [] },
-        context: Context.Type = HearthRequestContext.self
+        metrics: @escaping MetricsExposition = { "" }, context: Context.Type = HearthRequestContext.self
     ) -> Router<Context> {
         let router = Router(context: Context.self)
         router.add(middleware: RequestLogMiddleware<Context>(access: access))
@@ -41,6 +41,8 @@ public enum HearthRouter {
         let health = HealthAPI(readiness: ReadinessCache(readiness))
         router.get("/healthz") { _, _ in health.healthz() }
         router.get("/readyz") { _, _ in await health.readyz() }
+        let metricsAPI = MetricsAPI(access: access, exposition: metrics)
+        router.get("/metrics") { request, _ in try metricsAPI.handle(request) }
         router.get("/.well-known/jwks.json") { _, _ in
             // Verifiers cache the key as Firebase's JWKS tells them to (`public, max-age`): the
             // key lives as long as the data directory's key file.

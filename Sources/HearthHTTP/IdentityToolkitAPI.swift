@@ -26,6 +26,13 @@ struct IdentityToolkitAPI: Sendable {
         "verifyAssertion": "signInWithIdp", "verifyCustomToken": "signInWithCustomToken", "resetPassword": "resetPassword",
     ]
 
+    /// The `accounts:<method>` operations served (metrics name routes by them).
+    static let operations: Set<String> = [
+        "signUp", "signInWithPassword", "signInWithCustomToken", "lookup", "update", "delete", "createAuthUri", "sendOobCode",
+        "signInWithEmailLink", "resetPassword", "signInWithIdp", "batchGet", "batchDelete", "batchCreate", "query",
+        "createSessionCookie", "accounts", "queryAccounts",
+    ]
+
     func handle(method: String, pathProject: Substring?, _ request: Request, _ context: some RemoteAddressRequestContext) async throws
         -> Response
     {

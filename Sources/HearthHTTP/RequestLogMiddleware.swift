@@ -1,3 +1,4 @@
+import CoreMetrics
 import HTTPTypes
 import Hummingbird
 import Logging
@@ -14,6 +15,10 @@ struct RequestLogMiddleware<Context: RemoteAddressRequestContext>: RouterMiddlew
         var response = try await next(request, context)
         response.headers[Self.requestIdHeader] = context.id
         let elapsed = start.duration(to: .now)
+        let route = Self.route(request, context)
+        Counter(label: "hearth_http_requests_total", dimensions: [("route", route), ("status", String(response.status.code))]).increment()
+        let nanoseconds = elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
+        Timer(label: "hearth_http_request_duration_seconds", dimensions: [("route", route)]).recordNanoseconds(nanoseconds)
         context.logger.info(
             "request",
             metadata: [
@@ -22,5 +27,20 @@ struct RequestLogMiddleware<Context: RemoteAddressRequestContext>: RouterMiddlew
                 "requestId": "\(context.id)", "client": "\(access.clientAddress(request, peer: context.clientIp) ?? "-")",
             ])
         return response
+    }
+
+    /// The metric's route: the operation of an Identity Toolkit call (`accounts:signUp`), else
+    /// the matched route's pattern; never the raw path, which a client could vary without end.
+    static func route(_ request: Request, _ context: Context) -> String {
+        let path = request.uri.path
+        if path.hasPrefix("/identitytoolkit.googleapis.com/v1/") || path.hasPrefix("/www.googleapis.com/identitytoolkit/v3/") {
+            let last = path.split(separator: "/").last.map(String.init) ?? ""
+            let operation = last.split(separator: ":").last.map(String.init) ?? last
+            if IdentityToolkitAPI.operations.contains(operation) || IdentityToolkitAPI.legacyAliases[operation] != nil {
+                return operation
+            }
+        }
+        let pattern = context.endpointPath ?? ""
+        return pattern.isEmpty ? "unmatched" : pattern
     }
 }

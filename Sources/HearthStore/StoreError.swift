@@ -52,6 +52,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
             switch error {
             case .badValueSize: self = .valueTooLarge
             case .mapFull: self = .full
+            case .closed: self = .closed
             case _ where WriteHealth.isDiskFull(error.code): self = .diskFull
             default: self = .storage(error.description)
             }

@@ -84,7 +84,8 @@ public final class Environment: @unchecked Sendable {
             return
         }
         writerStorage?.stop()
-        mdb_env_close(handle)
+        // Once no read is in flight; reads that come later find it closed, never a freed handle.
+        mapLock.withExclusive { mdb_env_close(handle) }
     }
 
     deinit { close() }
@@ -122,6 +123,7 @@ public final class Environment: @unchecked Sendable {
     public func read<R>(_ body: (ReadTransaction) throws -> R) throws -> R {
         while true {
             let outcome: Result<R, any Error>? = mapLock.withShared {
+                if isClosed.load(ordering: .acquiring) { return .failure(LMDBError.closed) }
                 var txn: OpaquePointer?
                 let code = mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &txn)
                 if code == MDB_MAP_RESIZED { return nil }
@@ -150,7 +152,10 @@ public final class Environment: @unchecked Sendable {
 
     /// Another process grew the map: take its size (LMDB's documented `mapsize = 0` call).
     private func adoptMapSizeFromOtherProcess() throws(LMDBError) {
-        try mapLock.withExclusive { () throws(LMDBError) in try check(mdb_env_set_mapsize(handle, 0)) }
+        try mapLock.withExclusive { () throws(LMDBError) in
+            guard !isClosed.load(ordering: .acquiring) else { throw .closed }
+            try check(mdb_env_set_mapsize(handle, 0))
+        }
     }
 
     /// Doubles the map, waiting for this process's readers to finish first. Writer thread only.
@@ -181,9 +186,12 @@ public final class Environment: @unchecked Sendable {
     /// Clears reader slots of dead processes; returns how many were cleared.
     @discardableResult
     public func readerCheck() throws(LMDBError) -> Int {
-        var dead: Int32 = 0
-        try check(mdb_reader_check(handle, &dead))
-        return Int(dead)
+        try mapLock.withShared { () throws(LMDBError) in
+            guard !isClosed.load(ordering: .acquiring) else { throw .closed }
+            var dead: Int32 = 0
+            try check(mdb_reader_check(handle, &dead))
+            return Int(dead)
+        }
     }
 
     /// "LMDB 0.9.24: (July 24, 2019)"

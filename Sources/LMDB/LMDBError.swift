@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import CLMDB
 
 /// An LMDB return code other than success, with LMDB's own message.
@@ -13,6 +18,8 @@ public struct LMDBError: Error, Equatable, Hashable, CustomStringConvertible, Se
     public static let readersFull = LMDBError(code: MDB_READERS_FULL)
     public static let transactionFull = LMDBError(code: MDB_TXN_FULL)
     public static let badValueSize = LMDBError(code: MDB_BAD_VALSIZE)
+    /// A read of an environment that was closed (EBADF, as a closed descriptor answers).
+    public static let closed = LMDBError(code: EBADF)
 
     public var description: String {
         guard let message = mdb_strerror(code) else { return "LMDB error \(code)" }

@@ -1,9 +1,11 @@
 import ArgumentParser
+import CoreMetrics
 import Foundation
 import HearthApp
 import HearthStore
 import Hummingbird
 import Logging
+import Prometheus
 
 /// `hearth serve`: the Firebase-compatible daemon.
 struct Serve: AsyncParsableCommand {
@@ -45,6 +47,9 @@ struct Serve: AsyncParsableCommand {
         if environmentValue("HEARTH_LOG_FORMAT") == "json" {
             LoggingSystem.bootstrap { label in JSONLogHandler(label: label) }
         }
+        // Counters and histograms recorded through swift-metrics land in Prometheus's registry,
+        // which /metrics renders.
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: PrometheusMetricsFactory.defaultRegistry))
         var logger = Logger(label: "hearth")
         logger.logLevel = environmentValue("HEARTH_LOG_LEVEL").flatMap(Logger.Level.init(rawValue:)) ?? .info
         if !Hearth.runsOnEventLoops {

@@ -43,3 +43,13 @@ def test_json_request_lines_with_the_request_id(tmp_path):
     # The events the request recorded carry its id.
     shown = subprocess.run([BINARY, "audit", "replay", "--data", data], capture_output=True, text=True)
     assert request_id in shown.stdout, shown.stdout[:2000] + shown.stderr
+
+
+def test_metrics_count_requests_latency_and_signing(daemon):
+    up = requests.post(f"{daemon.url}/identitytoolkit.googleapis.com/v1/accounts:signUp?key=k", json={"returnSecureToken": True})
+    assert up.status_code == 200
+    text = requests.get(f"{daemon.url}/metrics", timeout=10).text
+    assert 'hearth_http_requests_total{route="signUp",status="200"} 1' in text, text[:3000]
+    assert 'hearth_http_request_duration_seconds_bucket{route="signUp"' in text
+    assert 'hearth_token_signing_duration_seconds_count{algorithm="RS256"} 1' in text
+    assert "hearth_ledger_head_sequence" in text and "hearth_disk_full 0" in text

@@ -3,6 +3,8 @@ import HearthAuth
 import HearthHTTP
 import HearthStore
 import HearthWire
+import HummingbirdTesting
+import NIOCore
 import Testing
 
 @Suite("health endpoints")
@@ -29,6 +31,32 @@ struct HealthTests {
             let ready = try await api.send(.get, "/readyz", body: nil, headers: [:])
             #expect(ready.status == 503 && ready["status"] == "not ready")
             #expect(ready["checks"]?["writer"]?["ok"] == false)
+        }
+    }
+}
+
+@Suite("metrics endpoint")
+struct MetricsTests {
+    static func scrape(_ api: APIClient, headers: HTTPFields = [:]) async throws -> (Int, String) {
+        let response = try await api.client.executeRequest(uri: "/metrics", method: .get, headers: headers, body: nil)
+        return (Int(response.status.code), String(buffer: response.body))
+    }
+
+    @Test("/metrics: Prometheus text with the live gauges; open in development, admin-only in production")
+    func access() async throws {
+        try await APIHarness.run { _, api in
+            _ = try await api.signUp(email: "metrics@example.com")
+            let (status, text) = try await Self.scrape(api)
+            #expect(status == 200)
+            #expect(text.contains("hearth_ledger_head_sequence") && text.contains("hearth_password_hash_queue_waiting"))
+            #expect(text.contains("hearth_disk_full 0"), "\(text)")
+        }
+        try await APIHarness.run(configure: RecentSignInTests.production) { _, api in
+            let statuses = [
+                try await Self.scrape(api).0, try await Self.scrape(api, headers: [.authorization: "Bearer not-the-token"]).0,
+                try await Self.scrape(api, headers: [.authorization: "Bearer \(HeadfulSignInTests.adminToken)"]).0,
+            ]
+            #expect(statuses == [401, 401, 200])
         }
     }
 }

@@ -36,6 +36,16 @@ struct MapGrowthTests {
         }
     }
 
+    @Test("a read of a closed environment throws, never touches the freed handle; reads in flight finish first")
+    func readsAfterCloseThrow() throws {
+        let environment = try Environment(path: directory.path, options: EnvironmentOptions())
+        let database: Database<BigEndianUInt64, [UInt8]> = try environment.openDatabase(named: "closing")
+        try environment.writer.perform { txn in try txn.put(database, BigEndianUInt64(1), [1]) }
+        environment.close()
+        #expect(throws: LMDBError.closed) { try environment.snapshot { txn throws in _ = try txn.get(database, BigEndianUInt64(1)) } }
+        #expect(throws: LMDBError.closed) { try environment.readerCheck() }
+    }
+
     @Test func mapFullAtTheLimitFailsTheBatchCleanly() throws {
         var options = EnvironmentOptions()
         options.mapSize = 1 << 20
