@@ -28,7 +28,11 @@ final class RefusalLog: Sendable {
                 recent[key] = (entry.loggedAt, entry.unlogged + 1)
                 return nil
             }
-            if recent.count >= Self.tracked { recent = recent.filter { now - $0.value.loggedAt < Self.interval } }
+            if recent.count >= Self.tracked {
+                recent = recent.filter { now - $0.value.loggedAt < Self.interval }
+                // A flood of distinct clients within the minute: start over rather than grow.
+                if recent.count >= Self.tracked { recent.removeAll(keepingCapacity: true) }
+            }
             let before = recent[key]?.unlogged ?? 0
             recent[key] = (now, 0)
             return before
