@@ -24,18 +24,8 @@ enum Readiness {
 
     private static func writer(_ store: AccountStore) async -> ReadinessCheck {
         do {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await store.probeWriter() }
-                group.addTask {
-                    try await Task.sleep(for: writerDeadline)
-                    throw CancellationError()
-                }
-                defer { group.cancelAll() }
-                try await group.next()
-            }
+            try await store.probeWriter(within: writerDeadline)
             return ReadinessCheck(name: "writer", ok: true)
-        } catch is CancellationError {
-            return ReadinessCheck(name: "writer", ok: false, detail: "no commit within 2 s")
         } catch {
             return ReadinessCheck(name: "writer", ok: false, detail: "\(error)")
         }

@@ -35,15 +35,7 @@ struct WatchdogService: Service {
 
     private func writerCommits() async -> Bool {
         do {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await store.probeWriter() }
-                group.addTask {
-                    try await Task.sleep(for: interval)
-                    throw CancellationError()
-                }
-                defer { group.cancelAll() }
-                try await group.next()
-            }
+            try await store.probeWriter(within: interval)
             return true
         } catch {
             logger.warning("watchdog: the writer did not commit; no ping", metadata: ["error": "\(error)"])

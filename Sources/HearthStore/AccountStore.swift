@@ -169,10 +169,19 @@ public final class AccountStore: Sendable {
         }
     }
 
-    /// A probe of the writer for readiness checks: an empty job, committed in turn with the
-    /// others (nothing is written, so it costs no fsync). Throws what a write would.
-    public func probeWriter() async throws {
-        try await translatingErrors { _ = try await environment.writer.submit { _ in () } }
+    /// A probe of the writer (readiness, the systemd watchdog): an empty job, committed in turn
+    /// with the others (nothing is written, so it costs no fsync). Throws what a write would, or
+    /// `StoreError.writerStalled` when it has not committed within `deadline`.
+    public func probeWriter(within deadline: Duration) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await translatingErrors { _ = try await self.environment.writer.submit { _ in () } } }
+            group.addTask {
+                try await Task.sleep(for: deadline)
+                throw StoreError.writerStalled
+            }
+            defer { group.cancelAll() }
+            try await group.next()
+        }
     }
 
     /// One write job: one instant for all its events (read once, never before the ledger's

@@ -19,6 +19,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case diskFull
     /// The store was closed (shutdown) before the write could run.
     case closed
+    /// The writer did not commit a probe within its deadline.
+    case writerStalled
     case wrongExpectedVersion(stream: StreamID, expected: ExpectedVersion, actual: UInt64)
     /// Another process wrote the projections during a catch-up or rebuild.
     case concurrentWrite
@@ -36,6 +38,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
         case .full: "the data file reached its maximum size"
         case .diskFull: "the data directory's disk is full"
         case .closed: "the store is closed"
+        case .writerStalled: "the writer did not commit in time"
         case .wrongExpectedVersion(let stream, let expected, let actual):
             "stream \(stream) is at version \(actual), expected \(expected)"
         case .concurrentWrite: ProjectionError.concurrentWrite.description
