@@ -40,7 +40,7 @@ struct Project: AsyncParsableCommand {
             abstract: "Change settings through the running daemon (its API and writer), e.g. autodeleteAnonymousUsers=true.",
             discussion: """
                 Each argument is a Config field path and a value: signIn.email.enabled, signIn.email.passwordRequired, \
-                signIn.anonymous.enabled, signIn.allowDuplicateEmails, authorizedDomains (comma-separated), \
+                signIn.anonymous.enabled, signIn.allowDuplicateEmails, authorizedDomains and linkDomains (comma-separated), \
                 autodeleteAnonymousUsers, emailPrivacyConfig.enableImprovedEmailPrivacy, anonymousCleanupAfterSeconds \
                 (tests and staging only). An empty value resets a field to its default. The daemon's address and an \
                 admin token come from the config file serve uses (--config or $HEARTH_CONFIG), unless given.
