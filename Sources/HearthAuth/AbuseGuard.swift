@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import HearthDomain
 import Synchronization
 
@@ -102,15 +107,18 @@ public final class AbuseGuard: Sendable {
     }
 
     /// The client's queue in the hashing pool: its address, so each address waits behind itself.
+    /// An IPv6 client counts by its /64 (what one subscriber is usually given); an IPv4 client
+    /// seen through a dual-stack socket (`::ffff:a.b.c.d`) by its IPv4 address.
     static func addressKey(_ caller: Caller) -> String? {
         guard let ip = caller.clientIp, !ip.isEmpty else { return nil }
-        guard ip.contains(":") else { return ip }
-        // IPv6: the first four groups, the /64 one subscriber is usually given.
-        var groups = ip.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
-        if let gap = groups.firstIndex(of: ""), groups.count < 8 {
-            groups.replaceSubrange(gap...gap, with: Array(repeating: "0", count: 8 - groups.count + 1))
+        var v6 = in6_addr()
+        guard inet_pton(AF_INET6, ip, &v6) == 1 else { return ip }
+        let bytes = withUnsafeBytes(of: &v6) { Array($0) }
+        if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF {
+            return bytes[12...].map { String($0) }.joined(separator: ".")
         }
-        return groups.prefix(4).map { $0.isEmpty ? "0" : $0 }.joined(separator: ":") + "::/64"
+        let groups = stride(from: 0, to: 8, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }
+        return groups.joined(separator: ":") + "::/64"
     }
 
     private func key(_ project: ProjectID, _ subject: String) -> String {

@@ -83,6 +83,9 @@ struct AbuseLimitTests {
         #expect(limits.refusals[.passwordFailuresPerAddress] == 1)
         #expect(AbuseGuard.addressKey(Self.caller("::1")) == "0:0:0:0::/64")
         #expect(AbuseGuard.addressKey(Self.caller("2001:db8::1")) == "2001:db8:0:0::/64")
+        // IPv4 clients of a dual-stack listener count by their own address, not as one /64.
+        #expect(AbuseGuard.addressKey(Self.caller("::ffff:203.0.113.5")) == "203.0.113.5")
+        #expect(AbuseGuard.addressKey(Self.caller("203.0.113.5")) == "203.0.113.5")
     }
 
     @Test("emails: per recipient (QUOTA_EXCEEDED) and per address (TOO_MANY_ATTEMPTS_TRY_LATER)")
