@@ -136,6 +136,7 @@ let package = Package(
             name: "HearthTools",
             dependencies: [
                 "HearthDomain", "HearthWire", "HearthStore", "HearthScheduler", .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict),
         .executableTarget(

@@ -26,6 +26,16 @@ public struct ProjectionMaintenance: Sendable {
         }
     }
 
+    /// Stamps the current format on the projections of a store with no events yet. Otherwise
+    /// projections built event by event from the first, never by a catch-up, would carry no
+    /// format, be taken for another format's at the next open, and be rebuilt from scratch.
+    public func stampFormatIfEmpty() throws {
+        let unstamped = try environment.read { txn in
+            try projections.storedFormat(in: txn) == nil && ledger.head(in: txn).sequence == 0
+        }
+        if unstamped { try environment.writer.perform { txn in try projections.reset(in: txn) } }
+    }
+
     /// Applies every event after the checkpoint. `progress(applied, total)` runs as each chunk
     /// commits; `shouldStop` is asked before each chunk is folded, and a yes ends the catch-up
     /// with `ProjectionError.interrupted`, the chunks before it committed (the next catch-up

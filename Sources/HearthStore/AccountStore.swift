@@ -63,9 +63,10 @@ public final class AccountStore: Sendable {
         writeHealth = WriteHealth(clock: { clock.now() })
         self.directory = directory
         self.lock = lock
-        if catchUp && !options.readOnly {
+        if !options.readOnly {
             do {
-                try maintenance.catchUp()
+                try maintenance.stampFormatIfEmpty()
+                if catchUp { try maintenance.catchUp() }
             } catch {
                 environment.close()
                 throw error

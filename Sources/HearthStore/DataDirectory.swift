@@ -37,8 +37,20 @@ public struct DataDirectory: Sendable, Equatable, CustomStringConvertible {
     /// sealed secrets can not be read.
     public var secretsKeyFile: String { path + "/secrets-key" }
 
-    var ledgerFile: String { path + "/data.mdb" }
+    /// LMDB's file: the ledger and its projections.
+    public static let ledgerFileName = "data.mdb"
+    var ledgerFile: String { path + "/" + Self.ledgerFileName }
     var lockFile: String { path + "/hearth.lock" }
+    /// LMDB's reader table: never copied (it describes this machine's processes).
+    var readerTableFile: String { path + "/lock.mdb" }
+
+    /// The key files present: signing keys and the secrets key. A backup copies them with the
+    /// ledger; without them the restored tokens would not verify and sealed secrets not open.
+    public var keyFileNames: [String] {
+        DurableFiles.names(in: path).filter {
+            ($0.hasPrefix("signing-key-") && $0.hasSuffix(".pem")) || $0 == "secrets-key"
+        }
+    }
 
     /// Whether a ledger was ever written here.
     public var holdsLedger: Bool { access(ledgerFile, F_OK) == 0 }

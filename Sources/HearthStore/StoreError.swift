@@ -28,6 +28,10 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case interrupted
     /// A stored record could not be read back (corruption, or a newer format).
     case unreadable(String)
+    /// A backup's target directory already has files in it.
+    case backupTargetNotEmpty(directory: String)
+    /// A restore into a directory that already holds a ledger, without being told to replace it.
+    case restoreTargetHoldsLedger(directory: String)
     /// Any other storage failure, with LMDB's message.
     case storage(String)
 
@@ -44,6 +48,9 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
         case .concurrentWrite: ProjectionError.concurrentWrite.description
         case .interrupted: ProjectionError.interrupted.description
         case .unreadable(let reason): "a stored record could not be read: \(reason)"
+        case .backupTargetNotEmpty(let directory): "\(directory) is not empty; back up into a new directory"
+        case .restoreTargetHoldsLedger(let directory):
+            "\(directory) already holds a ledger; restore into an empty directory, or pass --replace to overwrite it"
         case .storage(let message): message
         }
     }
@@ -72,6 +79,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
             case .interrupted: self = .interrupted
             }
         case let error as BinaryFormatError: self = .unreadable("\(error)")
+        case let error as DurableFiles.Failure: self = .storage(error.description)
+        case let error as EnvironmentError: self = .storage(error.description)
         default: return nil
         }
     }

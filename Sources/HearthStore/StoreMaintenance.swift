@@ -23,6 +23,11 @@ public struct StoreMaintenance: Sendable {
         try translatingErrors { try projections.catchUp(progress: progress, shouldStop: shouldStop) }
     }
 
+    /// See `ProjectionMaintenance.stampFormatIfEmpty`: run by every writable open.
+    func stampFormatIfEmpty() throws {
+        try translatingErrors { try projections.stampFormatIfEmpty() }
+    }
+
     /// Drops every projection and refolds the whole ledger.
     @discardableResult
     public func rebuild(progress: (_ applied: UInt64, _ total: UInt64) -> Void = { _, _ in }) throws -> UInt64 {

@@ -76,6 +76,7 @@ public final class Environment: @unchecked Sendable {
     }
 
     private let isClosed = Atomic(false)
+    var isClosedNow: Bool { isClosed.load(ordering: .acquiring) }
 
     /// Stops the writer (after it finishes queued work) and closes the environment; once, from
     /// whichever thread calls first (a shutdown and a failing start may race).

@@ -9,7 +9,10 @@ struct Hearth: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hearth",
         abstract: "Hearth: an event-sourced account ledger that speaks the Firebase Auth protocol.",
-        subcommands: [Serve.self, Project.self, Cleanup.self, Projections.self, Audit.self, Bench.self, Demo.self])
+        subcommands: [
+            Serve.self, Project.self, Cleanup.self, Projections.self, Audit.self, Backup.self, Restore.self, Bench.self,
+            Demo.self,
+        ])
 
     /// Whether Swift concurrency's jobs run on the server's event loops (`serve` only).
     nonisolated(unsafe) static var runsOnEventLoops = false

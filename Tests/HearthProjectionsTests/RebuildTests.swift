@@ -154,3 +154,20 @@ struct RebuildTests {
         withExtendedLifetime(test) {}
     }
 }
+
+@Suite("projections: format stamped from the first event")
+struct FormatStampTests {
+    /// The daemon opens without a catch-up; a store it started empty must not be taken for
+    /// another format's at the next open (which would rebuild every projection).
+    @Test func aStoreStartedEmptyIsNotRebuiltWhenReopened() throws {
+        let directory = TemporaryDirectory("stamp")
+        let store = try DataDirectory(directory.path).open(as: "test", catchUp: false)
+        try store.executeAndWait(
+            .createAccount(TestStore.project, UserID("u1")!, AccountCreated(method: .anonymous, createdAt: 1)),
+            metadata: TestStore.user)
+        store.close()
+        let reading = try DataDirectory(directory.path).openForReading()
+        defer { reading.close() }
+        #expect(try reading.maintenance.eventsBehind() == 0)
+    }
+}

@@ -1,0 +1,104 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Files written so that a crash or power loss leaves either the whole file or none: written
+/// under a temporary name, fsynced, renamed, and the directory fsynced.
+public enum DurableFiles {
+    struct Failure: Error, CustomStringConvertible {
+        let action: String
+        let path: String
+        let code: Int32
+
+        var description: String { "cannot \(action) \(path): \(String(cString: strerror(code)))" }
+    }
+
+    /// Creates `path` (which must not exist), owner-only, hands its descriptor to `fill`,
+    /// then fsyncs and closes it.
+    static func create(_ path: String, _ fill: (Int32) throws -> Void) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw Failure(action: "create", path: path, code: errno) }
+        defer { close(fd) }
+        try fill(fd)
+        guard fsync(fd) == 0 else { throw Failure(action: "fsync", path: path, code: errno) }
+    }
+
+    /// Writes `bytes` to `path` whole or not at all (a temporary name, fsync, rename), in
+    /// the store's errors.
+    public static func writeAtomically(_ bytes: [UInt8], to path: String) throws {
+        try translatingErrors {
+            let temporary = path + ".partial"
+            unlink(temporary)
+            try create(temporary) { try writeAll($0, bytes[...], path: temporary) }
+            try rename(temporary, to: path)
+        }
+    }
+
+    /// Copies `source` to `destination` through a temporary name; `progress(bytesCopied)`.
+    static func copy(_ source: String, to destination: String, progress: (Int) -> Void = { _ in }) throws {
+        let input = open(source, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { throw Failure(action: "open", path: source, code: errno) }
+        defer { close(input) }
+        let temporary = destination + ".partial"
+        unlink(temporary)
+        try create(temporary) { output in
+            var buffer = [UInt8](repeating: 0, count: 1 << 20)
+            var copied = 0
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                guard count >= 0 else { throw Failure(action: "read", path: source, code: errno) }
+                if count == 0 { break }
+                try writeAll(output, buffer[..<count], path: temporary)
+                copied += count
+                progress(copied)
+            }
+        }
+        try rename(temporary, to: destination)
+    }
+
+    static func writeAll(_ fd: Int32, _ bytes: ArraySlice<UInt8>, path: String) throws {
+        var offset = bytes.startIndex
+        while offset < bytes.endIndex {
+            let written = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { throw Failure(action: "write", path: path, code: errno) }
+            offset += written
+        }
+    }
+
+    static func rename(_ source: String, to destination: String) throws {
+        guard Glibc.rename(source, destination) == 0 else { throw Failure(action: "rename", path: source, code: errno) }
+        try syncDirectory(of: destination)
+    }
+
+    /// Makes the directory entries of `path`'s directory durable (a new or renamed file).
+    static func syncDirectory(of path: String) throws {
+        let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+        let fd = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw Failure(action: "open", path: directory, code: errno) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw Failure(action: "fsync", path: directory, code: errno) }
+    }
+
+    /// The names in `directory` (no `.` or `..`).
+    public static func names(in directory: String) -> [String] {
+        guard let stream = opendir(directory) else { return [] }
+        defer { closedir(stream) }
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted()
+    }
+
+    public static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+
+    public static func size(of path: String) -> Int? {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int(info.st_size) : nil
+    }
+}
