@@ -124,6 +124,7 @@ let package = Package(
                 "HearthDomain", "HearthWire", "HearthStore", "HearthAuth", "HearthHTTP", "HearthMail", "HearthScheduler",
                 "HearthOAuth",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -169,6 +170,8 @@ let package = Package(
             ],
             path: "Tests/CrashHarness",
             swiftSettings: strict),
+        .testTarget(
+            name: "HearthToolsTests", dependencies: ["HearthTools", "HearthWire", "HearthTesting"], swiftSettings: strictTests),
         .testTarget(name: "LMDBTests", dependencies: ["LMDB", "HearthTesting"], swiftSettings: strictTests),
         .testTarget(
             name: "HearthDomainTests",

@@ -12,7 +12,6 @@ struct StoreService: Service {
 
     func run() async throws {
         try? await gracefulShutdown()
-        SystemdNotifier.notify("STOPPING=1")
         store.close()
         logger.info("ledger closed")
     }

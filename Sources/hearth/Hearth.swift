@@ -10,8 +10,8 @@ struct Hearth: AsyncParsableCommand {
         commandName: "hearth",
         abstract: "Hearth: an event-sourced account ledger that speaks the Firebase Auth protocol.",
         subcommands: [
-            Serve.self, Project.self, Cleanup.self, Projections.self, Audit.self, Backup.self, Restore.self, Bench.self,
-            Demo.self,
+            Serve.self, Project.self, Cleanup.self, Projections.self, Audit.self, Users.self, Backup.self, Restore.self,
+            Bench.self, Demo.self,
         ])
 
     /// Whether Swift concurrency's jobs run on the server's event loops (`serve` only).

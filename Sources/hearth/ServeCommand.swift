@@ -64,7 +64,7 @@ struct Serve: AsyncParsableCommand {
                 "allocator": "\(Allocator.description)",
             ])
         do {
-            try await app.runService()
+            try await HearthServer.run(app, logger: logger)
         } catch StoreError.interrupted {
             // SIGTERM while the projections were catching up: a clean stop, before serving.
             logger.notice("stopped before serving; the projections' catch-up goes on from where it stopped at the next start")

@@ -38,6 +38,39 @@ def test_notifies_systemd_ready_and_stopping():
             listener.close()
 
 
+def test_stopping_is_told_before_the_server_drains():
+    """STOPPING=1 goes out when SIGTERM arrives, not once a slow request in flight has ended."""
+    with tempfile.TemporaryDirectory(prefix="hearth-stopping-") as root:
+        path = os.path.join(root, "notify.sock")
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        listener.bind(path)
+        listener.settimeout(30)
+        port = free_port()
+        process = subprocess.Popen(
+            [BINARY, "serve", "--data", os.path.join(root, "data"), "--port", str(port)],
+            env=dict(os.environ, NOTIFY_SOCKET=path), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        try:
+            assert listener.recv(256) == b"READY=1"
+            body = b'{"returnSecureToken":true}'
+            slow = socket.create_connection(("127.0.0.1", port), timeout=30)
+            slow.sendall(b"POST /identitytoolkit.googleapis.com/v1/accounts:signUp?key=k HTTP/1.1\r\nHost: x\r\n"
+                         b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body) + body[:5])
+            time.sleep(0.3)
+            process.send_signal(signal.SIGTERM)
+            assert listener.recv(256) == b"STOPPING=1"
+            assert process.poll() is None, "the daemon must still be draining the request in flight"
+            slow.sendall(body[5:])
+            reply = slow.recv(65536)
+            assert reply.startswith(b"HTTP/1.1 200"), reply[:200]
+            slow.close()
+            assert process.wait(timeout=30) == 0
+        finally:
+            if process.poll() is None:
+                process.kill()
+            listener.close()
+
+
 def test_second_daemon_on_same_data_directory_is_refused():
     with tempfile.TemporaryDirectory(prefix="hearth-lock-") as root:
         data = os.path.join(root, "data")

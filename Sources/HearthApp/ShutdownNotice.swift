@@ -1,0 +1,24 @@
+import Hummingbird
+import Logging
+import ServiceLifecycle
+import UnixSignals
+
+/// Tells systemd `STOPPING=1` the moment a shutdown begins, before the HTTP server drains
+/// (which may take as long as the slowest request in flight): services stop in reverse order,
+/// and this one comes after the application.
+struct ShutdownNotice: Service {
+    func run() async throws {
+        try? await gracefulShutdown()
+        SystemdNotifier.notify("STOPPING=1")
+    }
+}
+
+extension HearthServer {
+    /// Runs the daemon until SIGTERM or SIGINT, then drains and stops it, telling systemd at once.
+    public static func run(_ application: some ApplicationProtocol, logger: Logger) async throws {
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [application, ShutdownNotice()], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+    }
+}

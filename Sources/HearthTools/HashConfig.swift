@@ -1,0 +1,178 @@
+import HearthDomain
+import HearthWire
+
+/// How a file's password hashes were made, in the terms of `firebase auth:import`'s flags
+/// (`--hash-algo`, `--hash-key`, `--salt-separator`, `--rounds`, `--mem-cost`,
+/// `--parallelization`, `--block-size`, `--dk-len`, `--hash-input-order`). Hearth's exports
+/// record it in the file (as `hashConfig`, with those flags' names), so importing one needs no flags.
+public struct HashConfig: Hashable, Sendable {
+    /// `--hash-algo`: SCRYPT is Firebase's modified scrypt; STANDARD_SCRYPT is Hearth's own.
+    public var algorithm: String
+    public var key: [UInt8]?
+    public var saltSeparator: [UInt8]?
+    public var rounds: Int?
+    /// SCRYPT: log2 of N (1...14); STANDARD_SCRYPT: N itself.
+    public var memoryCost: Int?
+    public var parallelization: Int?
+    public var blockSize: Int?
+    public var derivedKeyLength: Int?
+    public var passwordFirst = false
+
+    public struct Invalid: Error, CustomStringConvertible {
+        public let description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    public init(algorithm: String) { self.algorithm = algorithm.uppercased() }
+
+    /// The configuration a stored hash was made with (`nil` for none Firebase's import knows).
+    public init?(stored hash: PasswordHash) {
+        switch hash.algorithm {
+        case "SCRYPT", "STANDARD_SCRYPT":
+            // Hearth's own scrypt stores log2(N); the flag takes N.
+            guard let logN = hash.memoryCost else { return nil }
+            self.init(algorithm: "STANDARD_SCRYPT")
+            memoryCost = 1 << logN
+            parallelization = hash.parallelization
+            blockSize = hash.blockSize
+            derivedKeyLength = hash.keyLength ?? hash.hash.count
+        case "FIREBASE_SCRYPT":
+            self.init(algorithm: "SCRYPT")
+            key = hash.key
+            saltSeparator = hash.saltSeparator ?? []
+            rounds = hash.rounds
+            memoryCost = hash.memoryCost
+        case "BCRYPT":
+            self.init(algorithm: "BCRYPT")
+        case "PBKDF2_SHA256", "PBKDF_SHA1":
+            self.init(algorithm: hash.algorithm)
+            rounds = hash.rounds
+        case "HMAC_SHA512", "HMAC_SHA256", "HMAC_SHA1", "HMAC_MD5":
+            self.init(algorithm: hash.algorithm)
+            key = hash.key
+            passwordFirst = hash.passwordFirst
+        default:
+            return nil
+        }
+    }
+
+    /// Checks what `firebase auth:import` checks, with its messages; and refuses algorithms
+    /// Hearth can not verify (their users could never sign in).
+    public func validate() throws {
+        func require(_ value: Int?, _ range: ClosedRange<Int>, _ what: String) throws {
+            guard let value, range.contains(value) else {
+                throw Invalid("Must provide valid \(what)(\(range.lowerBound)..\(range.upperBound)) for hash algorithm \(algorithm)")
+            }
+        }
+        switch algorithm {
+        case "HMAC_SHA512", "HMAC_SHA256", "HMAC_SHA1", "HMAC_MD5":
+            guard key != nil else { throw Invalid("Must provide hash key(base64 encoded) for hash algorithm \(algorithm)") }
+        case "PBKDF_SHA1", "PBKDF2_SHA256":
+            try require(rounds, 0...120_000, "rounds")
+        case "SCRYPT":
+            guard key != nil else { throw Invalid("Must provide hash key(base64 encoded) for hash algorithm \(algorithm)") }
+            try require(rounds, 1...8, "rounds")
+            try require(memoryCost, 1...14, "memory cost")
+        case "STANDARD_SCRYPT":
+            guard let cost = memoryCost, cost > 1, cost & (cost - 1) == 0 else {
+                throw Invalid("Must provide a memory cost (N, a power of two) for hash algorithm STANDARD_SCRYPT")
+            }
+        case "BCRYPT":
+            break
+        case "MD5", "SHA1", "SHA256", "SHA512":
+            throw Invalid("Hearth cannot verify \(algorithm) password hashes; re-hash them (e.g. PBKDF2_SHA256 or SCRYPT) before importing")
+        default:
+            throw Invalid("Unsupported hash algorithm \(algorithm)")
+        }
+    }
+
+    /// The file's `hashConfig` object, keyed by the flags' names.
+    public init(json value: JSONValue) throws {
+        guard let fields = value.objectValue, let algorithm = fields["hashAlgo"]?.stringValue else {
+            throw Invalid("hashConfig needs a hashAlgo")
+        }
+        self.init(algorithm: algorithm)
+        func bytes(_ name: String) throws -> [UInt8]? {
+            guard let value = fields[name] else { return nil }
+            guard let text = value.stringValue, let decoded = Base64URL.decode(text) else {
+                throw Invalid("hashConfig.\(name) must be base64")
+            }
+            return decoded
+        }
+        func int(_ name: String) throws -> Int? {
+            switch fields[name] {
+            case nil: return nil
+            case .int(let value)?: return Int(value)
+            case .string(let text)?: if let value = Int(text) { return value }
+            default: break
+            }
+            throw Invalid("hashConfig.\(name) must be an integer")
+        }
+        key = try bytes("hashKey")
+        saltSeparator = try bytes("saltSeparator")
+        rounds = try int("rounds")
+        memoryCost = try int("memCost")
+        parallelization = try int("parallelization")
+        blockSize = try int("blockSize")
+        derivedKeyLength = try int("dkLen")
+        passwordFirst = try Self.passwordFirst(order: fields["hashInputOrder"]?.stringValue)
+    }
+
+    /// `--hash-input-order`: SALT_FIRST (the default) or PASSWORD_FIRST.
+    public static func passwordFirst(order: String?) throws -> Bool {
+        switch order?.uppercased() {
+        case nil, "SALT_FIRST": false
+        case "PASSWORD_FIRST": true
+        default: throw Invalid("Unknown password hash order flag")
+        }
+    }
+
+    /// The `hashConfig` object, in the flags' names.
+    public var json: JSONValue {
+        var fields: [String: JSONValue] = ["hashAlgo": .string(algorithm)]
+        if let key { fields["hashKey"] = .string(StandardBase64.encode(key)) }
+        if let saltSeparator { fields["saltSeparator"] = .string(StandardBase64.encode(saltSeparator)) }
+        if let rounds { fields["rounds"] = .int(Int64(rounds)) }
+        if let memoryCost { fields["memCost"] = .int(Int64(memoryCost)) }
+        if let parallelization { fields["parallelization"] = .int(Int64(parallelization)) }
+        if let blockSize { fields["blockSize"] = .int(Int64(blockSize)) }
+        if let derivedKeyLength { fields["dkLen"] = .int(Int64(derivedKeyLength)) }
+        if passwordFirst { fields["hashInputOrder"] = "PASSWORD_FIRST" }
+        return .object(fields)
+    }
+
+    /// The hash options of an `accounts:batchCreate` request, as `firebase auth:import` sends them.
+    var requestFields: [String: JSONValue] {
+        var fields: [String: JSONValue] = ["hashAlgorithm": .string(algorithm)]
+        if let key { fields["signerKey"] = .string(Base64URL.encode(key)) }
+        if let rounds { fields["rounds"] = .int(Int64(rounds)) }
+        if passwordFirst { fields["passwordHashOrder"] = "PASSWORD_AND_SALT" }
+        switch algorithm {
+        case "SCRYPT":
+            fields["saltSeparator"] = .string(Base64URL.encode(saltSeparator ?? []))
+            if let memoryCost { fields["memoryCost"] = .int(Int64(memoryCost)) }
+        case "STANDARD_SCRYPT":
+            if let memoryCost { fields["cpuMemCost"] = .int(Int64(memoryCost)) }
+            if let parallelization { fields["parallelization"] = .int(Int64(parallelization)) }
+            if let blockSize { fields["blockSize"] = .int(Int64(blockSize)) }
+            if let derivedKeyLength { fields["dkLen"] = .int(Int64(derivedKeyLength)) }
+        default: break
+        }
+        return fields
+    }
+}
+
+/// Standard base64 with padding, as `firebase auth:export` writes hashes and salts.
+enum StandardBase64 {
+    static func encode(_ bytes: [UInt8]) -> String {
+        var text = Base64URL.encode(bytes).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while text.utf8.count % 4 != 0 { text += "=" }
+        return text
+    }
+}
+
+extension String {
+    fileprivate func replacingOccurrences(of target: Character, with replacement: Character) -> String {
+        String(map { $0 == target ? replacement : $0 })
+    }
+}

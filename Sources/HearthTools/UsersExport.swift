@@ -1,0 +1,169 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import HearthDomain
+import HearthStore
+import HearthWire
+
+/// `hearth users export`: a project's accounts as the JSON `firebase auth:export` writes
+/// (`{"users": [...]}`, the same keys in the same order, hashes and salts in standard base64,
+/// times as strings of Unix milliseconds), streamed from one read snapshot beside a running
+/// daemon. Hearth adds the hash parameters at the top, so `hearth users import` (and
+/// `firebase auth:import`, given them as flags) can check every password: `hashConfig` for
+/// most users, and `otherHashConfigs` for accounts whose hashes were made otherwise (imported
+/// ones not yet re-hashed by a sign-in).
+public enum UsersExport {
+    public struct Summary: Sendable {
+        public var users = 0
+        public var withPassword = 0
+        /// Password users whose hash no import could check (never expected; reported).
+        public var hashesLeftOut = 0
+        public var seconds = 0.0
+    }
+
+    static let pageSize = 1000
+
+    public static func write(
+        _ store: AccountStore, project: ProjectID, to path: String, progress: (UInt64, UInt64) -> Void = { _, _ in }
+    ) throws -> Summary {
+        let start = ContinuousClock.now
+        let file = try ExportFile(path: path)
+        var summary = Summary()
+        try store.read { reader in
+            let total = UInt64(try reader.accountCount(in: project))
+            // First pass: which hash configuration most accounts share, and who differs.
+            var counts: [HashConfig: Int] = [:]
+            try forEachAccount(reader, project) { account in
+                if let config = account.password.flatMap(HashConfig.init(stored:)) { counts[config, default: 0] += 1 }
+            }
+            let main = counts.max { $0.value < $1.value || ($0.value == $1.value && "\($0.key)" > "\($1.key)") }?.key
+            var others: [HashConfig: [String]] = [:]
+            if counts.count > 1 {
+                try forEachAccount(reader, project) { account in
+                    if let config = account.password.flatMap(HashConfig.init(stored:)), config != main {
+                        others[config, default: []].append(account.uid.rawValue)
+                    }
+                }
+            }
+            file.write("{")
+            if let main { file.write("\"hashConfig\":" + main.json.text + ",\n") }
+            if !others.isEmpty {
+                let groups = others.sorted { $0.value[0] < $1.value[0] }.map { config, uids -> JSONValue in
+                    ["hashConfig": config.json, "localIds": .array(uids.map(JSONValue.string))]
+                }
+                file.write("\"otherHashConfigs\":" + JSONValue.array(groups).text + ",\n")
+            }
+            file.write("\"users\": [\n")
+            try forEachAccount(reader, project) { account in
+                if summary.users > 0 { file.write(",\n") }
+                file.write(userJSON(account, summary: &summary))
+                summary.users += 1
+                if summary.users % pageSize == 0 { progress(UInt64(summary.users), total) }
+            }
+            file.write("\n]}\n")
+            progress(UInt64(summary.users), max(total, UInt64(summary.users)))
+        }
+        try file.finish()
+        summary.seconds = seconds(since: start)
+        return summary
+    }
+
+    private static func forEachAccount(_ reader: StoreReader, _ project: ProjectID, _ body: (Account) throws -> Void) throws {
+        var after: UserID?
+        while true {
+            let page = try reader.accounts(in: project, after: after, limit: pageSize)
+            for account in page { try body(account) }
+            guard page.count == pageSize, let last = page.last else { return }
+            after = last.uid
+        }
+    }
+
+    /// One user, with `firebase auth:export`'s keys in its order.
+    static func userJSON(_ account: Account, summary: inout Summary) -> String {
+        var fields: [(String, JSONValue)] = [("localId", .string(account.uid.rawValue))]
+        if let email = account.email { fields.append(("email", .string(email))) }
+        fields.append(("emailVerified", .bool(account.emailVerified)))
+        if let password = account.password {
+            summary.withPassword += 1
+            if HashConfig(stored: password) != nil {
+                fields.append(("passwordHash", .string(StandardBase64.encode(password.hash))))
+                fields.append(("salt", .string(StandardBase64.encode(password.salt))))
+            } else {
+                summary.hashesLeftOut += 1
+            }
+        }
+        if let name = account.displayName { fields.append(("displayName", .string(name))) }
+        if let photo = account.photoUrl { fields.append(("photoUrl", .string(photo))) }
+        if let last = account.lastSignInAt { fields.append(("lastSignedInAt", .string(String(last)))) }
+        fields.append(("createdAt", .string(String(account.createdAt))))
+        if let phone = account.phoneNumber { fields.append(("phoneNumber", .string(phone))) }
+        fields.append(("disabled", .bool(account.disabled)))
+        if let claims = account.customClaims { fields.append(("customAttributes", .string(claims))) }
+        let providers = account.providers.filter(\.providerId.isFederated).map { link -> String in
+            var entry: [(String, JSONValue)] = [("providerId", .string(link.providerId.rawValue)), ("rawId", .string(link.federatedId))]
+            if let email = link.email { entry.append(("email", .string(email))) }
+            if let name = link.displayName { entry.append(("displayName", .string(name))) }
+            if let photo = link.photoUrl { entry.append(("photoUrl", .string(photo))) }
+            return ordered(entry)
+        }
+        return String(ordered(fields).dropLast()) + ",\"providerUserInfo\":[" + providers.joined(separator: ",") + "]}"
+    }
+
+    /// A JSON object with its keys in the given order (JSONValue's objects have none).
+    private static func ordered(_ fields: [(String, JSONValue)]) -> String {
+        "{" + fields.map { JSONValue.string($0.0).text + ":" + $0.1.text }.joined(separator: ",") + "}"
+    }
+}
+
+/// The export's file: written under a temporary name, owner-only (it holds password hashes),
+/// fsynced and renamed into place only when whole.
+final class ExportFile {
+    private let path: String
+    private let temporary: String
+    private let descriptor: Int32
+    private var buffer: [UInt8] = []
+
+    init(path: String) throws {
+        self.path = path
+        temporary = path + ".partial"
+        unlink(temporary)
+        descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw JSONMemberReader.FileError(path: temporary, code: errno) }
+    }
+
+    deinit {
+        if descriptor >= 0 { close(descriptor) }
+        unlink(temporary)
+    }
+
+    func write(_ text: String) {
+        guard failure == 0 else { return }
+        buffer.append(contentsOf: text.utf8)
+        if buffer.count >= 1 << 20 { try? flush() }
+    }
+
+    private var failure: Int32 = 0
+
+    private func flush() throws {
+        var offset = 0
+        while offset < buffer.count {
+            let written = buffer[offset...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else {
+                failure = errno
+                throw JSONMemberReader.FileError(path: temporary, code: errno)
+            }
+            offset += written
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    func finish() throws {
+        try flush()
+        guard failure == 0 else { throw JSONMemberReader.FileError(path: temporary, code: failure) }
+        guard fsync(descriptor) == 0 else { throw JSONMemberReader.FileError(path: temporary, code: errno) }
+        guard rename(temporary, path) == 0 else { throw JSONMemberReader.FileError(path: path, code: errno) }
+    }
+}

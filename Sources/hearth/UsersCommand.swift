@@ -1,0 +1,112 @@
+import ArgumentParser
+import HearthDomain
+import HearthStore
+import HearthTools
+import HearthWire
+
+/// `hearth users export|import`: a project's users in and out, in `firebase auth:export`'s JSON.
+struct Users: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Move a project's users out of or into Hearth, in the JSON of firebase auth:export / auth:import.",
+        subcommands: [Export.self, Import.self])
+
+    struct Export: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write a project's users as firebase auth:export's JSON (reads the data directory; safe beside the daemon).",
+            discussion: """
+                Password hashes and salts are in standard base64, with the hash parameters at the top of the file \
+                (hashConfig, named as firebase auth:import's flags), so hearth users import needs no flags. The file \
+                holds password hashes: it is created owner-only.
+                """)
+
+        @OptionGroup var data: DataOptions
+        @OptionGroup var project: Audit.ProjectOption
+        @Argument(help: "The JSON file to write.") var file: String
+
+        func run() throws {
+            let store = try data.directory.openForReading()
+            defer { store.close() }
+            let progress = ProgressBar(label: "exporting")
+            let summary = try UsersExport.write(store, project: project.project, to: file, progress: progress.update)
+            progress.finish()
+            let out = Output.standardOutput
+            out.line("exported \(formatCount(UInt64(summary.users))) users of \(project.project) to \(file)")
+            out.line("with password: \(formatCount(UInt64(summary.withPassword)))")
+            if summary.hashesLeftOut > 0 { out.line("hashes left out (no importable format): \(summary.hashesLeftOut)") }
+            out.line("seconds: \(format3(summary.seconds))")
+            out.flush()
+        }
+    }
+
+    struct Import: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Import a firebase auth:export JSON file into a project through the running daemon.",
+            discussion: """
+                Takes firebase auth:import's hash flags. A file written by hearth users export records its hash \
+                parameters and needs none. Every user is checked before any is sent; users the daemon refuses (an \
+                existing uid or email) are listed and the rest imported. The daemon's address and an admin token \
+                come from the config file serve uses (--config or $HEARTH_CONFIG), unless given.
+                """)
+
+        @OptionGroup var daemon: DaemonOptions
+        @OptionGroup var project: Audit.ProjectOption
+        @Argument(help: "The JSON file (firebase auth:export's format).") var file: String
+
+        @Option(name: .customLong("hash-algo"), help: "SCRYPT (Firebase's), STANDARD_SCRYPT, BCRYPT, PBKDF2_SHA256, PBKDF_SHA1, HMAC_SHA512, HMAC_SHA256, HMAC_SHA1 or HMAC_MD5.")
+        var hashAlgorithm: String?
+        @Option(name: .customLong("hash-key"), help: "The hash key (SCRYPT's signer key, HMAC's key), in base64.")
+        var hashKey: String?
+        @Option(name: .customLong("salt-separator"), help: "SCRYPT's salt separator, in base64.")
+        var saltSeparator: String?
+        @Option(help: "Rounds (SCRYPT 1-8, PBKDF2 0-120000).") var rounds: Int?
+        @Option(name: .customLong("mem-cost"), help: "Memory cost (SCRYPT 1-14; STANDARD_SCRYPT's N).") var memoryCost: Int?
+        @Option(help: "STANDARD_SCRYPT's parallelization.") var parallelization: Int?
+        @Option(name: .customLong("block-size"), help: "STANDARD_SCRYPT's block size.") var blockSize: Int?
+        @Option(name: .customLong("dk-len"), help: "STANDARD_SCRYPT's derived key length.") var derivedKeyLength: Int?
+        @Option(name: .customLong("hash-input-order"), help: "SALT_FIRST or PASSWORD_FIRST (HMAC).") var hashInputOrder: String?
+
+        func run() throws {
+            var options = UsersImport.Options(project: project.project, hashConfig: try hashConfig())
+            options.concurrency = 4
+            let progress = ProgressBar(label: "importing")
+            let summary = try UsersImport.run(file: file, options: options, daemon: try daemon.client(), progress: progress.update)
+            progress.finish()
+            let out = Output.standardOutput
+            out.line("imported \(formatCount(UInt64(summary.imported))) of \(formatCount(UInt64(summary.users))) users into \(project.project) in \(summary.batches) batches")
+            out.line("seconds: \(format3(summary.seconds)) (\(formatCount(UInt64(summary.usersPerSecond))) users/s)")
+            let errors = Output.standardError
+            for refusal in summary.refused.prefix(100) { errors.line("refused \(refusal.localId): \(refusal.message)") }
+            if summary.refused.count > 100 { errors.line("… and \(summary.refused.count - 100) more refused") }
+            out.flush()
+            errors.flush()
+            if !summary.refused.isEmpty { throw ExitCode(2) }
+        }
+
+        /// The flags as a hash configuration; `nil` without --hash-algo (the file's is used).
+        func hashConfig() throws -> HashConfig? {
+            guard let hashAlgorithm else {
+                if hashKey != nil || rounds != nil || memoryCost != nil {
+                    throw ValidationError("hash parameters were given without --hash-algo")
+                }
+                return nil
+            }
+            var config = HashConfig(algorithm: hashAlgorithm)
+            func base64(_ value: String?, _ flag: String) throws -> [UInt8]? {
+                try value.map {
+                    guard let bytes = Base64URL.decode($0) else { throw ValidationError("\(flag) must be base64") }
+                    return bytes
+                }
+            }
+            config.key = try base64(hashKey, "--hash-key")
+            config.saltSeparator = try base64(saltSeparator, "--salt-separator")
+            config.rounds = rounds
+            config.memoryCost = memoryCost
+            config.parallelization = parallelization
+            config.blockSize = blockSize
+            config.derivedKeyLength = derivedKeyLength
+            config.passwordFirst = try HashConfig.passwordFirst(order: hashInputOrder)
+            try config.validate()
+            return config
+        }
+    }
+}
