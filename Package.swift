@@ -100,6 +100,7 @@ let package = Package(
         .target(
             name: "HearthMail",
             dependencies: [
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -113,6 +114,7 @@ let package = Package(
             name: "HearthScheduler",
             dependencies: [
                 "HearthDomain", "HearthStore",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

@@ -95,7 +95,11 @@ public enum HearthServer {
         let router = HearthRouter.build(
             service: service, access: configuration.access, publicURL: configuration.publicUrl,
             readiness: { await Readiness.checks(store: store, caughtUp: caughtUp) },
-            metrics: { MetricsExposition.render(registry: PrometheusMetricsFactory.defaultRegistry, store: store, service: service) })
+            metrics: {
+                MetricsExposition.render(
+                    registry: PrometheusMetricsFactory.defaultRegistry, store: store, service: service, mailQueue: mailQueue)
+            })
+        MetricsExposition.observeWriter(of: store)
         store.writeHealth.observe { diskFull in
             if diskFull {
                 logger.error("the data directory's disk is full: writes are refused (503 UNAVAILABLE) until space is freed; reads go on")

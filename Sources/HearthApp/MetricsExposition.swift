@@ -1,22 +1,71 @@
+import CoreMetrics
 import HearthAuth
+import HearthMail
 import HearthStore
 import Prometheus
 
-/// What `/metrics` shows: the counters and histograms recorded through swift-metrics as requests
-/// run (requests by route and status, their latency, token signing time, abuse-limit refusals),
-/// and gauges read at scrape time from the live parts (ledger head, hashing queue, a full disk).
-/// There is no projection lag to show: projections commit in the same transaction as the events.
-/// swift-metrics is bootstrapped with this registry by `hearth serve`.
-enum MetricsExposition {
-    static func render(registry: PrometheusCollectorRegistry, store: AccountStore, service: AuthService) -> String {
+/// What `/metrics` shows: the counters and histograms recorded through swift-metrics as things
+/// happen (requests by route and status and their latency, token signing time, abuse-limit
+/// refusals, the writer's batches and commit latency, mail delivered, retried and failed,
+/// anonymous accounts purged), and gauges read at scrape time from the live parts (ledger
+/// head and bytes, the map's size and use, projection lag, hashing queue, mail queue, the
+/// next cleanup, a full disk).
+public enum MetricsExposition {
+    /// The registry swift-metrics records into, with buckets that fit what Hearth measures; `hearth
+    /// serve` bootstraps swift-metrics with it.
+    public static func factory() -> PrometheusMetricsFactory {
+        var factory = PrometheusMetricsFactory(registry: PrometheusMetricsFactory.defaultRegistry)
+        factory.valueHistogramBuckets["hearth_writer_batch_jobs"] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]
+        factory.durationHistogramBuckets["hearth_writer_commit_duration_seconds"] = [
+            .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2),
+            .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
+            .milliseconds(250), .seconds(1),
+        ]
+        return factory
+    }
+
+    /// Records each commit of the writer: the group commit's batch size and its fsync's latency.
+    static func observeWriter(of store: AccountStore) {
+        let batchJobs = Recorder(label: "hearth_writer_batch_jobs")
+        let commitLatency = Timer(label: "hearth_writer_commit_duration_seconds")
+        store.observeCommits { jobs, duration in
+            batchJobs.record(jobs)
+            commitLatency.recordInterval(duration)
+        }
+    }
+
+    static func render(
+        registry: PrometheusCollectorRegistry, store: AccountStore, service: AuthService, mailQueue: MailQueue?
+    ) -> String {
         let gauge = { (name: String, help: String, value: Double) in
             registry.makeGauge(descriptor: MetricNameDescriptor(metricName: name, unitName: "", helpText: help)).set(value)
         }
         if let head = try? store.ledgerHead() {
             gauge("hearth_ledger_head_sequence", "The sequence of the ledger's last event.", Double(head.sequence))
         }
+        if let use = try? store.storageUse() {
+            gauge("hearth_ledger_bytes", "Bytes of the ledger's pages (events and stream index).", Double(use.ledgerBytes))
+            gauge("hearth_lmdb_map_bytes", "LMDB's map size: the data file grows to this before the map is grown.", Double(use.mapBytes))
+            gauge("hearth_lmdb_used_bytes", "Bytes of the data file in use (pages up to the last written).", Double(use.usedBytes))
+        }
+        if let behind = try? store.maintenance.eventsBehind() {
+            gauge("hearth_projection_lag_events", "Events the projections have yet to apply (0: they commit with the ledger).", Double(behind))
+        }
+        if let due = try? store.read({ try $0.nextCleanupDue() }) {
+            gauge("hearth_cleanup_next_due_timestamp_seconds", "When the next anonymous account falls due for cleanup.", Double(due) / 1000)
+        }
         gauge("hearth_password_hash_queue_waiting", "Password hashes waiting for the pool.", Double(service.passwords.waiting))
+        if let mailQueue {
+            gauge("hearth_mail_queue_depth", "Mail queued, promised room, or waiting to be retried.", Double(mailQueue.depth))
+        }
         gauge("hearth_disk_full", "1 while writes fail on a full disk.", store.writeHealth.diskFullSince == nil ? 0 : 1)
         return registry.emitToString()
+    }
+}
+
+extension Timer {
+    fileprivate func recordInterval(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 }

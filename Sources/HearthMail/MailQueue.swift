@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -39,6 +40,8 @@ public final class MailQueue: Service, Sendable {
         var pending: [Pending] = []
         /// Reservations not yet used: room promised to requests still writing.
         var reserved = 0
+        /// Messages waiting out a retry delay.
+        var retrying = 0
     }
 
     private let client: SMTPClient
@@ -49,6 +52,12 @@ public final class MailQueue: Service, Sendable {
     private let state = Mutex(State())
     private let wakeups: AsyncStream<Void>
     private let wake: AsyncStream<Void>.Continuation
+    private let delivered = Counter(label: "hearth_mail_delivered_total")
+    private let undelivered = Counter(label: "hearth_mail_failed_total")
+    private let retried = Counter(label: "hearth_mail_retries_total")
+
+    /// Messages queued, promised room, or waiting to be retried (the metrics' queue depth).
+    public var depth: Int { state.withLock { $0.pending.count + $0.reserved + $0.retrying } }
 
     public init(
         client: SMTPClient, capacity: Int = 10_000,
@@ -125,19 +134,27 @@ public final class MailQueue: Service, Sendable {
         let recipient: Logger.MetadataValue = "\(pending.message.to)"
         switch outcome {
         case .success:
+            delivered.increment()
             logger.info("mail delivered", metadata: ["to": recipient, "subject": "\(pending.message.subject)"])
         case .failure(let error):
             var next = pending
             next.attempts += 1
             guard error.isTransient, next.attempts <= retryDelays.count, !final else {
+                undelivered.increment()
                 logger.error("mail not delivered", metadata: ["to": recipient, "error": "\(error)", "attempts": "\(next.attempts)"])
                 return
             }
             let delay = retryDelays[next.attempts - 1]
             logger.warning("mail delivery will be retried", metadata: ["to": recipient, "error": "\(error)", "in": "\(delay)"])
+            retried.increment()
+            state.withLock { $0.retrying += 1 }
             retries.addTask { [self] in
-                guard (try? await Task.sleep(for: delay)) != nil else { return }
-                state.withLock { $0.pending.append(next) }
+                let waited = (try? await Task.sleep(for: delay)) != nil
+                state.withLock { state in
+                    state.retrying -= 1
+                    if waited { state.pending.append(next) }
+                }
+                guard waited else { return }
                 wake.yield()
             }
         }

@@ -1,3 +1,4 @@
+import CoreMetrics
 import HearthDomain
 import HearthStore
 import Logging
@@ -21,6 +22,7 @@ public struct CleanupScheduler: Service {
     /// writer while the API is busy; with no one else writing it runs flat out.
     let livePacing: Double
     let logger: Logger
+    private let purges = Counter(label: "hearth_cleanup_purged_total")
 
     public init(
         store: AccountStore, clock: any SleepingClock, startsAfter started: StartSignal, batchSize: Int = 1024,
@@ -93,6 +95,7 @@ public struct CleanupScheduler: Service {
             let jobsBefore = store.writeJobs
             let batch = try await purge(due)
             purged += batch
+            purges.increment(by: batch)
             // Others' jobs went through the writer beside this one: let them have the time.
             if livePacing > 0, store.writeJobs - jobsBefore > 1 {
                 try await Task.sleep(for: (ContinuousClock.now - began) * livePacing)

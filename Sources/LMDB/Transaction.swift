@@ -45,6 +45,13 @@ extension Transaction {
         return stat.ms_entries
     }
 
+    /// Bytes of the pages `database` occupies (branch, leaf and overflow pages).
+    public func bytes<K, V>(_ database: Database<K, V>) throws(LMDBError) -> Int {
+        var stat = MDB_stat()
+        try check(mdb_stat(handle, database.handle, &stat))
+        return (stat.ms_branch_pages + stat.ms_leaf_pages + stat.ms_overflow_pages) * Int(stat.ms_psize)
+    }
+
     /// Runs `body` with a cursor on `database`; the cursor is closed when `body` returns.
     public func withCursor<K, V, R>(_ database: Database<K, V>, _ body: (Cursor) throws -> R) throws -> R {
         var cursor: OpaquePointer?

@@ -20,6 +20,20 @@ public final class Writer: @unchecked Sendable {
         public var mapGrowths = 0
     }
 
+    /// One committed batch, for an observer (metrics): how many jobs shared it, and how long
+    /// its commit (the fsync) took.
+    public struct Commit: Sendable {
+        public var jobs: Int
+        public var commitDuration: Duration
+    }
+
+    /// Called on the writer thread after each commit; keep it cheap. Set once, at start.
+    public var commitObserver: (@Sendable (Commit) -> Void)? {
+        get { lock.withLock { observer } }
+        set { lock.withLock { observer = newValue } }
+    }
+    private var observer: (@Sendable (Commit) -> Void)?
+
     private unowned let environment: Environment
     public let maxBatchSize: Int
     private let lock = ConditionLock()
@@ -150,6 +164,7 @@ public final class Writer: @unchecked Sendable {
                 }
                 index += 1
             }
+            let commitStart = ContinuousClock.now
             do {
                 try txn.commit()
             } catch {
@@ -160,11 +175,14 @@ public final class Writer: @unchecked Sendable {
                 }
                 return finish(live, rolledBack, failure: error)
             }
-            lock.withLock {
+            let commitDuration = ContinuousClock.now - commitStart
+            let observer = lock.withLock {
                 stats.batches += 1
                 stats.jobs += live.count
                 stats.mapGrowths += growths
+                return self.observer
             }
+            observer?(Commit(jobs: live.count, commitDuration: commitDuration))
             return finish(live, rolledBack, failure: nil)
         }
     }

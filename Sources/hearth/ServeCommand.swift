@@ -49,7 +49,7 @@ struct Serve: AsyncParsableCommand {
         }
         // Counters and histograms recorded through swift-metrics land in Prometheus's registry,
         // which /metrics renders.
-        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: PrometheusMetricsFactory.defaultRegistry))
+        MetricsSystem.bootstrap(MetricsExposition.factory())
         var logger = Logger(label: "hearth")
         logger.logLevel = environmentValue("HEARTH_LOG_LEVEL").flatMap(Logger.Level.init(rawValue:)) ?? .info
         if !Hearth.runsOnEventLoops {

@@ -58,6 +58,8 @@ def test_the_daemon_purges_anonymous_accounts_and_the_tools_prove_it(tmp_path):
         assert refreshed.status_code == 400
         # The account that linked a method stays, though it was due at the same time.
         assert lookup(daemon, linked.json()["idToken"]).status_code == 200
+        metrics = requests.get(daemon.url + "/metrics", timeout=10).text
+        assert "hearth_cleanup_purged_total 1" in metrics, metrics[:3000]
 
         status = hearth("cleanup", "status", "--data", str(data), "--project", PROJECT, "--json")
         assert status.returncode == 0, status.stderr

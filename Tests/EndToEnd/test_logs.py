@@ -4,6 +4,7 @@ the events' metadata; HEARTH_LOG_FORMAT=json gives one JSON object per line."""
 
 import json
 import os
+import re
 import subprocess
 import tempfile
 
@@ -53,3 +54,24 @@ def test_metrics_count_requests_latency_and_signing(daemon):
     assert 'hearth_http_request_duration_seconds_bucket{route="signUp"' in text
     assert 'hearth_token_signing_duration_seconds_count{algorithm="RS256"} 1' in text
     assert "hearth_ledger_head_sequence" in text and "hearth_disk_full 0" in text
+    # The group commit, the map and the ledger's size, and the projections' lag.
+    assert re.search(r'^hearth_writer_batch_jobs_count [1-9]', text, re.M), text[:4000]
+    assert 'hearth_writer_batch_jobs_bucket{le="1024.0"}' in text or 'hearth_writer_batch_jobs_bucket{le="1024"}' in text
+    assert re.search(r'^hearth_writer_commit_duration_seconds_count [1-9]', text, re.M)
+    for gauge in ["hearth_ledger_bytes", "hearth_lmdb_map_bytes", "hearth_lmdb_used_bytes"]:
+        assert int(float(re.search(rf'^{gauge} (\S+)', text, re.M).group(1))) > 0, gauge
+    assert re.search(r'^hearth_projection_lag_events 0', text, re.M)
+
+
+def test_the_grafana_dashboard_queries_only_metrics_hearth_exports():
+    root = os.path.join(os.path.dirname(__file__), "..", "..")
+    with open(os.path.join(root, "grafana", "hearth-dashboard.json")) as file:
+        dashboard = json.load(file)
+    queried = {re.sub(r"_(bucket|count|sum)$", "", name)
+               for panel in dashboard["panels"] for target in panel["targets"]
+               for name in re.findall(r"hearth_[a-z_]+", target["expr"])}
+    sources = ""
+    for directory, _, files in os.walk(os.path.join(root, "Sources")):
+        sources += "".join(open(os.path.join(directory, f)).read() for f in files if f.endswith(".swift"))
+    declared = set(re.findall(r'"(hearth_[a-z_]+)"', sources))
+    assert queried and queried <= declared, queried - declared

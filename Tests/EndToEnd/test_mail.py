@@ -258,6 +258,9 @@ def test_a_refused_recipient_is_not_retried_and_does_not_hold_up_others(producti
         assert mailbox.wait(daemon, 1)["envelope_to"] == ["accepted@example.com"]
         time.sleep(2)  # past the first retry's delay: a 5xx is final
         assert mailbox.refused == ["refused@example.com"] and len(mailbox.messages) == 1
+        metrics = requests.get(f"{daemon.url}/metrics", headers={"Authorization": f"Bearer {ADMIN_TOKEN}"}, timeout=10).text
+        assert "hearth_mail_delivered_total 1" in metrics and "hearth_mail_failed_total 1" in metrics, metrics[:3000]
+        assert "hearth_mail_queue_depth 0" in metrics
         daemon.log.flush()
         with open(daemon.log.name, errors="replace") as log:
             assert "mail not delivered" in log.read()
