@@ -154,7 +154,10 @@ public final class MailQueue: Service, Sendable {
                     state.retrying -= 1
                     if waited { state.pending.append(next) }
                 }
-                guard waited else { return }
+                guard waited else {
+                    undelivered.increment()  // abandoned at shutdown
+                    return
+                }
                 wake.yield()
             }
         }

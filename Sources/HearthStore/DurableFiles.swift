@@ -21,8 +21,13 @@ public enum DurableFiles {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw Failure(action: "create", path: path, code: errno) }
         defer { close(fd) }
-        try fill(fd)
-        guard fsync(fd) == 0 else { throw Failure(action: "fsync", path: path, code: errno) }
+        do {
+            try fill(fd)
+            guard fsync(fd) == 0 else { throw Failure(action: "fsync", path: path, code: errno) }
+        } catch {
+            unlink(path)  // never a file that looks whole and is not
+            throw error
+        }
     }
 
     /// Writes `bytes` to `path` whole or not at all (a temporary name, fsync, rename), in
@@ -38,25 +43,36 @@ public enum DurableFiles {
 
     /// Copies `source` to `destination` through a temporary name; `progress(bytesCopied)`.
     static func copy(_ source: String, to destination: String, progress: (Int) -> Void = { _ in }) throws {
+        try rename(try stage(source, beside: destination, progress: progress), to: destination)
+    }
+
+    /// Copies `source` to `destination`'s temporary name, fsynced; returns that name, for a
+    /// `rename` once every file of a set is staged.
+    static func stage(_ source: String, beside destination: String, progress: (Int) -> Void = { _ in }) throws -> String {
         let input = open(source, O_RDONLY | O_CLOEXEC)
         guard input >= 0 else { throw Failure(action: "open", path: source, code: errno) }
         defer { close(input) }
         let temporary = destination + ".partial"
         unlink(temporary)
-        try create(temporary) { output in
-            var buffer = [UInt8](repeating: 0, count: 1 << 20)
-            var copied = 0
-            while true {
-                let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
-                if count < 0 && errno == EINTR { continue }
-                guard count >= 0 else { throw Failure(action: "read", path: source, code: errno) }
-                if count == 0 { break }
-                try writeAll(output, buffer[..<count], path: temporary)
-                copied += count
-                progress(copied)
+        do {
+            try create(temporary) { output in
+                var buffer = [UInt8](repeating: 0, count: 1 << 20)
+                var copied = 0
+                while true {
+                    let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+                    if count < 0 && errno == EINTR { continue }
+                    guard count >= 0 else { throw Failure(action: "read", path: source, code: errno) }
+                    if count == 0 { break }
+                    try writeAll(output, buffer[..<count], path: temporary)
+                    copied += count
+                    progress(copied)
+                }
             }
+        } catch {
+            unlink(temporary)
+            throw error
         }
-        try rename(temporary, to: destination)
+        return temporary
     }
 
     static func writeAll(_ fd: Int32, _ bytes: ArraySlice<UInt8>, path: String) throws {
@@ -75,7 +91,7 @@ public enum DurableFiles {
     }
 
     /// Makes the directory entries of `path`'s directory durable (a new or renamed file).
-    static func syncDirectory(of path: String) throws {
+    public static func syncDirectory(of path: String) throws {
         let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
         let fd = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw Failure(action: "open", path: directory, code: errno) }

@@ -22,16 +22,21 @@ extension AccountStore {
             } else {
                 try Environment.createDirectories(target)
             }
-            let ledgerCopy = target + "/" + DataDirectory.ledgerFileName
-            let estimate = environment.usedBytes
-            try DurableFiles.create(ledgerCopy) { fd in try copyEnvironment(to: fd, estimate: estimate, progress: progress) }
-            var files = [BackupFile(name: DataDirectory.ledgerFileName, bytes: DurableFiles.size(of: ledgerCopy) ?? 0)]
-            for name in directory.keyFileNames {
-                try DurableFiles.copy(directory.path + "/" + name, to: target + "/" + name)
-                files.append(BackupFile(name: name, bytes: DurableFiles.size(of: target + "/" + name) ?? 0))
+            do {
+                let ledgerCopy = target + "/" + DataDirectory.ledgerFileName
+                let estimate = environment.usedBytes
+                try DurableFiles.create(ledgerCopy) { fd in try copyEnvironment(to: fd, estimate: estimate, progress: progress) }
+                var files = [BackupFile(name: DataDirectory.ledgerFileName, bytes: DurableFiles.size(of: ledgerCopy) ?? 0)]
+                for name in directory.keyFileNames {
+                    try DurableFiles.copy(directory.path + "/" + name, to: target + "/" + name)
+                    files.append(BackupFile(name: name, bytes: DurableFiles.size(of: target + "/" + name) ?? 0))
+                }
+                try DurableFiles.syncDirectory(of: ledgerCopy)
+                return files
+            } catch {
+                DataDirectory.discardBackup(in: target)
+                throw error
             }
-            try DurableFiles.syncDirectory(of: ledgerCopy)
-            return files
         }
     }
 
@@ -49,7 +54,7 @@ extension AccountStore {
             if fstat(fd, &info) == 0 { progress(Int(info.st_size), estimate) }
         }
         try outcome.result?.get()
-        if fstat(fd, &info) == 0 { progress(Int(info.st_size), max(estimate, Int(info.st_size))) }
+        if fstat(fd, &info) == 0 { progress(Int(info.st_size), Int(info.st_size)) }  // compacted: smaller than the estimate
     }
 }
 
@@ -72,20 +77,38 @@ extension DataDirectory {
         do {
             try translatingErrors {
                 if holdsLedger && !replacing { throw StoreError.restoreTargetHoldsLedger(directory: path) }
+                // Every file staged (copied under a temporary name, fsynced) before any is
+                // renamed into place, the keys before the ledger, so a failure part way leaves
+                // the old ledger with its own keys, or the new one with the backup's.
                 let keys = backup.keyFileNames
-                if replacing {
-                    for name in keyFileNames where !keys.contains(name) { unlink(path + "/" + name) }
+                let total = DurableFiles.size(of: backup.ledgerFile) ?? 0
+                let stagedLedger = try DurableFiles.stage(backup.ledgerFile, beside: ledgerFile) { progress($0, total) }
+                let stagedKeys = try keys.map { name in
+                    (try DurableFiles.stage(backup.path + "/" + name, beside: path + "/" + name), path + "/" + name)
                 }
+                for (staged, key) in stagedKeys { try DurableFiles.rename(staged, to: key) }
                 // The old reader table describes processes of the replaced environment.
                 unlink(readerTableFile)
-                let total = DurableFiles.size(of: backup.ledgerFile) ?? 0
-                try DurableFiles.copy(backup.ledgerFile, to: ledgerFile) { progress($0, total) }
-                for name in keys { try DurableFiles.copy(backup.path + "/" + name, to: path + "/" + name) }
+                try DurableFiles.rename(stagedLedger, to: ledgerFile)
+                for name in keyFileNames where !keys.contains(name) { unlink(path + "/" + name) }
+                try DurableFiles.syncDirectory(of: ledgerFile)
             }
             return try AccountStore(directory: self, options: AccountStore.Options(), lock: lock, catchUp: true)
         } catch {
             lock.release()
             throw error
+        }
+    }
+
+    /// Removes what a backup wrote into `target` (its files, the reader table a verification
+    /// opened, the manifest): a failed backup leaves nothing that could pass for one, and the
+    /// directory, empty again, can be used for the next.
+    public static func discardBackup(in target: String) {
+        for name in DurableFiles.names(in: target)
+        where name == ledgerFileName || name == "lock.mdb" || name.hasPrefix("signing-key-") || name.hasPrefix("secrets-key")
+            || name.hasPrefix("hearth-backup.json") || name.hasSuffix(".partial")
+        {
+            unlink(target + "/" + name)
         }
     }
 }

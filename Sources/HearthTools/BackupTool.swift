@@ -20,20 +20,38 @@ public enum BackupTool {
     ) throws -> Summary {
         let start = ContinuousClock.now
         let copied = try store.backUp(into: target, progress: copying)
-        let copy = DataDirectory(target)
-        let reading = try copy.openForReading()
+        do {
+            let (manifest, checked) = try verify(copied, of: store, in: target, now: now, verifying: verifying)
+            try manifest.write(to: target)
+            return Summary(manifest: manifest, seconds: seconds(since: start), eventsVerified: checked)
+        } catch {
+            // A copy that did not verify is no backup: nothing is left that restore could take for one.
+            DataDirectory.discardBackup(in: target)
+            throw error
+        }
+    }
+
+    /// Reads the copy back: the chain walked, the projections at the ledger's head, each file
+    /// checksummed (the keys against their originals). Returns the manifest that records it.
+    private static func verify(
+        _ copied: [BackupFile], of store: AccountStore, in target: String, now: Int64, verifying: (UInt64, UInt64) -> Void
+    ) throws -> (BackupManifest, UInt64) {
+        let reading = try DataDirectory(target).openForReading()
         let verification: StoreAudit.Verification
         let behind: UInt64
         let digest: String
         let head: LedgerHead
         do {
-            defer { reading.close() }
+            // Opening the copy made a reader table; it is no part of the backup.
+            defer {
+                reading.close()
+                unlink(target + "/lock.mdb")
+            }
             verification = try reading.audit.verify(progress: verifying)
             behind = try reading.maintenance.eventsBehind()
             digest = try reading.maintenance.digest()
             head = try reading.ledgerHead()
         }
-        unlink(target + "/lock.mdb")  // opening the copy to verify it made one; it is no part of the backup
         if let failure = verification.failure {
             throw BackupError.verificationFailed("the copied chain breaks at event \(failure.sequence): \(failure.reason)")
         }
@@ -49,10 +67,15 @@ public enum BackupTool {
             files.append(BackupManifest.File(name: file.name, bytes: file.bytes, sha256: sum))
         }
         let manifest = BackupManifest(
-            format: BackupManifest.currentFormat, createdAt: now, source: store.directory.path,
+            format: BackupManifest.currentFormat, createdAt: now, source: absolutePath(store.directory.path),
             headSequence: head.sequence, headHash: head.hash, projectionDigest: digest, files: files)
-        try manifest.write(to: target)
-        return Summary(manifest: manifest, seconds: seconds(since: start), eventsVerified: verification.eventsChecked)
+        return (manifest, verification.eventsChecked)
+    }
+
+    private static func absolutePath(_ path: String) -> String {
+        guard let resolved = realpath(path, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// Restores the backup in `source` into `directory`: the files checked against the

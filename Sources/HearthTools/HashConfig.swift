@@ -68,14 +68,20 @@ public struct HashConfig: Hashable, Sendable {
         case "HMAC_SHA512", "HMAC_SHA256", "HMAC_SHA1", "HMAC_MD5":
             guard key != nil else { throw Invalid("Must provide hash key(base64 encoded) for hash algorithm \(algorithm)") }
         case "PBKDF_SHA1", "PBKDF2_SHA256":
-            try require(rounds, 0...120_000, "rounds")
+            try require(rounds, 1...120_000, "rounds")
         case "SCRYPT":
             guard key != nil else { throw Invalid("Must provide hash key(base64 encoded) for hash algorithm \(algorithm)") }
             try require(rounds, 1...8, "rounds")
             try require(memoryCost, 1...14, "memory cost")
         case "STANDARD_SCRYPT":
-            guard let cost = memoryCost, cost > 1, cost & (cost - 1) == 0 else {
-                throw Invalid("Must provide a memory cost (N, a power of two) for hash algorithm STANDARD_SCRYPT")
+            guard let cost = memoryCost, cost > 1, cost & (cost - 1) == 0, cost <= 1 << 20 else {
+                throw Invalid("Must provide a memory cost (N, a power of two up to 2^20) for hash algorithm STANDARD_SCRYPT")
+            }
+            try require(blockSize, 1...32, "block size")
+            try require(parallelization, 1...16, "parallelization")
+            // What one check may cost the daemon's hashing pool (Hearth's import limit).
+            guard 128 * cost * blockSize! <= 256 << 20 else {
+                throw Invalid("STANDARD_SCRYPT with N=\(cost) and block size \(blockSize!) needs more than 256 MiB per check; Hearth imports at most that")
             }
         case "BCRYPT":
             break

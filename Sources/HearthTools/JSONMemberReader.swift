@@ -52,6 +52,9 @@ final class JSONMemberReader {
         var description: String { "cannot read \(path): \(String(cString: strerror(code)))" }
     }
 
+    /// The streamed arrays found so far (an empty one yields no element).
+    private(set) var arraysEntered: Set<String> = []
+
     /// Bytes of the file read so far.
     var offset: Int { consumed + position }
 
@@ -82,6 +85,7 @@ final class JSONMemberReader {
                 try skipWhitespace()
                 if streamed.contains(key) {
                     try expect(UInt8(ascii: "["))
+                    arraysEntered.insert(key)
                     state = .firstElement(key)
                     continue
                 }

@@ -165,5 +165,6 @@ final class ExportFile {
         guard failure == 0 else { throw JSONMemberReader.FileError(path: temporary, code: failure) }
         guard fsync(descriptor) == 0 else { throw JSONMemberReader.FileError(path: temporary, code: errno) }
         guard rename(temporary, path) == 0 else { throw JSONMemberReader.FileError(path: path, code: errno) }
+        try DurableFiles.syncDirectory(of: path)
     }
 }

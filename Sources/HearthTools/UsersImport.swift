@@ -21,6 +21,8 @@ public enum UsersImport {
         /// From the flags; otherwise the file's `hashConfig`.
         public var hashConfig: HashConfig?
         public var batchSize = 1000
+        /// Users' JSON per request, under the daemon's 1 MiB limit on a request body.
+        public var maxBatchBytes = 900 << 10
         /// Batches in flight at once: the daemon's writer commits them together.
         public var concurrency = 4
 
@@ -40,6 +42,8 @@ public enum UsersImport {
         public var imported = 0
         public var refused: [Refused] = []
         public var batches = 0
+        /// Users whose `mfaInfo` was not kept: Hearth has no multi-factor sign-in.
+        public var mfaDropped = 0
         public var seconds = 0.0
         public var usersPerSecond: Double { Double(users) / max(seconds, 1e-9) }
     }
@@ -54,6 +58,7 @@ public enum UsersImport {
         var hashConfig: HashConfig?
         var otherHashConfigs: [String: HashConfig] = [:]
         var passwordUsers = 0
+        var mfaUsers = 0
     }
 
     public static func run(
@@ -71,6 +76,7 @@ public enum UsersImport {
         }
         for config in Set(plan.otherHashConfigs.values) { try config.validate() }
         var summary = try send(file, plan: plan, options: options, daemon: daemon, progress: progress)
+        summary.mfaDropped = plan.mfaUsers
         summary.seconds = seconds(since: start)
         return summary
     }
@@ -79,7 +85,6 @@ public enum UsersImport {
     static func check(_ file: String) throws -> Plan {
         var plan = Plan()
         let reader = try JSONMemberReader(path: file, streamed: ["users"])
-        var sawUsers = false
         while let item = try reader.next() {
             switch item {
             case .member("hashConfig", let bytes):
@@ -94,18 +99,16 @@ public enum UsersImport {
                         plan.otherHashConfigs[uid] = config
                     }
                 }
-            case .member("users", _):
-                sawUsers = true  // an empty array arrives whole
             case .member:
                 break  // other top-level members are not users (firebase auth:import ignores them too)
             case .element(_, let bytes):
-                sawUsers = true
                 plan.users += 1
                 let user = try transform(bytes, number: plan.users)
                 if user["passwordHash"] != nil { plan.passwordUsers += 1 }
+                if user["mfaInfo"]?.arrayValue?.isEmpty == false { plan.mfaUsers += 1 }
             }
         }
-        guard sawUsers else { throw Invalid(description: "\(file) has no \"users\" array (the JSON of firebase auth:export)") }
+        guard reader.arraysEntered.contains("users") else { throw Invalid(description: "\(file) has no \"users\" array (the JSON of firebase auth:export)") }
         return plan
     }
 
@@ -140,7 +143,10 @@ public enum UsersImport {
         return user
     }
 
-    /// The second pass: batches (one hash configuration each) to the daemon, a few at a time.
+    /// The second pass: batches (one hash configuration each, at most `batchSize` users and
+    /// `maxBatchBytes`, under the daemon's 1 MiB body limit) to the daemon, a few at a time. A
+    /// batch the daemon refuses whole, or a failed connection, stops the sending; the batches in
+    /// flight are waited for, and `Stopped` says what was imported before it.
     private static func send(
         _ file: String, plan: Plan, options: Options, daemon: DaemonClient, progress: (UInt64, UInt64) -> Void
     ) throws -> Summary {
@@ -149,6 +155,7 @@ public enum UsersImport {
         let slots = DispatchSemaphore(value: max(1, options.concurrency))
         let inFlight = DispatchGroup()
         var batch: [JSONValue] = []
+        var batchBytes = 0
         var batchConfig: HashConfig?
         var number = 0
         var summary = Summary()
@@ -160,13 +167,14 @@ public enum UsersImport {
             let bytes = JSONValue.object(body).encoded()
             let localIds = batch.map { $0["localId"]?.stringValue ?? "" }
             batch.removeAll(keepingCapacity: true)
+            batchBytes = 0
             batchConfig = nil
-            summary.batches += 1
             slots.wait()
             if let fatal = outcome.withLock({ $0.fatal }) {
                 slots.signal()
                 throw fatal
             }
+            summary.batches += 1
             inFlight.enter()
             DispatchQueue.global().async {
                 defer {
@@ -179,29 +187,47 @@ public enum UsersImport {
             progress(UInt64(outcome.withLock { $0.done }), UInt64(plan.users))
         }
 
-        let reader = try JSONMemberReader(path: file, streamed: ["users"])
-        while let item = try reader.next() {
-            guard case .element(_, let bytes) = item else { continue }
-            number += 1
-            let user = try transform(bytes, number: number)
-            if user["passwordHash"] != nil {
-                let uid = user["localId"]?.stringValue ?? ""
-                let config = plan.otherHashConfigs[uid] ?? plan.hashConfig
-                if batchConfig != nil && config != batchConfig { try flush() }
-                batchConfig = config
+        var failure: (any Error)?
+        do {
+            let reader = try JSONMemberReader(path: file, streamed: ["users"])
+            while let item = try reader.next() {
+                guard case .element(_, let bytes) = item else { continue }
+                number += 1
+                let user = try transform(bytes, number: number)
+                if user["passwordHash"] != nil {
+                    let uid = user["localId"]?.stringValue ?? ""
+                    let config = plan.otherHashConfigs[uid] ?? plan.hashConfig
+                    if batchConfig != nil && config != batchConfig { try flush() }
+                    batchConfig = config
+                }
+                if batchBytes + bytes.count > options.maxBatchBytes { try flush() }
+                batch.append(.object(user))
+                batchBytes += bytes.count + 1
+                if batch.count >= options.batchSize { try flush() }
             }
-            batch.append(.object(user))
-            if batch.count >= options.batchSize { try flush() }
+            try flush()
+        } catch {
+            failure = error
         }
-        try flush()
         inFlight.wait()
         let final = outcome.withLock { $0 }
         progress(UInt64(final.done), UInt64(plan.users))
-        if let fatal = final.fatal { throw fatal }
         summary.users = number
         summary.refused = final.refused
         summary.imported = final.done - final.refused.count
+        if let cause = final.fatal ?? failure { throw Stopped(cause: cause, before: summary) }
         return summary
+    }
+
+    /// The import stopped part way (`cause`): `before` says what the daemon had taken by then.
+    public struct Stopped: Error, CustomStringConvertible {
+        public let cause: any Error
+        public let before: Summary
+
+        public var description: String {
+            "\(cause); stopped after \(before.imported) users were imported (\(before.refused.count) refused): "
+                + "importing the file again imports the rest and lists those as existing"
+        }
     }
 
     /// What the batches in flight came back with.

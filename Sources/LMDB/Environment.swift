@@ -152,7 +152,7 @@ public final class Environment: @unchecked Sendable {
     }
 
     /// Another process grew the map: take its size (LMDB's documented `mapsize = 0` call).
-    private func adoptMapSizeFromOtherProcess() throws(LMDBError) {
+    func adoptMapSizeFromOtherProcess() throws(LMDBError) {
         try mapLock.withExclusive { () throws(LMDBError) in
             guard !isClosed.load(ordering: .acquiring) else { throw .closed }
             try check(mdb_env_set_mapsize(handle, 0))

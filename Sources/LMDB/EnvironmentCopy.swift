@@ -12,9 +12,15 @@ extension Environment {
     /// another. `compact` omits free pages and renumbers the rest (LMDB's `MDB_CP_COMPACT`),
     /// so the copy is as small as the live data. The caller fsyncs and closes the file.
     public func copy(to descriptor: Int32, compact: Bool) throws(LMDBError) {
-        try mapLock.withShared { () throws(LMDBError) in
-            guard !isClosedNow else { throw .closed }
-            try check(mdb_env_copyfd2(handle, descriptor, compact ? UInt32(MDB_CP_COMPACT) : 0))
+        while true {
+            let code = try mapLock.withShared { () throws(LMDBError) -> Int32 in
+                guard !isClosedNow else { throw .closed }
+                return mdb_env_copyfd2(handle, descriptor, compact ? UInt32(MDB_CP_COMPACT) : 0)
+            }
+            guard code == MDB_MAP_RESIZED else { return try check(code) }
+            // The writing process grew the map past ours: take its size and start again.
+            try adoptMapSizeFromOtherProcess()
+            guard ftruncate(descriptor, 0) == 0, lseek(descriptor, 0, SEEK_SET) == 0 else { throw LMDBError(code: errno) }
         }
     }
 

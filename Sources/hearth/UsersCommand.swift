@@ -69,23 +69,42 @@ struct Users: AsyncParsableCommand {
             var options = UsersImport.Options(project: project.project, hashConfig: try hashConfig())
             options.concurrency = 4
             let progress = ProgressBar(label: "importing")
-            let summary = try UsersImport.run(file: file, options: options, daemon: try daemon.client(), progress: progress.update)
+            let summary: UsersImport.Summary
+            do {
+                summary = try UsersImport.run(file: file, options: options, daemon: try daemon.client(), progress: progress.update)
+            } catch let stopped as UsersImport.Stopped {
+                progress.finish()
+                Self.listRefused(stopped.before)
+                throw stopped
+            }
             progress.finish()
             let out = Output.standardOutput
             out.line("imported \(formatCount(UInt64(summary.imported))) of \(formatCount(UInt64(summary.users))) users into \(project.project) in \(summary.batches) batches")
             out.line("seconds: \(format3(summary.seconds)) (\(formatCount(UInt64(summary.usersPerSecond))) users/s)")
+            out.flush()
+            if summary.mfaDropped > 0 {
+                let errors = Output.standardError
+                errors.line("note: \(summary.mfaDropped) users had second factors (mfaInfo); Hearth has no multi-factor sign-in, so they sign in with their first factor alone")
+                errors.flush()
+            }
+            Self.listRefused(summary)
+            if !summary.refused.isEmpty { throw ExitCode(2) }
+        }
+
+        private static func listRefused(_ summary: UsersImport.Summary) {
             let errors = Output.standardError
             for refusal in summary.refused.prefix(100) { errors.line("refused \(refusal.localId): \(refusal.message)") }
             if summary.refused.count > 100 { errors.line("… and \(summary.refused.count - 100) more refused") }
-            out.flush()
             errors.flush()
-            if !summary.refused.isEmpty { throw ExitCode(2) }
         }
 
         /// The flags as a hash configuration; `nil` without --hash-algo (the file's is used).
         func hashConfig() throws -> HashConfig? {
             guard let hashAlgorithm else {
-                if hashKey != nil || rounds != nil || memoryCost != nil {
+                let parameters: [Any?] = [
+                    hashKey, saltSeparator, rounds, memoryCost, parallelization, blockSize, derivedKeyLength, hashInputOrder,
+                ]
+                if parameters.contains(where: { $0 != nil }) {
                     throw ValidationError("hash parameters were given without --hash-algo")
                 }
                 return nil

@@ -1,12 +1,12 @@
 """The daemon's life: systemd integration (READY=1 once the server listens, STOPPING=1 on SIGTERM,
 exit 0), one daemon per data directory, and the allocator it runs on."""
 
+import contextlib
 import os
 import signal
 import socket
 import subprocess
 import tempfile
-
 import time
 
 import requests
@@ -14,61 +14,57 @@ import requests
 from conftest import BINARY, free_port
 
 
+@contextlib.contextmanager
+def notified_daemon(root, timeout=30, **env):
+    """`hearth serve` with NOTIFY_SOCKET on a datagram socket of ours: yields the process, that
+    socket (to read sd_notify messages from) and the port; kills the process if a test left it."""
+    path = os.path.join(root, "notify.sock")
+    if os.path.exists(path):
+        os.unlink(path)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    listener.bind(path)
+    listener.settimeout(timeout)
+    port = free_port()
+    process = subprocess.Popen(
+        [BINARY, "serve", "--data", os.path.join(root, "data"), "--port", str(port)],
+        env=dict(os.environ, NOTIFY_SOCKET=path, **env), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        yield process, listener, port
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=30)
+        listener.close()
+
+
 def test_notifies_systemd_ready_and_stopping():
-    with tempfile.TemporaryDirectory(prefix="hearth-notify-") as root:
-        path = os.path.join(root, "notify.sock")
-        listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        listener.bind(path)
-        listener.settimeout(30)
-        port = free_port()
-        process = subprocess.Popen(
-            [BINARY, "serve", "--data", os.path.join(root, "data"), "--port", str(port)],
-            env=dict(os.environ, NOTIFY_SOCKET=path), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )
-        try:
-            assert listener.recv(256) == b"READY=1"
-            # Ready means ready: the very next request is served.
-            assert requests.get(f"http://127.0.0.1:{port}/", timeout=5).ok
-            process.send_signal(signal.SIGTERM)
-            assert listener.recv(256) == b"STOPPING=1"
-            assert process.wait(timeout=30) == 0
-        finally:
-            if process.poll() is None:
-                process.kill()
-            listener.close()
+    with tempfile.TemporaryDirectory(prefix="hearth-notify-") as root, notified_daemon(root) as (process, listener, port):
+        assert listener.recv(256) == b"READY=1"
+        # Ready means ready: the very next request is served.
+        assert requests.get(f"http://127.0.0.1:{port}/", timeout=5).ok
+        process.send_signal(signal.SIGTERM)
+        assert listener.recv(256) == b"STOPPING=1"
+        assert process.wait(timeout=30) == 0
 
 
 def test_stopping_is_told_before_the_server_drains():
     """STOPPING=1 goes out when SIGTERM arrives, not once a slow request in flight has ended."""
-    with tempfile.TemporaryDirectory(prefix="hearth-stopping-") as root:
-        path = os.path.join(root, "notify.sock")
-        listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        listener.bind(path)
-        listener.settimeout(30)
-        port = free_port()
-        process = subprocess.Popen(
-            [BINARY, "serve", "--data", os.path.join(root, "data"), "--port", str(port)],
-            env=dict(os.environ, NOTIFY_SOCKET=path), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )
-        try:
-            assert listener.recv(256) == b"READY=1"
-            body = b'{"returnSecureToken":true}'
-            slow = socket.create_connection(("127.0.0.1", port), timeout=30)
-            slow.sendall(b"POST /identitytoolkit.googleapis.com/v1/accounts:signUp?key=k HTTP/1.1\r\nHost: x\r\n"
-                         b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body) + body[:5])
-            time.sleep(0.3)
-            process.send_signal(signal.SIGTERM)
-            assert listener.recv(256) == b"STOPPING=1"
-            assert process.poll() is None, "the daemon must still be draining the request in flight"
-            slow.sendall(body[5:])
-            reply = slow.recv(65536)
-            assert reply.startswith(b"HTTP/1.1 200"), reply[:200]
-            slow.close()
-            assert process.wait(timeout=30) == 0
-        finally:
-            if process.poll() is None:
-                process.kill()
-            listener.close()
+    with tempfile.TemporaryDirectory(prefix="hearth-stopping-") as root, notified_daemon(root) as (process, listener, port):
+        assert listener.recv(256) == b"READY=1"
+        body = b'{"returnSecureToken":true}'
+        slow = socket.create_connection(("127.0.0.1", port), timeout=30)
+        slow.sendall(b"POST /identitytoolkit.googleapis.com/v1/accounts:signUp?key=k HTTP/1.1\r\nHost: x\r\n"
+                     b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body) + body[:5])
+        time.sleep(0.3)
+        process.send_signal(signal.SIGTERM)
+        assert listener.recv(256) == b"STOPPING=1"
+        assert process.poll() is None, "the daemon must still be draining the request in flight"
+        slow.sendall(body[5:])
+        reply = slow.recv(65536)
+        assert reply.startswith(b"HTTP/1.1 200"), reply[:200]
+        slow.close()
+        assert process.wait(timeout=30) == 0
 
 
 def test_second_daemon_on_same_data_directory_is_refused():
@@ -128,15 +124,7 @@ def test_watchdog_pings_only_while_the_writer_commits():
     """WatchdogSec=: WATCHDOG=1 every half period, each after an empty job committed through the
     writer; none for a process the watchdog is not for (WATCHDOG_PID of another)."""
     with tempfile.TemporaryDirectory(prefix="hearth-watchdog-") as root:
-        path = os.path.join(root, "notify.sock")
-        listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        listener.bind(path)
-        listener.settimeout(10)
-        process = subprocess.Popen(
-            [BINARY, "serve", "--data", os.path.join(root, "data"), "--port", str(free_port())],
-            env=dict(os.environ, NOTIFY_SOCKET=path, WATCHDOG_USEC="1000000"),
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
+        with notified_daemon(root, timeout=10, WATCHDOG_USEC="1000000") as (process, listener, _):
             messages, deadline = [], time.time() + 3
             while time.time() < deadline:
                 messages.append(listener.recv(256))
@@ -145,30 +133,16 @@ def test_watchdog_pings_only_while_the_writer_commits():
             assert messages.count(b"WATCHDOG=1") >= 4, messages
             process.send_signal(signal.SIGTERM)
             assert process.wait(timeout=30) == 0
-        finally:
-            if process.poll() is None:
-                process.kill()
-            listener.close()
         # Not this process's watchdog: no pings.
-        os.unlink(path)
-        listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        listener.bind(path)
-        listener.settimeout(2)
-        process = subprocess.Popen(
-            [BINARY, "serve", "--data", os.path.join(root, "data"), "--port", str(free_port())],
-            env=dict(os.environ, NOTIFY_SOCKET=path, WATCHDOG_USEC="1000000", WATCHDOG_PID="1"),
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
+        with notified_daemon(root, timeout=2, WATCHDOG_USEC="1000000", WATCHDOG_PID="1") as (process, listener, _):
             assert listener.recv(256) == b"READY=1"
             try:
                 extra = listener.recv(256)
             except socket.timeout:
                 extra = None
             assert extra is None, extra
-        finally:
             process.send_signal(signal.SIGTERM)
             process.wait(timeout=30)
-            listener.close()
 
 
 def test_the_unit_verifies_and_is_tightly_confined():

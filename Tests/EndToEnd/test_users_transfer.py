@@ -7,6 +7,7 @@ import base64
 import hashlib
 import json
 import os
+import re
 import subprocess
 
 import pytest
@@ -160,3 +161,17 @@ def test_a_round_trip_into_a_fresh_production_daemon_keeps_every_account(daemon,
             assert sign_in(fresh.url, email, password + "x", key={"key": "transfer-key"}).status_code == 400
     finally:
         fresh.stop()
+
+
+def test_large_users_go_in_batches_under_the_request_limit(daemon, admin, tmp_path):
+    """1,000 users of 1.2 KB would pass the daemon's 1 MiB body limit: the tool sends smaller batches."""
+    padding = "x" * 980
+    users = [{"localId": f"big-{index:04d}", "email": f"big{index}@example.com", "createdAt": "1700000000000",
+              "photoUrl": f"https://img.example/{index}.png", "customAttributes": json.dumps({"pad": padding})}
+             for index in range(1100)]
+    path = tmp_path / "big.json"
+    firebase_file(path, users)
+    imported = hearth("users", "import", str(path), "--project", PROJECT, "--daemon", f"127.0.0.1:{daemon.port}")
+    assert imported.returncode == 0, imported.stdout + imported.stderr
+    assert re.search(r"imported 1,100 of 1,100 users into \S+ in ([2-9]|\d\d+) batches", imported.stdout), imported.stdout
+    assert auth.get_user("big-1099", app=admin).custom_claims == {"pad": padding}

@@ -97,3 +97,32 @@ struct UsersFileTests {
         #expect(scrypt.requestFields["saltSeparator"] == "")
     }
 }
+
+@Suite("users file: the first pass")
+struct UsersFileCheckTests {
+    func check(_ text: String) throws -> UsersImport.Plan {
+        let directory = TemporaryDirectory("users-check")
+        let path = directory.path + "/users.json"
+        try text.write(toFile: path, atomically: false, encoding: .utf8)
+        return try withExtendedLifetime(directory) { try UsersImport.check(path) }
+    }
+
+    @Test func anEmptyProjectsExportIsAFileOfNoUsers() throws {
+        #expect(try check(#"{"users": []}"#).users == 0)
+        #expect(try check("{\"hashConfig\":{\"hashAlgo\":\"BCRYPT\"},\n\"users\": [\n\n]}\n").users == 0)
+    }
+
+    @Test func aFileWithoutUsersIsRefused() throws {
+        #expect(throws: UsersImport.Invalid.self) { _ = try check(#"{"accounts": []}"#) }
+    }
+
+    @Test func hashConfigurationsAreReadWhereverTheyStand() throws {
+        let plan = try check(
+            #"{"users": [{"localId":"a","passwordHash":"AAAA","salt":"AA=="},{"localId":"b"}],"#
+                + #""otherHashConfigs":[{"hashConfig":{"hashAlgo":"BCRYPT"},"localIds":["a"]}],"#
+                + #""hashConfig":{"hashAlgo":"PBKDF2_SHA256","rounds":"1000"}}"#)
+        #expect(plan.users == 2 && plan.passwordUsers == 1)
+        #expect(plan.hashConfig?.algorithm == "PBKDF2_SHA256" && plan.hashConfig?.rounds == 1000)
+        #expect(plan.otherHashConfigs["a"]?.algorithm == "BCRYPT")
+    }
+}
