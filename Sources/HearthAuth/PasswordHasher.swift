@@ -1,3 +1,4 @@
+import CoreMetrics
 import Crypto
 import CryptoExtras
 import Foundation
@@ -56,6 +57,8 @@ public struct PasswordHasher: Sendable {
         do {
             return try await pool.run(client: client, body)
         } catch let busy as WorkPool.Busy {
+            Counter(label: "hearth_password_hash_refusals_total", dimensions: [("queue", busy.clientShareFull ? "client" : "pool")])
+                .increment()
             if busy.clientShareFull { throw ClientShareFull() }
             throw FirebaseError.bad("TOO_MANY_ATTEMPTS_TRY_LATER : too many password checks are waiting; try again later")
         }

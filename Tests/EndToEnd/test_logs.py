@@ -2,6 +2,7 @@
 never a token, password or code; the request id comes back as X-Request-Id and is recorded in
 the events' metadata; HEARTH_LOG_FORMAT=json gives one JSON object per line."""
 
+import concurrent.futures
 import json
 import os
 import re
@@ -75,3 +76,28 @@ def test_the_grafana_dashboard_queries_only_metrics_hearth_exports():
         sources += "".join(open(os.path.join(directory, f)).read() for f in files if f.endswith(".swift"))
     declared = set(re.findall(r'"(hearth_[a-z_]+)"', sources))
     assert queried and queried <= declared, queried - declared
+
+
+def test_metrics_count_password_checks_refused_for_a_full_queue(tmp_path):
+    # Production (where each address has its share of the queue), and scrypt at N=2^15 (about
+    # 0.1 s a check here), which keeps the queue full while the requests arrive.
+    token = "metrics-admin-token-0123456789abcdef"
+    daemon = Daemon(str(tmp_path), free_port(), env={
+        "HEARTH_SCRYPT_LOG_N": "15", "HEARTH_PROFILE": "production", "HEARTH_API_KEYS": json.dumps({"k": "demo-hearth"}),
+        "HEARTH_ADMIN_TOKENS": token})
+    daemon.start()
+    try:
+        url = f"{daemon.url}/identitytoolkit.googleapis.com/v1/accounts"
+        body = {"email": "queue@example.com", "password": "queue-pw-1"}
+        assert requests.post(f"{url}:signUp?key=k", json=body, timeout=30).status_code == 200
+        # One client, many checks at once: past its share of the hashing queue, it is refused.
+        with concurrent.futures.ThreadPoolExecutor(48) as pool:
+            replies = list(pool.map(
+                lambda _: requests.post(f"{url}:signInWithPassword?key=k", json=body, timeout=120), range(48)))
+        refused = [r for r in replies if r.status_code == 400]
+        assert refused and all(r.json()["error"]["message"].startswith("TOO_MANY_ATTEMPTS_TRY_LATER") for r in refused)
+        text = requests.get(f"{daemon.url}/metrics", headers={"Authorization": f"Bearer {token}"}, timeout=10).text
+        counted = re.search(r'^hearth_password_hash_refusals_total\{queue="client"\} (\d+)', text, re.M)
+        assert counted and int(counted.group(1)) == len(refused), text[:3000]
+    finally:
+        daemon.stop()
