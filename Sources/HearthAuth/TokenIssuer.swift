@@ -189,10 +189,13 @@ public struct RefreshToken: Sendable, Equatable {
     /// or from earlier versions `2.<uid>.<method>.<secret>[.<claims>]` and
     /// `1.<method>.<secret>[.<claims>]`.
     public var session: Session? {
-        var parts = text.split(separator: ".", omittingEmptySubsequences: false)[...]
-        guard let version = parts.popFirst(), ["1", "2", "3"].contains(version) else { return nil }
+        // Bytes, not Characters: a refresh parses one of these on every call.
+        var parts = Array(text.utf8).split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)[...]
+        guard let version = parts.popFirst(), version.count == 1, let digit = version.first,
+            (UInt8(ascii: "1")...UInt8(ascii: "3")).contains(digit)
+        else { return nil }
         var uid: UserID?
-        if version != "1" {
+        if digit != UInt8(ascii: "1") {
             guard let bytes = parts.popFirst().flatMap({ Base64URL.decode($0) }), let text = String(validating: bytes, as: UTF8.self),
                 let named = UserID(text)
             else { return nil }
@@ -202,9 +205,11 @@ public struct RefreshToken: Sendable, Equatable {
             let method = String(validating: bytes, as: UTF8.self).map(SignInMethod.init(rawValue:))
         else { return nil }
         var signedInAt: Int64?
-        if version == "3" {
-            guard let time = parts.popFirst().flatMap({ Int64($0) }), time >= 0 else { return nil }
-            signedInAt = time
+        if digit == UInt8(ascii: "3") {
+            guard let field = parts.popFirst(), !field.isEmpty, field.count <= 18,
+                field.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+            else { return nil }
+            signedInAt = field.reduce(Int64(0)) { $0 * 10 + Int64($1 - UInt8(ascii: "0")) }
         }
         guard let secret = parts.popFirst().flatMap({ Base64URL.decode($0) }), secret.count == 32, parts.count <= 1 else {
             return nil

@@ -46,6 +46,8 @@ struct Serve: AsyncParsableCommand {
         }
         if environmentValue("HEARTH_LOG_FORMAT") == "json" {
             LoggingSystem.bootstrap { label in JSONLogHandler(label: label) }
+        } else {
+            LoggingSystem.bootstrap { label in TextLogHandler(label: label) }
         }
         // Counters and histograms recorded through swift-metrics land in Prometheus's registry,
         // which /metrics renders.
