@@ -26,8 +26,7 @@ public struct JSONLogHandler: LogHandler {
 
     public func log(event: LogEvent) {
         var fields: [String: JSONValue] = [:]
-        let merged = metadata.merging(metadataProvider?.get() ?? [:]) { _, new in new }.merging(event.metadata ?? [:]) { _, new in new }
-        for (key, value) in merged { fields[key] = .string("\(value)") }
+        for (key, value) in self.fields(of: event) { fields[key] = .string("\(value)") }
         fields["time"] = .string(Date.now.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted)))
         fields["level"] = .string(event.level.rawValue)
         fields["label"] = .string(label)

@@ -26,14 +26,7 @@ public struct TextLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        var merged = metadata
-        if let provided = metadataProvider?.get() { merged.merge(provided) { _, new in new } }
-        if let explicit = event.metadata { merged.merge(explicit) { _, new in new } }
-        if let error = event.error {
-            merged["error.message"] = "\(error)"
-            merged["error.type"] = "\(String(reflecting: type(of: error)))"
-        }
-        let fields = merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        let fields = fields(of: event).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         let line = "\(Self.timestamp()) \(event.level) \(label):\(fields.isEmpty ? "" : " " + fields) [\(event.source)] \(event.message)\n"
         // One write per line: lines from several threads never interleave.
         var bytes = Array(line.utf8)
@@ -47,5 +40,20 @@ public struct TextLogHandler: LogHandler {
         var buffer = [CChar](repeating: 0, count: 64)
         let count = strftime(&buffer, buffer.count, "%Y-%m-%dT%H:%M:%S%z", &local)
         return String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
+
+extension LogHandler {
+    /// What a line shows: the handler's metadata, its provider's, the event's, and the error,
+    /// later ones winning.
+    func fields(of event: LogEvent) -> Logger.Metadata {
+        var merged = metadata
+        if let provided = metadataProvider?.get() { merged.merge(provided) { _, new in new } }
+        if let explicit = event.metadata { merged.merge(explicit) { _, new in new } }
+        if let error = event.error {
+            merged["error.message"] = "\(error)"
+            merged["error.type"] = "\(String(reflecting: type(of: error)))"
+        }
+        return merged
     }
 }
