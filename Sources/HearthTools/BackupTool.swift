@@ -19,9 +19,16 @@ public enum BackupTool {
         copying: @escaping (Int, Int) -> Void = { _, _ in }, verifying: (UInt64, UInt64) -> Void = { _, _ in }
     ) throws -> Summary {
         let start = ContinuousClock.now
+        // Everything acknowledged before the backup began is at or below this head.
+        let before = try store.ledgerHead()
         let copied = try store.backUp(into: target, progress: copying)
         do {
             let (manifest, checked) = try verify(copied, of: store, in: target, now: now, verifying: verifying)
+            guard manifest.headSequence > before.sequence || (manifest.headSequence == before.sequence && manifest.headHash == before.hash)
+            else {
+                throw BackupError.verificationFailed(
+                    "the copy ends at event \(manifest.headSequence), before the ledger's head when the backup began (\(before.sequence))")
+            }
             try manifest.write(to: target)
             return Summary(manifest: manifest, seconds: seconds(since: start), eventsVerified: checked)
         } catch {

@@ -46,6 +46,7 @@ public final class ProgressBar {
     private let enabled: Bool
     private let start = ContinuousClock.now
     private var lastDraw = ContinuousClock.now - .seconds(1)
+    private var finished = false
 
     public init(label: String, output: Output = .standardError) {
         self.label = label
@@ -54,7 +55,7 @@ public final class ProgressBar {
     }
 
     public func update(_ done: UInt64, of total: UInt64) {
-        guard enabled else { return }
+        guard enabled, !finished else { return }
         let now = ContinuousClock.now
         guard now - lastDraw >= .milliseconds(100) || done == total else { return }
         lastDraw = now
@@ -67,8 +68,10 @@ public final class ProgressBar {
         output.flush()
     }
 
+    /// Ends the bar's line; once (later calls do nothing).
     public func finish() {
-        guard enabled else { return }
+        guard enabled, !finished else { return }
+        finished = true
         output.write("\n")
         output.flush()
     }

@@ -1,5 +1,6 @@
 import Dispatch
 import HearthDomain
+import HearthStore
 import HearthWire
 import Synchronization
 
@@ -61,11 +62,13 @@ public enum UsersImport {
         var mfaUsers = 0
     }
 
+    /// `checking(bytesRead, fileBytes)` during the first pass, `progress(imported, users)` during the second.
     public static func run(
-        file: String, options: Options, daemon: DaemonClient, progress: (UInt64, UInt64) -> Void = { _, _ in }
+        file: String, options: Options, daemon: DaemonClient, checking: (UInt64, UInt64) -> Void = { _, _ in },
+        progress: (UInt64, UInt64) -> Void = { _, _ in }
     ) throws -> Summary {
         let start = ContinuousClock.now
-        var plan = try check(file)
+        var plan = try check(file, progress: checking)
         if let flags = options.hashConfig { plan.hashConfig = flags }
         if plan.passwordUsers > 0 {
             guard let config = plan.hashConfig else {
@@ -82,9 +85,10 @@ public enum UsersImport {
     }
 
     /// The first pass: every user checked as `firebase auth:import` checks them, and counted.
-    static func check(_ file: String) throws -> Plan {
+    static func check(_ file: String, progress: (UInt64, UInt64) -> Void = { _, _ in }) throws -> Plan {
         var plan = Plan()
         let reader = try JSONMemberReader(path: file, streamed: ["users"])
+        let size = UInt64(DurableFiles.size(of: file) ?? 0)
         while let item = try reader.next() {
             switch item {
             case .member("hashConfig", let bytes):
@@ -103,11 +107,13 @@ public enum UsersImport {
                 break  // other top-level members are not users (firebase auth:import ignores them too)
             case .element(_, let bytes):
                 plan.users += 1
+                if plan.users % 10_000 == 0 { progress(UInt64(reader.offset), max(size, UInt64(reader.offset))) }
                 let user = try transform(bytes, number: plan.users)
                 if user["passwordHash"] != nil { plan.passwordUsers += 1 }
                 if user["mfaInfo"]?.arrayValue?.isEmpty == false { plan.mfaUsers += 1 }
             }
         }
+        progress(max(size, UInt64(reader.offset)), max(size, UInt64(reader.offset)))
         guard reader.arraysEntered.contains("users") else { throw Invalid(description: "\(file) has no \"users\" array (the JSON of firebase auth:export)") }
         return plan
     }

@@ -68,10 +68,16 @@ struct Users: AsyncParsableCommand {
         func run() throws {
             var options = UsersImport.Options(project: project.project, hashConfig: try hashConfig())
             options.concurrency = 4
-            let progress = ProgressBar(label: "importing")
+            let checking = ProgressBar(label: "checking  (bytes)")
+            let progress = ProgressBar(label: "importing (users)")
             let summary: UsersImport.Summary
             do {
-                summary = try UsersImport.run(file: file, options: options, daemon: try daemon.client(), progress: progress.update)
+                summary = try UsersImport.run(
+                    file: file, options: options, daemon: try daemon.client(), checking: checking.update,
+                    progress: { done, total in
+                        checking.finish()
+                        progress.update(done, of: total)
+                    })
             } catch let stopped as UsersImport.Stopped {
                 progress.finish()
                 Self.listRefused(stopped.before)
