@@ -109,8 +109,9 @@ public enum HearthServer {
         }
         let scheduler = CleanupScheduler(store: store, clock: clock, startsAfter: caughtUp, logger: logger)
         // Services stop in reverse order after the server drains: the scheduler between two
-        // batches, the mail queue after sending the links of the last requests, then the store.
-        var services: [any Service] = [StoreService(store: store, logger: logger)]
+        // batches, the mail queue after sending the links of the last requests, the store, then
+        // the signing and hashing threads.
+        var services: [any Service] = [WorkersService(service: service), StoreService(store: store, logger: logger)]
         if let mailQueue { services.append(mailQueue) }
         services.append(scheduler)
         if let interval = WatchdogService.interval() {
@@ -163,7 +164,8 @@ public enum HearthServer {
         // saturating sign-up load, a cheap request (a lookup) is then answered at once instead of
         // waiting behind the signatures queued on its loop (Benchmarks/api.py measures both).
         let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
-        let signing = WorkPool(threads: cores, name: "hearth-sign", maxQueued: 1024 * cores)
+        let signing =
+            configuration.signingAlgorithm == .rs256 ? WorkPool(threads: cores, name: "hearth-sign", maxQueued: 1024 * cores) : nil
         let policy = try configuration.abuseLimitPolicy()
         let hashing = WorkPool(
             threads: configuration.hashThreads, name: "hearth-scrypt", maxQueuedPerClient: policy?.hashQueuePerAddress)

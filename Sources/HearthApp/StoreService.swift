@@ -1,4 +1,5 @@
 import Foundation
+import HearthAuth
 import HearthStore
 import Logging
 import ServiceLifecycle
@@ -39,6 +40,17 @@ struct StoreService: Service {
             stop.request()
         }
         logger.info("projections caught up", metadata: ["events": "\(applied)", "duration": "\(ContinuousClock.now - start)"])
+    }
+}
+
+/// Ends the signing and hashing threads once everything that could use them has stopped (it is
+/// the first service, so the last to stop).
+struct WorkersService: Service {
+    let service: AuthService
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        service.stopWorkers()
     }
 }
 

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import HearthDomain
+import HearthWire
 import Synchronization
 
 /// The abuse limits at work: checked before the work they protect (a password hash, a commit, an
@@ -111,14 +112,7 @@ public final class AbuseGuard: Sendable {
     /// seen through a dual-stack socket (`::ffff:a.b.c.d`) by its IPv4 address.
     static func addressKey(_ caller: Caller) -> String? {
         guard let ip = caller.clientIp, !ip.isEmpty else { return nil }
-        var v6 = in6_addr()
-        guard inet_pton(AF_INET6, ip, &v6) == 1 else { return ip }
-        let bytes = withUnsafeBytes(of: &v6) { Array($0) }
-        if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF {
-            return bytes[12...].map { String($0) }.joined(separator: ".")
-        }
-        let groups = stride(from: 0, to: 8, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }
-        return groups.joined(separator: ":") + "::/64"
+        return IPAddress(ip)?.unmapped.subscriberKey ?? ip
     }
 
     private func key(_ project: ProjectID, _ subject: String) -> String {

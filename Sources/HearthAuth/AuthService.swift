@@ -107,6 +107,13 @@ public final class AuthService: Sendable {
 
     public var now: Int64 { store.clock.now() }
 
+    /// Lets the signing and hashing threads finish what is queued and end (at shutdown, once no
+    /// request can come).
+    public func stopWorkers() {
+        tokens.signingPool?.stop()
+        passwords.stop()
+    }
+
     static func metadata(_ caller: Caller, uid: UserID? = nil) -> Metadata {
         Metadata(
             actor: caller.isAdmin ? .admin : .endUser, actorId: caller.isAdmin ? "owner" : uid?.rawValue,

@@ -46,6 +46,9 @@ public struct PasswordHasher: Sendable {
     /// The client already has its share of the queue waiting (the abuse limits count it).
     public struct ClientShareFull: Error {}
 
+    /// Lets the hashing threads finish what is queued and end (at shutdown).
+    public func stop() { pool.stop() }
+
     /// Hashes and checks started so far.
     public var started: Int { pool.startedJobs }
 

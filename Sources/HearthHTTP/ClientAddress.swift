@@ -1,11 +1,7 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
-import Hummingbird
 import HTTPTypes
+import HearthWire
+import Hummingbird
 
 /// An IPv4 or IPv6 address, or a CIDR range of them (`10.0.0.0/8`, `fd00::/8`, `127.0.0.1`).
 public struct AddressRange: Sendable, Equatable {
@@ -33,13 +29,7 @@ public struct AddressRange: Sendable, Equatable {
     }
 
     /// The address's bytes (4 or 16); `nil` when it is not an address.
-    static func bytes(of text: String) -> [UInt8]? {
-        var v4 = in_addr()
-        if inet_pton(AF_INET, text, &v4) == 1 { return withUnsafeBytes(of: &v4) { Array($0) } }
-        var v6 = in6_addr()
-        if inet_pton(AF_INET6, text, &v6) == 1 { return withUnsafeBytes(of: &v6) { Array($0) } }
-        return nil
-    }
+    static func bytes(of text: some StringProtocol) -> [UInt8]? { IPAddress(text)?.bytes }
 }
 
 extension APIAccess {

@@ -71,3 +71,23 @@ struct JSONTests {
         #expect(FormEncoding.decode(Array("%FF".utf8)) == nil)
     }
 }
+
+@Suite("IP addresses")
+struct IPAddressTests {
+    @Test func addressesParseAndNamesPortsAndZonesDoNot() {
+        #expect(IPAddress("203.0.113.5")?.bytes == [203, 0, 113, 5])
+        #expect(IPAddress("2001:db8::1")?.bytes.count == 16)
+        for text in ["localhost", "203.0.113.5:80", "fe80::1%eth0", "", "1.2.3", "[::1]", " 1.2.3.4"] {
+            #expect(IPAddress(text) == nil, "\(text)")
+        }
+    }
+
+    @Test func mappedLoopbackAndSubscriberKeys() {
+        #expect(IPAddress("::ffff:203.0.113.5")?.unmapped == IPAddress("203.0.113.5"))
+        #expect(IPAddress("2001:db8::1")?.unmapped == IPAddress("2001:db8::1"))
+        for loopback in ["127.0.0.1", "127.9.8.7", "::1", "::ffff:127.0.0.1"] { #expect(IPAddress(loopback)?.isLoopback == true) }
+        for other in ["128.0.0.1", "::2", "::ffff:10.0.0.1", "0.0.0.0", "::"] { #expect(IPAddress(other)?.isLoopback == false) }
+        #expect(IPAddress("2001:db8:1:2:3:4:5:6")?.subscriberKey == "2001:db8:1:2::/64")
+        #expect(IPAddress("192.0.2.1")?.subscriberKey == "192.0.2.1")
+    }
+}
