@@ -138,8 +138,8 @@ let package = Package(
         .target(
             name: "HearthTools",
             dependencies: [
-                "HearthDomain", "HearthWire", "HearthStore", "HearthScheduler", .product(name: "Logging", package: "swift-log"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                "HearthDomain", "HearthWire", "HearthStore", "HearthScheduler", "HearthAuth",
+                .product(name: "Logging", package: "swift-log"), .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict),
         .executableTarget(

@@ -41,6 +41,28 @@ public enum DurableFiles {
         }
     }
 
+    /// `writeAtomically` for a file written in pieces: `fill` appends text through the function
+    /// it is given (buffered, 1 MiB at a time). If `fill` throws, nothing is left behind.
+    public static func writeAtomically(to path: String, _ fill: (_ append: (String) throws -> Void) throws -> Void) throws {
+        try translatingErrors {
+            let temporary = path + ".partial"
+            unlink(temporary)
+            try create(temporary) { fd in
+                var buffer: [UInt8] = []
+                buffer.reserveCapacity(1 << 20)
+                try fill { text in
+                    buffer.append(contentsOf: text.utf8)
+                    if buffer.count >= 1 << 20 {
+                        try writeAll(fd, buffer[...], path: temporary)
+                        buffer.removeAll(keepingCapacity: true)
+                    }
+                }
+                try writeAll(fd, buffer[...], path: temporary)
+            }
+            try rename(temporary, to: path)
+        }
+    }
+
     /// Copies `source` to `destination` through a temporary name; `progress(bytesCopied)`.
     static func copy(_ source: String, to destination: String, progress: (Int) -> Void = { _ in }) throws {
         try rename(try stage(source, beside: destination, progress: progress), to: destination)

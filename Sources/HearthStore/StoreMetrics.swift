@@ -18,7 +18,7 @@ extension AccountStore {
         return try translatingErrors {
             let info = environment.info
             let ledgerBytes = try environment.read { txn in try txn.bytes(ledger.events) + txn.bytes(ledger.streams) }
-            return StorageUse(mapBytes: info.mapSize, usedBytes: environment.usedBytes, ledgerBytes: ledgerBytes)
+            return StorageUse(mapBytes: info.mapSize, usedBytes: (info.lastPageNumber + 1) * info.pageSize, ledgerBytes: ledgerBytes)
         }
     }
 

@@ -1,3 +1,5 @@
+import Foundation
+import HearthAuth
 import HearthDomain
 import HearthWire
 
@@ -68,20 +70,27 @@ public struct HashConfig: Hashable, Sendable {
         case "HMAC_SHA512", "HMAC_SHA256", "HMAC_SHA1", "HMAC_MD5":
             guard key != nil else { throw Invalid("Must provide hash key(base64 encoded) for hash algorithm \(algorithm)") }
         case "PBKDF_SHA1", "PBKDF2_SHA256":
-            try require(rounds, 1...120_000, "rounds")
+            try require(rounds, StoredHashLimits.pbkdf2Rounds, "rounds")
         case "SCRYPT":
             guard key != nil else { throw Invalid("Must provide hash key(base64 encoded) for hash algorithm \(algorithm)") }
             try require(rounds, 1...8, "rounds")
             try require(memoryCost, 1...14, "memory cost")
         case "STANDARD_SCRYPT":
-            guard let cost = memoryCost, cost > 1, cost & (cost - 1) == 0, cost <= 1 << 20 else {
-                throw Invalid("Must provide a memory cost (N, a power of two up to 2^20) for hash algorithm STANDARD_SCRYPT")
+            guard let cost = memoryCost, cost > 1, cost & (cost - 1) == 0 else {
+                throw Invalid("Must provide a memory cost (N, a power of two) for hash algorithm STANDARD_SCRYPT")
             }
-            try require(blockSize, 1...32, "block size")
-            try require(parallelization, 1...16, "parallelization")
-            // What one check may cost the daemon's hashing pool (Hearth's import limit).
-            guard 128 * cost * blockSize! <= 256 << 20 else {
-                throw Invalid("STANDARD_SCRYPT with N=\(cost) and block size \(blockSize!) needs more than 256 MiB per check; Hearth imports at most that")
+            // The daemon's own limits on what one imported hash may cost to check.
+            let stored = PasswordHash(
+                algorithm: algorithm, hash: [], salt: [], memoryCost: cost.trailingZeroBitCount, blockSize: blockSize,
+                parallelization: parallelization)
+            if let violation = StoredHashLimits.costViolation(stored) {
+                let maxLogN = StoredHashLimits.scryptLogN.upperBound
+                let blockSizes = StoredHashLimits.scryptBlockSize
+                let parallelizations = StoredHashLimits.scryptParallelization
+                let mebibytes = StoredHashLimits.scryptMemoryBytes >> 20
+                throw Invalid(
+                    "\(violation): Hearth imports STANDARD_SCRYPT with N up to 2^\(maxLogN), --block-size \(blockSizes), --parallelization \(parallelizations) and at most \(mebibytes) MiB per check"
+                )
             }
         case "BCRYPT":
             break
@@ -136,8 +145,8 @@ public struct HashConfig: Hashable, Sendable {
     /// The `hashConfig` object, in the flags' names.
     public var json: JSONValue {
         var fields: [String: JSONValue] = ["hashAlgo": .string(algorithm)]
-        if let key { fields["hashKey"] = .string(StandardBase64.encode(key)) }
-        if let saltSeparator { fields["saltSeparator"] = .string(StandardBase64.encode(saltSeparator)) }
+        if let key { fields["hashKey"] = .string(Data(key).base64EncodedString()) }
+        if let saltSeparator { fields["saltSeparator"] = .string(Data(saltSeparator).base64EncodedString()) }
         if let rounds { fields["rounds"] = .int(Int64(rounds)) }
         if let memoryCost { fields["memCost"] = .int(Int64(memoryCost)) }
         if let parallelization { fields["parallelization"] = .int(Int64(parallelization)) }
@@ -165,20 +174,5 @@ public struct HashConfig: Hashable, Sendable {
         default: break
         }
         return fields
-    }
-}
-
-/// Standard base64 with padding, as `firebase auth:export` writes hashes and salts.
-enum StandardBase64 {
-    static func encode(_ bytes: [UInt8]) -> String {
-        var text = Base64URL.encode(bytes).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while text.utf8.count % 4 != 0 { text += "=" }
-        return text
-    }
-}
-
-extension String {
-    fileprivate func replacingOccurrences(of target: Character, with replacement: Character) -> String {
-        String(map { $0 == target ? replacement : $0 })
     }
 }

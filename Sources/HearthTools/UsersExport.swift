@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 import HearthDomain
 import HearthStore
 import HearthWire
@@ -29,43 +25,44 @@ public enum UsersExport {
         _ store: AccountStore, project: ProjectID, to path: String, progress: (UInt64, UInt64) -> Void = { _, _ in }
     ) throws -> Summary {
         let start = ContinuousClock.now
-        let file = try ExportFile(path: path)
         var summary = Summary()
-        try store.read { reader in
-            let total = UInt64(try reader.accountCount(in: project))
-            // First pass: which hash configuration most accounts share, and who differs.
-            var counts: [HashConfig: Int] = [:]
-            try forEachAccount(reader, project) { account in
-                if let config = account.password.flatMap(HashConfig.init(stored:)) { counts[config, default: 0] += 1 }
-            }
-            let main = counts.max { $0.value < $1.value || ($0.value == $1.value && "\($0.key)" > "\($1.key)") }?.key
-            var others: [HashConfig: [String]] = [:]
-            if counts.count > 1 {
+        // Owner-only, under a temporary name until whole: it holds password hashes.
+        try DurableFiles.writeAtomically(to: path) { write in
+            try store.read { reader in
+                let total = UInt64(try reader.accountCount(in: project))
+                // First pass: which hash configuration most accounts share, and who differs.
+                var counts: [HashConfig: Int] = [:]
                 try forEachAccount(reader, project) { account in
-                    if let config = account.password.flatMap(HashConfig.init(stored:)), config != main {
-                        others[config, default: []].append(account.uid.rawValue)
+                    if let config = account.password.flatMap(HashConfig.init(stored:)) { counts[config, default: 0] += 1 }
+                }
+                let main = counts.max { $0.value < $1.value || ($0.value == $1.value && "\($0.key)" > "\($1.key)") }?.key
+                var others: [HashConfig: [String]] = [:]
+                if counts.count > 1 {
+                    try forEachAccount(reader, project) { account in
+                        if let config = account.password.flatMap(HashConfig.init(stored:)), config != main {
+                            others[config, default: []].append(account.uid.rawValue)
+                        }
                     }
                 }
-            }
-            file.write("{")
-            if let main { file.write("\"hashConfig\":" + main.json.text + ",\n") }
-            if !others.isEmpty {
-                let groups = others.sorted { $0.value[0] < $1.value[0] }.map { config, uids -> JSONValue in
-                    ["hashConfig": config.json, "localIds": .array(uids.map(JSONValue.string))]
+                try write("{")
+                if let main { try write("\"hashConfig\":" + main.json.text + ",\n") }
+                if !others.isEmpty {
+                    let groups = others.sorted { $0.value[0] < $1.value[0] }.map { config, uids -> JSONValue in
+                        ["hashConfig": config.json, "localIds": .array(uids.map(JSONValue.string))]
+                    }
+                    try write("\"otherHashConfigs\":" + JSONValue.array(groups).text + ",\n")
                 }
-                file.write("\"otherHashConfigs\":" + JSONValue.array(groups).text + ",\n")
+                try write("\"users\": [\n")
+                try forEachAccount(reader, project) { account in
+                    if summary.users > 0 { try write(",\n") }
+                    try write(userJSON(account, summary: &summary))
+                    summary.users += 1
+                    if summary.users % pageSize == 0 { progress(UInt64(summary.users), total) }
+                }
+                try write("\n]}\n")
+                progress(UInt64(summary.users), max(total, UInt64(summary.users)))
             }
-            file.write("\"users\": [\n")
-            try forEachAccount(reader, project) { account in
-                if summary.users > 0 { file.write(",\n") }
-                file.write(userJSON(account, summary: &summary))
-                summary.users += 1
-                if summary.users % pageSize == 0 { progress(UInt64(summary.users), total) }
-            }
-            file.write("\n]}\n")
-            progress(UInt64(summary.users), max(total, UInt64(summary.users)))
         }
-        try file.finish()
         summary.seconds = seconds(since: start)
         return summary
     }
@@ -88,8 +85,8 @@ public enum UsersExport {
         if let password = account.password {
             summary.withPassword += 1
             if HashConfig(stored: password) != nil {
-                fields.append(("passwordHash", .string(StandardBase64.encode(password.hash))))
-                fields.append(("salt", .string(StandardBase64.encode(password.salt))))
+                fields.append(("passwordHash", .string(Data(password.hash).base64EncodedString())))
+                fields.append(("salt", .string(Data(password.salt).base64EncodedString())))
             } else {
                 summary.hashesLeftOut += 1
             }
@@ -114,57 +111,5 @@ public enum UsersExport {
     /// A JSON object with its keys in the given order (JSONValue's objects have none).
     private static func ordered(_ fields: [(String, JSONValue)]) -> String {
         "{" + fields.map { JSONValue.string($0.0).text + ":" + $0.1.text }.joined(separator: ",") + "}"
-    }
-}
-
-/// The export's file: written under a temporary name, owner-only (it holds password hashes),
-/// fsynced and renamed into place only when whole.
-final class ExportFile {
-    private let path: String
-    private let temporary: String
-    private let descriptor: Int32
-    private var buffer: [UInt8] = []
-
-    init(path: String) throws {
-        self.path = path
-        temporary = path + ".partial"
-        unlink(temporary)
-        descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw JSONMemberReader.FileError(path: temporary, code: errno) }
-    }
-
-    deinit {
-        if descriptor >= 0 { close(descriptor) }
-        unlink(temporary)
-    }
-
-    func write(_ text: String) {
-        guard failure == 0 else { return }
-        buffer.append(contentsOf: text.utf8)
-        if buffer.count >= 1 << 20 { try? flush() }
-    }
-
-    private var failure: Int32 = 0
-
-    private func flush() throws {
-        var offset = 0
-        while offset < buffer.count {
-            let written = buffer[offset...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else {
-                failure = errno
-                throw JSONMemberReader.FileError(path: temporary, code: errno)
-            }
-            offset += written
-        }
-        buffer.removeAll(keepingCapacity: true)
-    }
-
-    func finish() throws {
-        try flush()
-        guard failure == 0 else { throw JSONMemberReader.FileError(path: temporary, code: failure) }
-        guard fsync(descriptor) == 0 else { throw JSONMemberReader.FileError(path: temporary, code: errno) }
-        guard rename(temporary, path) == 0 else { throw JSONMemberReader.FileError(path: path, code: errno) }
-        try DurableFiles.syncDirectory(of: path)
     }
 }
