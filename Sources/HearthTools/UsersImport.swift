@@ -249,7 +249,8 @@ public enum UsersImport {
             case .success(let reply) where reply.status != 200:
                 let answer = JSONValue.parse(reply.body)
                 let message = answer?["error"]?["message"]?.stringValue ?? String(decoding: reply.body.prefix(200), as: UTF8.self)
-                fatal = fatal ?? Invalid(description: "the daemon refused a batch (\(reply.status)): \(message)")
+                let hint = reply.status == 401 || reply.status == 403 ? " (an import needs an admin token: --token, $HEARTH_ADMIN_TOKEN or the config file's)" : ""
+                fatal = fatal ?? Invalid(description: "the daemon refused a batch (\(reply.status)): \(message)\(hint)")
             case .success(let reply):
                 done += localIds.count
                 for entry in JSONValue.parse(reply.body)?["error"]?.arrayValue ?? [] {
