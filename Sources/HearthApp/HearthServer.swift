@@ -83,7 +83,14 @@ public enum HearthServer {
                 "maxConnections lowered to what the descriptor limit allows",
                 metadata: ["configured": "\(configuration.maxConnections ?? 0)", "maxConnections": "\(maxConnections)"])
         }
-        logger.info("connections", metadata: ["maxConnections": "\(maxConnections)", "descriptorLimit": "\(descriptorLimit)"])
+        let governor = ConnectionGovernor(limits: configuration.connectionLimits(maxConnections: maxConnections))
+        logger.info(
+            "connections",
+            metadata: [
+                "maxConnections": "\(maxConnections)", "descriptorLimit": "\(descriptorLimit)",
+                "maxConnectionsPerAddress": "\(governor.limits.perAddress)",
+                "maxBufferedRequestBytes": "\(governor.limits.bufferedBytes)",
+            ])
         if configuration.servesDevelopmentOffLoopback {
             logger.warning(
                 "INSECURE: the development profile is listening off loopback: anyone who reaches \(configuration.host) is admin (Bearer owner), signs in with unsigned custom tokens and wipes accounts",
@@ -97,7 +104,8 @@ public enum HearthServer {
             readiness: { await Readiness.checks(store: store, caughtUp: caughtUp) },
             metrics: {
                 MetricsExposition.render(
-                    registry: PrometheusMetricsFactory.defaultRegistry, store: store, service: service, mailQueue: mailQueue)
+                    registry: PrometheusMetricsFactory.defaultRegistry, store: store, service: service, mailQueue: mailQueue,
+                    connections: governor)
             })
         MetricsExposition.observeWriter(of: store)
         store.writeHealth.observe { diskFull in
@@ -120,7 +128,8 @@ public enum HearthServer {
         var application = Application(
             router: router,
             server: HearthRouter.server(
-                idleTimeout: .seconds(configuration.idleTimeoutSeconds), requestTimeLimit: configuration.requestTimeLimit),
+                idleTimeout: .seconds(configuration.idleTimeoutSeconds), requestTimeLimit: configuration.requestTimeLimit,
+                governor: governor),
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port), serverName: "hearth",
                 availableConnectionsDelegate: CappedConnections(maximum: maxConnections, logger: logger)),

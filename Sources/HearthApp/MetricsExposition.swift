@@ -1,5 +1,6 @@
 import CoreMetrics
 import HearthAuth
+import HearthHTTP
 import HearthMail
 import HearthStore
 import Prometheus
@@ -35,7 +36,8 @@ public enum MetricsExposition {
     }
 
     static func render(
-        registry: PrometheusCollectorRegistry, store: AccountStore, service: AuthService, mailQueue: MailQueue?
+        registry: PrometheusCollectorRegistry, store: AccountStore, service: AuthService, mailQueue: MailQueue?,
+        connections: ConnectionGovernor
     ) -> String {
         let gauge = { (name: String, help: String, value: Double) in
             registry.makeGauge(descriptor: MetricNameDescriptor(metricName: name, unitName: "", helpText: help)).set(value)
@@ -61,6 +63,10 @@ public enum MetricsExposition {
         if let mailQueue {
             gauge("hearth_mail_queue_depth", "Mail queued, promised room, or waiting to be retried.", Double(mailQueue.depth))
         }
+        gauge("hearth_connections_open", "Connections being served.", Double(connections.openConnections))
+        gauge(
+            "hearth_request_buffered_bytes", "Bytes of requests received and not yet answered (maxBufferedRequestBytes bounds it).",
+            Double(connections.bufferedRequestBytes))
         gauge("hearth_disk_full", "1 while writes fail on a full disk.", store.writeHealth.diskFullSince == nil ? 0 : 1)
         return registry.emitToString()
     }

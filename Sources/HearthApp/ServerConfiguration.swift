@@ -47,6 +47,19 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Connections served at once; further clients wait in the listen backlog. `nil`: derived
     /// from the descriptor limit at start, less a reserve (ConnectionLimit).
     public var maxConnections: Int?
+    /// Connections one client address (an IPv6 client's /64) may hold, and never more than an
+    /// eighth of those still free; `trustedProxies` are not limited.
+    public var maxConnectionsPerAddress = 256
+    /// Bytes of requests received and not yet answered, over all connections: past it a request
+    /// is answered 503 with `Retry-After` instead of being read (a request's bytes past its first
+    /// 64 KiB may use three quarters of it).
+    public var maxBufferedRequestBytes = 64 << 20
+    /// A new connection that has not sent a whole request head this long after opening is closed.
+    public var requestHeadTimeoutSeconds = 10
+    /// Development: let browser pages use the emulator's admin credentials (`Bearer owner`) and
+    /// reach Hearth from a public origin (private-network access). Off: any web page could
+    /// otherwise read a developer's accounts, password hashes included.
+    public var developmentBrowserAdmin = false
     /// The app's action handler that email links point at (production needs it for links).
     public var actionUrl: String?
     /// What emails call the app (Firebase's %APP_NAME%); the project id when unset.
@@ -109,6 +122,7 @@ public struct ServerConfiguration: Sendable, Equatable {
         case customTokenKeys
         case scryptLogN, scryptBlockSize, scryptParallelization, hashThreads, idleTimeoutSeconds
         case requestTimeoutSeconds, requestMinBytesPerSecond, requestTimeoutMaxSeconds, maxConnections
+        case maxConnectionsPerAddress, maxBufferedRequestBytes, requestHeadTimeoutSeconds, developmentBrowserAdmin
         case actionUrl, appName, mailFrom, mailFromName
         case smtpHost, smtpPort, smtpSecurity, smtpUsername, smtpPassword, smtpPasswordFile, smtpTrustRoots
         case projects, publicUrl, identityProviders, providerTimeoutSeconds, secretFilesDirectory
@@ -168,6 +182,14 @@ public struct ServerConfiguration: Sendable, Equatable {
             guard let number = Int(try text()) else { throw ConfigurationError.invalid(key.rawValue, source: source) }
             return number
         }
+        func flag() throws -> Bool {
+            switch value {
+            case .bool(let flag): return flag
+            case .string(let text) where ["true", "1", "yes"].contains(text.lowercased()): return true
+            case .string(let text) where ["false", "0", "no"].contains(text.lowercased()): return false
+            default: throw ConfigurationError.invalid(key.rawValue, source: source)
+            }
+        }
         switch key {
         case .host: host = try text()
         case .port: port = try number()
@@ -190,13 +212,8 @@ public struct ServerConfiguration: Sendable, Equatable {
         case .adminTokenFile:
             // A systemd credential (LoadCredential=) or any file holding one token per line.
             adminTokenFileTokens = try Self.credentialLines(try text()).map { AdminCredential(token: $0) }
-        case .insecureDevelopmentOnNetwork:
-            switch value {
-            case .bool(let flag): insecureDevelopmentOnNetwork = flag
-            case .string(let text) where ["true", "1", "yes"].contains(text.lowercased()): insecureDevelopmentOnNetwork = true
-            case .string(let text) where ["false", "0", "no"].contains(text.lowercased()): insecureDevelopmentOnNetwork = false
-            default: throw ConfigurationError.invalid(key.rawValue, source: source)
-            }
+        case .insecureDevelopmentOnNetwork: insecureDevelopmentOnNetwork = try flag()
+        case .developmentBrowserAdmin: developmentBrowserAdmin = try flag()
         case .signingAlgorithm:
             guard let parsed = SigningKey.Algorithm(rawValue: try text().uppercased()) else {
                 throw ConfigurationError.invalid(key.rawValue, source: source)
@@ -214,6 +231,9 @@ public struct ServerConfiguration: Sendable, Equatable {
         case .requestMinBytesPerSecond: requestMinBytesPerSecond = try number()
         case .requestTimeoutMaxSeconds: requestTimeoutMaxSeconds = try number()
         case .maxConnections: maxConnections = try number()
+        case .maxConnectionsPerAddress: maxConnectionsPerAddress = try number()
+        case .maxBufferedRequestBytes: maxBufferedRequestBytes = try number()
+        case .requestHeadTimeoutSeconds: requestHeadTimeoutSeconds = try number()
         case .actionUrl: actionUrl = try text()
         case .appName: appName = try text()
         case .mailFrom: mailFrom = try text()
@@ -254,11 +274,16 @@ public struct ServerConfiguration: Sendable, Equatable {
     }
 
     /// An `adminTokens` entry: a token for every project, or `{"token" | "tokenFile": …,
-    /// "projects": [...]}` for the projects named (a file may hold several tokens, one a line).
+    /// "projects": [...], "name": …}` for the projects named (a file may hold several tokens, one
+    /// a line), recorded in events by its name.
     static func adminCredentials(_ item: JSONValue, source: String) throws -> [AdminCredential] {
         if let token = item.stringValue { return [AdminCredential(token: token)] }
-        guard let object = item.objectValue, Set(object.keys).isSubset(of: ["token", "tokenFile", "projects"]) else {
+        guard let object = item.objectValue, Set(object.keys).isSubset(of: ["token", "tokenFile", "projects", "name"]) else {
             throw ConfigurationError.invalid("adminTokens", source: source)
+        }
+        let name = object["name"]?.stringValue
+        if object["name"] != nil, !(name.map(AdminCredential.isValidName) ?? false) {
+            throw ConfigurationError.invalid("adminTokens name (1 to 64 of letters, digits, . _ -)", source: source)
         }
         var scope = AdminCredential.Scope.everyProject
         if let listed = object["projects"] {
@@ -280,7 +305,7 @@ public struct ServerConfiguration: Sendable, Equatable {
         case (nil, let file?): tokens = try credentialLines(file)
         default: throw ConfigurationError.invalid("adminTokens (one of token, tokenFile)", source: source)
         }
-        return tokens.map { AdminCredential(token: $0, scope: scope) }
+        return tokens.map { AdminCredential(token: $0, scope: scope, name: name) }
     }
 
     /// A secret file's non-empty lines (systemd `LoadCredential=` or any file an operator keeps).
@@ -316,6 +341,16 @@ public struct ServerConfiguration: Sendable, Equatable {
         }
         if let maxConnections, maxConnections < 1 {
             throw ConfigurationError.invalid("maxConnections", source: "\(maxConnections)")
+        }
+        guard maxConnectionsPerAddress >= 1 else {
+            throw ConfigurationError.invalid("maxConnectionsPerAddress", source: "\(maxConnectionsPerAddress)")
+        }
+        // A whole request (1 MiB) must fit, with room for others beside it.
+        guard maxBufferedRequestBytes >= 4 << 20 else {
+            throw ConfigurationError.invalid("maxBufferedRequestBytes (at least 4 MiB)", source: "\(maxBufferedRequestBytes)")
+        }
+        guard (1...3600).contains(requestHeadTimeoutSeconds) else {
+            throw ConfigurationError.invalid("requestHeadTimeoutSeconds", source: "\(requestHeadTimeoutSeconds)")
         }
         for credential in allAdminTokens {
             if let weakness = credential.weakness {
@@ -461,6 +496,13 @@ public struct ServerConfiguration: Sendable, Equatable {
         profile == .development && !ListenAddress.isLoopback(host)
     }
 
+    /// The connection and buffered-bytes limits, under a connection cap `hearth serve` derived.
+    public func connectionLimits(maxConnections: Int) -> ConnectionGovernor.Limits {
+        ConnectionGovernor.Limits(
+            maxConnections: maxConnections, perAddress: maxConnectionsPerAddress, bufferedBytes: maxBufferedRequestBytes,
+            headTimeout: .seconds(requestHeadTimeoutSeconds), trustedProxies: trustedProxies.compactMap(AddressRange.init))
+    }
+
     public var requestTimeLimit: RequestTimeLimit {
         RequestTimeLimit(
             base: .seconds(requestTimeoutSeconds), minBytesPerSecond: requestMinBytesPerSecond,
@@ -472,7 +514,7 @@ public struct ServerConfiguration: Sendable, Equatable {
         for (key, project) in apiKeys { keys[key] = ProjectID(project) }
         return APIAccess(
             profile: profile, defaultProject: ProjectID(project)!, apiKeys: keys, adminTokens: allAdminTokens,
-            trustedProxies: trustedProxies.compactMap(AddressRange.init))
+            trustedProxies: trustedProxies.compactMap(AddressRange.init), ownerFromBrowsers: developmentBrowserAdmin)
     }
 
     public var allAdminTokens: [AdminCredential] {

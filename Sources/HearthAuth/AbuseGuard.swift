@@ -54,38 +54,69 @@ public final class AbuseGuard: Sendable {
         }
     }
 
+    /// A password check admitted under the limits: reserved against the account's and the
+    /// address's allowance before any hashing, and settled by `passwordFailed`,
+    /// `passwordSucceeded` or (the check never ran) `release`, exactly once.
+    public struct PasswordAttempt: Sendable {
+        let accountKey: String
+        let addressKey: String?
+        let project: ProjectID
+    }
+
     /// Before a password is checked: refused while the account, or the client address, waits
-    /// out a backoff. Only password sign-in is held back: a reset or an email link still works,
-    /// so a guesser can not lock the owner out.
-    func admitPasswordAttempt(email: String, _ caller: Caller, now: Int64) throws {
-        guard !caller.isAdmin else { return }
-        if let wait = accountFailures.peek(key(caller.project, email))?.waiting(now: now) {
+    /// out a backoff or has its allowance taken by checks under way. Only password sign-in is
+    /// held back: a reset or an email link still works, so a guesser can not lock the owner out.
+    /// `nil` for an admin, whom no limit holds.
+    func reservePasswordAttempt(email: String, _ caller: Caller, now: Int64) throws -> PasswordAttempt? {
+        guard !caller.isAdmin else { return nil }
+        let limits = policy.limits(for: caller.project)
+        let accountKey = key(caller.project, email)
+        if let wait = accountFailures.update(accountKey, now: now, { $0.reserve(free: limits.passwordFailuresPerAccount, now: now) }) {
             throw refuse(.passwordFailuresPerAccount, caller, address: nil, retryAfter: wait)
         }
-        if let address = Self.addressKey(caller), let wait = addressFailures.peek(key(caller.project, address))?.waiting(now: now) {
+        guard let address = Self.addressKey(caller) else {
+            return PasswordAttempt(accountKey: accountKey, addressKey: nil, project: caller.project)
+        }
+        let addressKey = key(caller.project, address)
+        if let wait = addressFailures.update(addressKey, now: now, { $0.reserve(free: limits.passwordFailuresPerAddress, now: now) }) {
+            settle(accountFailures, accountKey, failed: false, caller.project, now: now)
             throw refuse(.passwordFailuresPerAddress, caller, address: address, retryAfter: wait)
         }
+        return PasswordAttempt(accountKey: accountKey, addressKey: addressKey, project: caller.project)
     }
 
-    func passwordFailed(email: String, _ caller: Caller, now: Int64) {
-        guard !caller.isAdmin else { return }
-        let limits = policy.limits(for: caller.project)
-        let maxDelay = Int64(limits.passwordBackoffMaxSeconds) * 1000
-        accountFailures.update(key(caller.project, email), now: now) {
-            $0.fail(free: limits.passwordFailuresPerAccount, maxDelay: maxDelay, now: now)
-        }
-        if let address = Self.addressKey(caller) {
-            addressFailures.update(key(caller.project, address), now: now) {
-                $0.fail(free: limits.passwordFailuresPerAddress, maxDelay: maxDelay, now: now)
-            }
-        }
+    func passwordFailed(_ attempt: PasswordAttempt?, now: Int64) {
+        guard let attempt else { return }
+        settle(accountFailures, attempt.accountKey, failed: true, attempt.project, now: now)
+        if let addressKey = attempt.addressKey { settle(addressFailures, addressKey, failed: true, attempt.project, now: now) }
     }
 
-    /// The owner proved the password, or set a new one by a reset: the account's count starts
-    /// over. (An address's does not: a guesser could sign in to an account of their own between
-    /// guesses.)
+    /// The owner proved the password: the account's count starts over. (An address's does not:
+    /// a guesser could sign in to an account of their own between guesses.)
+    func passwordSucceeded(_ attempt: PasswordAttempt?, now: Int64) {
+        guard let attempt else { return }
+        accountFailures.remove(attempt.accountKey)
+        if let addressKey = attempt.addressKey { settle(addressFailures, addressKey, failed: false, attempt.project, now: now) }
+    }
+
+    /// The check was never made (the account is disabled, the hashing queue was full, …).
+    func release(_ attempt: PasswordAttempt?, now: Int64) {
+        guard let attempt else { return }
+        settle(accountFailures, attempt.accountKey, failed: false, attempt.project, now: now)
+        if let addressKey = attempt.addressKey { settle(addressFailures, addressKey, failed: false, attempt.project, now: now) }
+    }
+
+    /// A password reset by email: the owner set a new password, so the account's count starts over.
     func passwordProven(email: String, project: ProjectID) {
         accountFailures.remove(key(project, email))
+    }
+
+    private func settle(_ table: LimitTable<Backoff>, _ key: String, failed: Bool, _ project: ProjectID, now: Int64) {
+        let limits = policy.limits(for: project)
+        let free = table === accountFailures ? limits.passwordFailuresPerAccount : limits.passwordFailuresPerAddress
+        table.update(key, now: now) {
+            $0.settle(failed: failed, free: free, maxDelay: Int64(limits.passwordBackoffMaxSeconds) * 1000, now: now)
+        }
     }
 
     /// Before an action-code email is sent.

@@ -91,17 +91,30 @@ extension AuthService {
         let code = Self.newActionCode()
         let type = request.requestType
         let lifetime = settings.codeLifetime(type)
-        do {
-            try await issue(code, to: recipient, type, lifetime: lifetime, withholds: withholds, caller)
-        } catch is Withheld {
-            return SentActionCode(email: recipient.email, link: nil)
-        }
         var link = actionLink(
             code, type, project, email: recipient.email, newEmail: recipient.newEmail, handler: handler,
             apiKey: request.origin.apiKey, continueUrl: request.continueUrl)
         if settings.strictActionCodeSettings { link.oobLink = request.app.shape(link.oobLink, domain: linkDomain) }
-        outbox?.deliver(link)
-        delivery?.send(link)
+        let issuedLink = link
+        let issueAndDeliver = { @Sendable [self] in
+            try await issue(code, to: recipient, type, lifetime: lifetime, withholds: withholds, caller)
+            outbox?.deliver(issuedLink)
+            delivery?.send(issuedLink)
+        }
+        if withholds && type.dependsOnRegistration {
+            // Whether a code is recorded (a durable write, an fsync) depends on whether the
+            // address is registered: answered before that write, so how long the answer takes
+            // says nothing either. The answer acknowledges no change; the email follows the commit.
+            Task {
+                do { try await issueAndDeliver() } catch {}  // withheld, or a failed write: nothing is sent
+            }
+            return SentActionCode(email: recipient.email, link: nil)
+        }
+        do {
+            try await issueAndDeliver()
+        } catch is Withheld {
+            return SentActionCode(email: recipient.email, link: nil)
+        }
         return SentActionCode(email: recipient.email, link: link)
     }
 
@@ -220,6 +233,11 @@ extension AuthService {
 }
 
 extension OOBCodeIssued.RequestType {
+    /// Whether a code of this type is issued only if an address is, or is not, registered (a
+    /// reset needs an account; a verify-before-change needs a free new address): what email
+    /// enumeration protection withholds.
+    var dependsOnRegistration: Bool { self == .passwordReset || self == .verifyAndChangeEmail }
+
     /// The `mode` of the action link, as Firebase's action handler reads it.
     public var linkMode: String {
         switch self {

@@ -9,29 +9,20 @@ extension AuthService {
         let email = try Validation.email(email)
         guard let password, !password.isEmpty else { throw FirebaseError.missingPassword }
         let project = caller.project
-        try limits?.admitPasswordAttempt(email: email, caller, now: now)
-        let (found, config) = try read { reader in
-            (try reader.owner(ofEmail: email, in: project).flatMap { try reader.account($0, in: project) }, try reader.config(of: project))
+        // Reserved before any hashing, under the limits' lock, so concurrent guesses are held to
+        // the same allowance as sequential ones; settled once the answer is known.
+        let attempt = try limits?.reservePasswordAttempt(email: email, caller, now: now)
+        let (account, stored, privacy): (Account, PasswordHash, Bool)
+        do {
+            (account, stored, privacy) = try await checkPassword(password, of: email, caller)
+        } catch let wrong as WrongPassword {
+            limits?.passwordFailed(attempt, now: now)
+            throw wrong.answer
+        } catch {
+            limits?.release(attempt, now: now)  // no password was checked
+            throw error
         }
-        // Email enumeration protection: one answer, and the time of one password check, whether
-        // the address is unknown, has no password or was given a wrong one.
-        let privacy = config.improvedEmailPrivacy
-        guard let account = found else {
-            if privacy { _ = try await hash(password, for: caller) }
-            limits?.passwordFailed(email: email, caller, now: now)
-            throw privacy ? FirebaseError.invalidLoginCredentials : FirebaseError.emailNotFound
-        }
-        guard !account.disabled else { throw FirebaseError.userDisabled }
-        guard let stored = account.password else {
-            if privacy { _ = try await hash(password, for: caller) }
-            limits?.passwordFailed(email: email, caller, now: now)
-            throw privacy ? FirebaseError.invalidLoginCredentials : FirebaseError.invalidPassword
-        }
-        guard try await matches(password, stored, for: caller) else {
-            limits?.passwordFailed(email: email, caller, now: now)
-            throw privacy ? FirebaseError.invalidLoginCredentials : FirebaseError.invalidPassword
-        }
-        limits?.passwordProven(email: email, project: project)
+        limits?.passwordSucceeded(attempt, now: now)
         // An imported or older hash is replaced by one with today's parameters (an event).
         let rehashed = passwords.isOutdated(stored) ? try await hash(password, for: caller) : nil
         let uid = account.uid
@@ -44,5 +35,38 @@ extension AuthService {
             return try Self.run(.existingAccount(project, uid, method: .password, after: rehash.map { [$0] } ?? []), in: tx)
         }
         return try await signedIn(session, caller)
+    }
+
+    /// A failed check, with its answer: a wrong password, an unknown address or an account
+    /// without a password.
+    private struct WrongPassword: Error {
+        var answer: FirebaseError
+    }
+
+    /// The account with `email` and its stored hash, if `password` is its password; throws
+    /// `WrongPassword` if not, and anything else when no check was made (a disabled account, a
+    /// full hashing queue). Email enumeration protection: one answer, and the time of one
+    /// password check, whether the address is unknown, has no password or was given a wrong one.
+    private func checkPassword(_ password: String, of email: String, _ caller: Caller) async throws
+        -> (Account, PasswordHash, privacy: Bool)
+    {
+        let project = caller.project
+        let (found, config) = try read { reader in
+            (try reader.owner(ofEmail: email, in: project).flatMap { try reader.account($0, in: project) }, try reader.config(of: project))
+        }
+        let privacy = config.improvedEmailPrivacy
+        guard let account = found else {
+            if privacy { _ = try await hash(password, for: caller) }
+            throw WrongPassword(answer: privacy ? FirebaseError.invalidLoginCredentials : FirebaseError.emailNotFound)
+        }
+        guard !account.disabled else { throw FirebaseError.userDisabled }
+        guard let stored = account.password else {
+            if privacy { _ = try await hash(password, for: caller) }
+            throw WrongPassword(answer: privacy ? FirebaseError.invalidLoginCredentials : FirebaseError.invalidPassword)
+        }
+        guard try await matches(password, stored, for: caller) else {
+            throw WrongPassword(answer: privacy ? FirebaseError.invalidLoginCredentials : FirebaseError.invalidPassword)
+        }
+        return (account, stored, privacy)
     }
 }

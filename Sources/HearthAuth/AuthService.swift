@@ -9,12 +9,24 @@ public struct Caller: Sendable {
     public var isAdmin: Bool
     public var requestId: String?
     public var clientIp: String?
+    /// Which admin credential acted, as events record it (`admin:<name>`): the token's configured
+    /// name, else a prefix of its SHA-256; `owner` for the development credentials.
+    public var adminName: String?
+    /// The admin is the operator: its credential covers every project. Only the operator may have
+    /// the daemon read files (a provider's `clientSecretFile`); a project's own admin may not,
+    /// as those files hold the operator's and other projects' credentials.
+    public var isOperator: Bool
 
-    public init(project: ProjectID, isAdmin: Bool, requestId: String? = nil, clientIp: String? = nil) {
+    public init(
+        project: ProjectID, isAdmin: Bool, requestId: String? = nil, clientIp: String? = nil, adminName: String? = nil,
+        isOperator: Bool = false
+    ) {
         self.project = project
         self.isAdmin = isAdmin
         self.requestId = requestId
         self.clientIp = clientIp
+        self.adminName = isAdmin ? (adminName ?? "owner") : nil
+        self.isOperator = isAdmin && isOperator
     }
 }
 
@@ -116,7 +128,7 @@ public final class AuthService: Sendable {
 
     static func metadata(_ caller: Caller, uid: UserID? = nil) -> Metadata {
         Metadata(
-            actor: caller.isAdmin ? .admin : .endUser, actorId: caller.isAdmin ? "owner" : uid?.rawValue,
+            actor: caller.isAdmin ? .admin : .endUser, actorId: caller.isAdmin ? caller.adminName : uid?.rawValue,
             requestId: caller.requestId, clientIp: caller.clientIp)
     }
 

@@ -71,25 +71,42 @@ struct TokenBucket: LimitEntry {
 }
 
 /// Failures counted until `free` of them, then each failure locks out further attempts for
-/// 1 s, 2 s, 4 s, … up to `maxDelay`. Forgotten once it has been quiet for an hour past its lock.
+/// 1 s, 2 s, 4 s, … up to `maxDelay`. An attempt is reserved before its password is checked and
+/// settled after, under the table's lock: checks under way count against what is left, so any
+/// number of concurrent guesses checks no more passwords than sequential ones would (`free`,
+/// then one at a time). Forgotten once it has been quiet for an hour past its lock.
 struct Backoff: LimitEntry {
     var failures = 0
+    var inFlight = 0
     var lockedUntil: Int64 = 0
     var touchedAt: Int64
 
     init(now: Int64) { touchedAt = now }
 
-    func waiting(now: Int64) -> Int64? {
-        lockedUntil > now ? lockedUntil - now : nil
+    /// How long to wait before a check is allowed again; `nil` and one check reserved otherwise.
+    mutating func reserve(free: Int, now: Int64) -> Int64? {
+        if lockedUntil > now { return lockedUntil - now }
+        // What is left of the free allowance, counting the checks under way; past it, one at a time.
+        guard inFlight < max(free - failures, 1) else { return Self.busyRetry }
+        inFlight += 1
+        touchedAt = now
+        return nil
     }
 
-    mutating func fail(free: Int, maxDelay: Int64, now: Int64) {
-        failures += 1
+    /// A reserved check ended: wrong (`failed`), right, or not made at all.
+    mutating func settle(failed: Bool, free: Int, maxDelay: Int64, now: Int64) {
+        inFlight = max(0, inFlight - 1)
         touchedAt = now
-        guard failures > free else { return }
-        let doublings = min(failures - free - 1, 40)
+        guard failed else { return }
+        failures += 1
+        // The `free`th failure is the last free one: the wait starts with it.
+        guard failures >= free else { return }
+        let doublings = min(failures - free, 40)
         lockedUntil = now + min(1000 << doublings, maxDelay)
     }
 
-    func isSpent(now: Int64) -> Bool { now > max(lockedUntil, touchedAt) + 3_600_000 }
+    /// What a client refused for checks under way is told to wait (they end within a second).
+    static let busyRetry: Int64 = 1000
+
+    func isSpent(now: Int64) -> Bool { inFlight == 0 && now > max(lockedUntil, touchedAt) + 3_600_000 }
 }

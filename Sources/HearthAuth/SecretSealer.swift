@@ -16,7 +16,7 @@ public final class SecretSealer: Sendable {
     public func seal(_ secret: String) throws -> ClientSecret {
         let box = try AES.GCM.seal(Array(secret.utf8), using: try key())
         guard let combined = box.combined else { throw SecretError.unsealable }
-        return .sealed(sealed: Array(combined), fingerprint: Self.fingerprint(secret))
+        return .sealed(sealed: Array(combined), fingerprint: try fingerprint(secret))
     }
 
     /// The secret itself: opened, or read from its file (first line).
@@ -37,9 +37,14 @@ public final class SecretSealer: Sendable {
         }
     }
 
-    /// The first 8 bytes of the secret's SHA-256, hex: which secret, without the secret.
-    public static func fingerprint(_ secret: String) -> String {
-        String(sha256Hex(secret).prefix(16))
+    /// Which secret, without the secret: the first 8 bytes, hex, of its HMAC-SHA256 under a key
+    /// derived from the secrets key. A plain hash of a low-entropy secret could be brute-forced
+    /// by anyone who reads the fingerprint (an admin, an audit line); this one only with the key.
+    public func fingerprint(_ secret: String) throws -> String {
+        let fingerprintKey = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: try key(), info: Array("hearth client secret fingerprint v1".utf8), outputByteCount: 32)
+        let mac = HMAC<SHA256>.authenticationCode(for: Array(secret.utf8), using: fingerprintKey)
+        return mac.prefix(8).map { String(format: "%02x", $0) }.joined()
     }
 
     private func key() throws -> SymmetricKey {

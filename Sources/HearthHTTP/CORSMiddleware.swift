@@ -7,7 +7,7 @@ import Hummingbird
 /// Cross-origin calls from web apps (the Firebase JS SDK calls the API with `fetch`), as the
 /// Auth Emulator and Google's endpoints answer them: every route answers a preflight (204,
 /// the origin and the requested headers reflected, private-network access granted when asked,
-/// cached an hour), and every answer, errors included, carries `Access-Control-Allow-Origin`
+/// except in development unless `developmentBrowserAdmin`; cached an hour), and every answer, errors included, carries `Access-Control-Allow-Origin`
 /// so the SDK can read Firebase's error codes.
 ///
 /// Development allows any origin, as the emulator does. Production allows only origins whose
@@ -37,13 +37,27 @@ struct CORSMiddleware<Context: RequestContext>: RouterMiddleware {
                 .accessControlMaxAge: Self.maxAgeSeconds, .vary: "Origin, Access-Control-Request-Headers",
             ]
             if let requested = request.headers[.accessControlRequestHeaders] { headers[.accessControlAllowHeaders] = requested }
-            if request.headers[Self.requestPrivateNetwork]?.lowercased() == "true" { headers[Self.allowPrivateNetwork] = "true" }
+            if request.headers[Self.requestPrivateNetwork]?.lowercased() == "true" {
+                // A page on a public origin asks to reach this private address: in development,
+                // that is any web site the developer visits reaching their local Hearth.
+                guard access.profile == .production || access.ownerFromBrowsers else {
+                    return JSONResponse.error(Self.privateNetworkRefused)
+                }
+                headers[Self.allowPrivateNetwork] = "true"
+            }
             return Response(status: .noContent, headers: headers)
         }
         var response = try await next(request, context)
         response.headers[.accessControlAllowOrigin] = origin
         response.headers.append(HTTPField(name: .vary, value: "Origin"))
         return response
+    }
+
+    static var privateNetworkRefused: FirebaseError {
+        FirebaseError(
+            httpStatus: 403,
+            message: "PERMISSION_DENIED : ((Pages on public origins may not reach a development Hearth; set developmentBrowserAdmin to allow it.))",
+            status: "PERMISSION_DENIED", reason: "forbidden")
     }
 
     private func allows(_ origin: String, _ request: Request) throws -> Bool {
@@ -53,11 +67,13 @@ struct CORSMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 
     /// The project a request is for, as far as a preflight can tell (it carries no headers of
-    /// the app's): its API key, else the `projects/{p}` of its path.
+    /// the app's): the `projects/{p}` of its path, which is the project the call acts on, else
+    /// its API key's. (A key of an origin's own project must not open another project's path.)
     private func project(of request: Request) -> ProjectID? {
-        if let key = QueryString(request)["key"] { return access.apiKeys[key] }
         let components = request.uri.path.split(separator: "/")
-        guard let index = components.firstIndex(of: "projects"), index + 1 < components.count else { return nil }
-        return ProjectID(String(components[index + 1].prefix { $0 != ":" }))
+        if let index = components.firstIndex(of: "projects"), index + 1 < components.count {
+            return ProjectID(String(components[index + 1].prefix { $0 != ":" }))
+        }
+        return QueryString(request)["key"].flatMap { access.apiKeys[$0] }
     }
 }

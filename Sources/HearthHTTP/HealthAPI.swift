@@ -20,21 +20,25 @@ public typealias ReadinessProbe = @Sendable () async -> [ReadinessCheck]
 /// `GET /healthz`: the process answers. `GET /readyz`: it can serve, every check holding (the
 /// ledger open, projections caught up, the writer committing, the disk not full); 503 with the
 /// failing checks otherwise. Unauthenticated and cheap: one probe runs at a time, and its
-/// answer serves every caller for a second, so polling can not load the writer.
+/// answer serves every caller for a second, so polling can not load the writer. The checks'
+/// details (the ledger's head, an error's text) are for the operator: in production only with
+/// the operator's token.
 struct HealthAPI: Sendable {
     let readiness: ReadinessCache
+    let access: APIAccess
 
     func healthz() -> Response {
         JSONResponse.ok(["status": "ok"])
     }
 
-    func readyz() async -> Response {
+    func readyz(_ request: Request) async -> Response {
         let checks = await readiness.checks()
         let ready = checks.allSatisfy(\.ok)
+        let detailed = access.profile == .development || ((try? access.isOperator(request)) ?? false)
         var report: [String: JSONValue] = [:]
         for check in checks {
             var entry: [String: JSONValue] = ["ok": .bool(check.ok)]
-            if let detail = check.detail { entry["detail"] = .string(detail) }
+            if detailed, let detail = check.detail { entry["detail"] = .string(detail) }
             report[check.name] = .object(entry)
         }
         return JSONResponse.make(ready ? .ok : .serviceUnavailable, ["status": ready ? "ready" : "not ready", "checks": .object(report)])

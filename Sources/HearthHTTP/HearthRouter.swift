@@ -9,11 +9,16 @@ import HummingbirdCore
 public enum HearthRouter {
     /// HTTP/1.1 that closes connections idle for `idleTimeout`, and (a `RequestGuard` per
     /// connection) requests not received within `requestTimeLimit` or rejected by the parser,
-    /// with the Firebase envelope, after answering the requests pipelined before them.
-    public static func server(idleTimeout: Duration, requestTimeLimit: RequestTimeLimit) -> HTTPServerBuilder {
+    /// with the Firebase envelope, after answering the requests pipelined before them; the
+    /// `governor` holds every connection to its address's share and the server's budget of
+    /// buffered request bytes.
+    public static func server(
+        idleTimeout: Duration, requestTimeLimit: RequestTimeLimit, governor: ConnectionGovernor
+    ) -> HTTPServerBuilder {
         .http1(
             configuration: .init(
-                additionalChannelHandlers: [RequestGuard(limit: requestTimeLimit)], idleTimeout: .init(idleTimeout)))
+                additionalChannelHandlers: [RequestGuard(limit: requestTimeLimit, governor: governor)],
+                idleTimeout: .init(idleTimeout)))
     }
 
     /// Seconds a verifier may cache the ID-token key set (Firebase's says a few hours). Kept to
@@ -38,9 +43,9 @@ public enum HearthRouter {
             JSONResponse.ok(["authEmulator": ["ready": true, "server": "hearth"]])
         }
         // For load balancers and monitors: not under the Google path prefixes.
-        let health = HealthAPI(readiness: ReadinessCache(readiness))
+        let health = HealthAPI(readiness: ReadinessCache(readiness), access: access)
         router.get("/healthz") { _, _ in health.healthz() }
-        router.get("/readyz") { _, _ in await health.readyz() }
+        router.get("/readyz") { request, _ in await health.readyz(request) }
         let metricsAPI = MetricsAPI(access: access, exposition: metrics)
         router.get("/metrics") { request, _ in try metricsAPI.handle(request) }
         router.get("/.well-known/jwks.json") { _, _ in

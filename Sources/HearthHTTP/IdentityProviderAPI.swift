@@ -17,11 +17,11 @@ struct IdentityProviderAPI: Sendable {
             let name = kind == .defaultSupported ? "idpId" : "oauthIdpConfigId"
             let providerId = try IdentityProviderJSON.providerId(query[name], kind)
             let body = try await RequestFields.read(request).values
-            let (kind, files) = (self.kind, service.settings.secretFilesDirectory)
+            let (kind, files) = (self.kind, secretFiles(caller))
             let secret = try IdentityProviderJSON.SecretInput.seal(body, with: service.secrets)
             let created = try await service.setIdentityProvider(providerId, creating: true, caller) { _ in
                 try IdentityProviderJSON.apply(
-                    body, updateMask: nil, to: nil, providerId: providerId, kind: kind, secret: secret, secretFiles: .within(files))
+                    body, updateMask: nil, to: nil, providerId: providerId, kind: kind, secret: secret, secretFiles: files)
             }
             return JSONResponse.ok(IdentityProviderJSON.render(created, project: caller.project))
         }
@@ -44,11 +44,11 @@ struct IdentityProviderAPI: Sendable {
         switch request.method {
         case .patch:
             let body = try await RequestFields.read(request).values
-            let (kind, mask, files) = (self.kind, query["updateMask"], service.settings.secretFilesDirectory)
+            let (kind, mask, files) = (self.kind, query["updateMask"], secretFiles(caller))
             let secret = try IdentityProviderJSON.SecretInput.seal(body, with: service.secrets)
             let updated = try await service.setIdentityProvider(providerId, creating: false, caller) { current in
                 try IdentityProviderJSON.apply(
-                    body, updateMask: mask, to: current, providerId: providerId, kind: kind, secret: secret, secretFiles: .within(files))
+                    body, updateMask: mask, to: current, providerId: providerId, kind: kind, secret: secret, secretFiles: files)
             }
             return JSONResponse.ok(IdentityProviderJSON.render(updated, project: caller.project))
         case .delete:
@@ -57,6 +57,12 @@ struct IdentityProviderAPI: Sendable {
         default:
             return JSONResponse.ok(IdentityProviderJSON.render(try service.identityProvider(providerId, caller), project: caller.project))
         }
+    }
+
+    /// Which files the caller may have the daemon read for a provider's secret (none for a
+    /// project's own admin).
+    private func secretFiles(_ caller: Caller) -> IdentityProviderJSON.SecretFiles {
+        caller.isOperator ? .within(service.settings.secretFilesDirectory) : .operatorOnly
     }
 
     private func admin(_ request: Request, _ context: some RemoteAddressRequestContext) throws -> (Caller, QueryString) {

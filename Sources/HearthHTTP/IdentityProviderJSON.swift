@@ -59,22 +59,36 @@ public enum IdentityProviderJSON {
     }
 
     /// Where `clientSecretFile` may point: anywhere for the operator's config file; through the
-    /// API only inside the directory the operator named (`secretFilesDirectory`, by default
-    /// systemd's `$CREDENTIALS_DIRECTORY`), so an admin can not have the daemon read, and send
-    /// a provider, any file it can read.
+    /// API, for the operator's credential (one for every project), only inside the directory the
+    /// operator named (`secretFilesDirectory`, by default systemd's `$CREDENTIALS_DIRECTORY`); for
+    /// a project's own admin, nowhere. That directory holds the operator's admin token, the SMTP
+    /// password and every project's provider secrets: a file a tenant could name is a secret the
+    /// daemon would send, as `client_secret`, to a token endpoint the tenant chose.
     public enum SecretFiles: Sendable {
         case anywhere
         case within(String?)
+        /// A project's admin: a provider's secret comes in the request (`clientSecret`, sealed).
+        case operatorOnly
 
-        func allows(_ path: String) -> Bool {
+        func check(_ path: String) throws {
             switch self {
-            case .anywhere: return true
-            case .within(nil): return false
-            case .within(let directory?):
-                let standardized = URL(fileURLWithPath: path).standardizedFileURL.path
-                let root = URL(fileURLWithPath: directory).standardizedFileURL.path
-                return path.hasPrefix("/") && !path.contains("/../") && standardized.hasPrefix(root.hasSuffix("/") ? root : root + "/")
+            case .anywhere: return
+            case .operatorOnly:
+                throw FirebaseError(
+                    httpStatus: 403,
+                    message: "PERMISSION_DENIED : ((clientSecretFile can be set only by the operator's credential or in the config file; send the secret itself as clientSecret.))",
+                    status: "PERMISSION_DENIED", reason: "forbidden")
+            case .within(let directory):
+                guard let directory, Self.path(path, isInside: directory) else {
+                    throw FirebaseError.bad("INVALID_CONFIG : ((clientSecretFile must be inside the secretFilesDirectory the operator set.))")
+                }
             }
+        }
+
+        static func path(_ path: String, isInside directory: String) -> Bool {
+            let standardized = URL(fileURLWithPath: path).standardizedFileURL.path
+            let root = URL(fileURLWithPath: directory).standardizedFileURL.path
+            return path.hasPrefix("/") && !path.contains("/../") && standardized.hasPrefix(root.hasSuffix("/") ? root : root + "/")
         }
     }
 
@@ -146,9 +160,7 @@ public enum IdentityProviderJSON {
                 provider.clientSecret = try string(value, path, maxBytes: 512) == nil ? nil : sealed
             case "clientSecretFile":
                 let file = try string(value, path, maxBytes: 1024)
-                if let file, !secretFiles.allows(file) {
-                    throw FirebaseError.bad("INVALID_CONFIG : ((clientSecretFile must be inside the secretFilesDirectory the operator set.))")
-                }
+                if let file { try secretFiles.check(file) }
                 provider.clientSecret = file.map { .file(path: $0) }
             case "issuer": provider.issuer = try string(value, path, maxBytes: 512)
             case "additionalClientIds": provider.additionalClientIds = try strings(value, path)

@@ -33,10 +33,13 @@ public struct RequestTimeLimit: Sendable, Equatable {
 /// Every connection's guard, between the HTTP codec and Hummingbird. It ends a connection with
 /// an answer in the Firebase envelope, instead of Hummingbird's bodiless 400 or a silent close,
 /// when a request can not be read: the parser rejected it (400, or 431 for a URL or headers over
-/// NIO's limits) or it did not arrive in time (408, `RequestTimeLimit`). Requests read whole
+/// NIO's limits), it did not arrive in time (408, `RequestTimeLimit`; a new connection's first
+/// request head within the governor's `headTimeout`), or its bytes would take the server past
+/// its budget of buffered request bytes (503 with `Retry-After`). Requests read whole
 /// before that are answered first, in order (HTTP/1.1 pipelining); the request cut short never
 /// runs (its body read fails instead of ending early), nor does anything after it; then the
-/// error, and the close.
+/// error, and the close. A connection its address may not hold (`ConnectionGovernor`) is closed
+/// as soon as it opens.
 final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -44,6 +47,18 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundOut = HTTPResponsePart
 
     private let limit: RequestTimeLimit
+    private let governor: ConnectionGovernor
+    /// The peer, once the connection counts against its address's share.
+    private var admission: Admission = .pending
+    private enum Admission {
+        case pending
+        case admitted(address: String?)
+        case refused
+    }
+    /// Bytes of this connection's unanswered requests charged to the governor's budget.
+    private var charged = 0
+    /// Closes a connection whose first request head has not arrived in time.
+    private var headTimer: Scheduled<Void>?
     /// When the request being received started, and its bytes so far; `nil` between requests.
     private var receiving: (startedAt: NIODeadline, bytes: Int)?
     /// One timer per connection at most, not one per request: a request that ends leaves it
@@ -71,8 +86,9 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// stay half open: a client that pipelined more and never closes does not hold it for ever.
     static let lingerTime = TimeAmount.seconds(2)
 
-    init(limit: RequestTimeLimit) {
+    init(limit: RequestTimeLimit, governor: ConnectionGovernor = ConnectionGovernor(limits: .init())) {
         self.limit = limit
+        self.governor = governor
     }
 
     /// Puts the byte counter ahead of the HTTP decoder: only there are the bytes of a request
@@ -82,20 +98,53 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
             try context.pipeline.syncOperations.addHandler(ByteCounter(guard: self, context: context), position: .first)
         } catch {
             context.close(promise: nil)  // unguarded, the connection is not served
+            return
         }
+        if context.channel.isActive { admit(context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        admit(context)
+        context.fireChannelActive()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
         timer?.task.cancel()
         timer = nil
+        headTimer?.cancel()
+        headTimer = nil
+        governor.free(charged)
+        charged = 0
+        if case .admitted(let address) = admission { governor.release(address) }
+        admission = .refused
+    }
+
+    /// Counts the connection against its address's share, or closes it; starts the clock its
+    /// first request head must beat.
+    private func admit(_ context: ChannelHandlerContext) {
+        guard case .pending = admission else { return }
+        let address = context.channel.remoteAddress?.ipAddress
+        guard governor.admit(address) else {
+            admission = .refused
+            context.close(promise: nil)
+            return
+        }
+        admission = .admitted(address: address)
+        let loopContext = NIOLoopBound(context, eventLoop: context.eventLoop)
+        headTimer = context.eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(governor.limits.headTimeout)) { [self] in
+            headTimer = nil
+            fail(Self.timedOut, loopContext.value)
+        }
     }
 
     // MARK: Receiving
 
     /// Raw bytes arrived (from `ByteCounter`): the first ones after a complete request start the
-    /// next request's clock; every byte earns it time.
-    fileprivate func received(_ count: Int, context: ChannelHandlerContext) {
-        guard case .serving = ending else { return }
+    /// next request's clock; every byte earns it time, and is charged to the server's budget of
+    /// buffered bytes until its request is answered. Whether the bytes go on to the decoder:
+    /// nothing does after a failure, nor before the connection is admitted.
+    fileprivate func received(_ count: Int, context: ChannelHandlerContext) -> Bool {
+        guard case .serving = ending, case .admitted = admission else { return false }
         if var current = receiving {
             current.bytes += count
             receiving = current
@@ -103,12 +152,20 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
             receiving = (context.eventLoop.now, count)
             scheduleTimer(context)
         }
+        guard governor.charge(count, requestBytes: receiving?.bytes ?? count) else {
+            fail(Self.overBudget, context)
+            return false
+        }
+        charged += count
+        return true
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard case .serving = ending else { return }  // nothing runs after the failure
         switch unwrapInboundIn(data) {
         case .head:
+            headTimer?.cancel()
+            headTimer = nil
             requestUnfinished = true
             // Its first bytes may have come in the read that ended the request before.
             if receiving == nil {
@@ -192,6 +249,11 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         guard case .end = part else { return }
         response = .none
         responsesWritten += 1
+        if responsesWritten >= requestsRead, receiving == nil {
+            // Every request that arrived is answered: its bytes leave the budget.
+            governor.free(charged)
+            charged = 0
+        }
         switch ending {
         case .serving:
             // A request pipelined behind this one waited for it: its clock starts now.
@@ -216,6 +278,8 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         receiving = nil
         timer?.task.cancel()
         timer = nil
+        headTimer?.cancel()
+        headTimer = nil
         abandonUnfinishedRequest(context)
         answerIfDue(context)
     }
@@ -234,12 +298,13 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         guard case .pending(let failure) = ending, case .none = response, responsesWritten >= requestsRead else { return }
         ending = .answered
         let body = ByteBuffer(bytes: JSONResponse.envelope(failure).encoded())
-        let head = HTTPResponse(
+        var head = HTTPResponse(
             status: HTTPResponse.Status(code: failure.httpStatus),
             headerFields: [
                 .contentType: "application/json; charset=utf-8", .contentLength: String(body.readableBytes),
                 .connection: "close",
             ])
+        if failure == Self.overBudget { head.headerFields[.retryAfter] = Self.overBudgetRetrySeconds }
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(body)), promise: nil)
         let loopContext = NIOLoopBound(context, eventLoop: context.eventLoop)
@@ -254,6 +319,13 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     static let timedOut = FirebaseError(
         httpStatus: 408, message: "Request not received in time", status: "DEADLINE_EXCEEDED", reason: "timeout")
+
+    /// The server holds as many request bytes as it may: this request is not read; the client
+    /// tries again in a moment.
+    static let overBudget = FirebaseError(
+        httpStatus: 503, message: "UNAVAILABLE : The server is busy receiving other requests; try again shortly.",
+        status: "UNAVAILABLE", reason: "backendError")
+    static let overBudgetRetrySeconds = "2"
 
     /// What the body read of a request cut short throws (its answer is never sent).
     static let cutShort = FirebaseError(
@@ -284,7 +356,7 @@ private final class ByteCounter: ChannelInboundHandler, RemovableChannelHandler 
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        requestGuard.received(unwrapInboundIn(data).readableBytes, context: guardContext)
+        guard requestGuard.received(unwrapInboundIn(data).readableBytes, context: guardContext) else { return }
         context.fireChannelRead(data)
     }
 }

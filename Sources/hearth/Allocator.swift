@@ -7,7 +7,7 @@ import CJemalloc
 /// than the ones that made them, and with glibc's malloc it ran 15–20% slower. Its options
 /// are in `JemallocOptions/MallocConf.c`.
 enum Allocator {
-    /// "jemalloc 5.3.0, dirty_decay_ms -1" if jemalloc serves this thread's allocations (with
+    /// "jemalloc 5.3.0, dirty_decay_ms 1000" if jemalloc serves this thread's allocations (with
     /// the option that matters most here), else "system malloc".
     static var description: String {
         #if canImport(CJemalloc)

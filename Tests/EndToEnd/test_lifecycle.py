@@ -116,7 +116,7 @@ def test_runs_on_jemalloc_with_its_options():
     # jemalloc serves the allocations (not merely linked), with the options Hearth builds in;
     # an operator's MALLOC_CONF overrides them.
     line = serve_log_line({})
-    assert "allocator=jemalloc 5." in line and "dirty_decay_ms -1" in line
+    assert "allocator=jemalloc 5." in line and "dirty_decay_ms 1000" in line
     assert "dirty_decay_ms 5000" in serve_log_line({"MALLOC_CONF": "dirty_decay_ms:5000"})
 
 

@@ -41,7 +41,7 @@ struct AbuseLimitTests {
         for _ in 0..<200 { try limits.admitSignUp(Self.caller(nil), now: now) }
     }
 
-    @Test("wrong passwords: free up to the limit, then 1 s, 2 s, 4 s … of waiting; a correct password clears the account's count")
+    @Test("wrong passwords: the limit's failures are free, then 1 s, 2 s, 4 s … of waiting; a correct password clears the account's count")
     func passwordBackoff() throws {
         var policy = AbuseLimitPolicy()
         policy.defaults.passwordFailuresPerAccount = 3
@@ -49,43 +49,63 @@ struct AbuseLimitTests {
         let limits = AbuseGuard(policy: policy)
         let guesser = Self.caller("198.51.100.9")
         var now: Int64 = 5_000
+        // Three free failures, and the third starts the wait: three checks, not four.
         for _ in 0..<3 {
-            try limits.admitPasswordAttempt(email: "ann@example.com", guesser, now: now)
-            limits.passwordFailed(email: "ann@example.com", guesser, now: now)
+            limits.passwordFailed(try limits.reservePasswordAttempt(email: "ann@example.com", guesser, now: now), now: now)
         }
-        try limits.admitPasswordAttempt(email: "ann@example.com", guesser, now: now)
-        limits.passwordFailed(email: "ann@example.com", guesser, now: now)
-        for (delay, _) in [(1000, 0), (2000, 1), (4000, 2), (5000, 3), (5000, 4)] {
-            #expect(throws: FirebaseError.self) { try limits.admitPasswordAttempt(email: "ann@example.com", guesser, now: now + Int64(delay) - 1) }
+        for delay in [1000, 2000, 4000, 5000, 5000] {
+            #expect(throws: FirebaseError.self) { try limits.reservePasswordAttempt(email: "ann@example.com", guesser, now: now + Int64(delay) - 1) }
             now += Int64(delay)
-            try limits.admitPasswordAttempt(email: "ann@example.com", guesser, now: now)
-            limits.passwordFailed(email: "ann@example.com", guesser, now: now)
+            limits.passwordFailed(try limits.reservePasswordAttempt(email: "ann@example.com", guesser, now: now), now: now)
         }
         // The owner, from anywhere, is held to the account's wait too; a reset or a correct password clears it.
-        #expect(throws: FirebaseError.self) { try limits.admitPasswordAttempt(email: "ann@example.com", Self.caller("192.0.2.1"), now: now) }
-        try limits.admitPasswordAttempt(email: "bob@example.com", Self.caller("192.0.2.1"), now: now)
+        #expect(throws: FirebaseError.self) { try limits.reservePasswordAttempt(email: "ann@example.com", Self.caller("192.0.2.1"), now: now) }
+        limits.release(try limits.reservePasswordAttempt(email: "bob@example.com", Self.caller("192.0.2.1"), now: now), now: now)
         limits.passwordProven(email: "ann@example.com", project: Self.project)
-        try limits.admitPasswordAttempt(email: "ann@example.com", Self.caller("192.0.2.1"), now: now)
+        let owner = try limits.reservePasswordAttempt(email: "ann@example.com", Self.caller("192.0.2.1"), now: now)
+        limits.passwordSucceeded(owner, now: now)
         #expect(limits.refusals[.passwordFailuresPerAccount] == 6)
     }
 
-    @Test("wrong passwords from one address across many accounts: the address waits")
+    @Test("wrong passwords from one address across many accounts: the address waits after its 25th")
     func addressBackoff() throws {
         let limits = AbuseGuard(policy: AbuseLimitPolicy())
         let sprayer = Self.caller("2001:db8:1:2:3:4:5:6")
-        for index in 0..<26 {
-            try limits.admitPasswordAttempt(email: "user\(index)@example.com", sprayer, now: 0)
-            limits.passwordFailed(email: "user\(index)@example.com", sprayer, now: 0)
+        for index in 0..<25 {
+            limits.passwordFailed(try limits.reservePasswordAttempt(email: "user\(index)@example.com", sprayer, now: 0), now: 0)
         }
         // The same /64 is the same client.
-        #expect(throws: FirebaseError.self) { try limits.admitPasswordAttempt(email: "new@example.com", Self.caller("2001:db8:1:2::99"), now: 1) }
-        try limits.admitPasswordAttempt(email: "new@example.com", Self.caller("2001:db8:1:3::1"), now: 1)
+        #expect(throws: FirebaseError.self) { try limits.reservePasswordAttempt(email: "new@example.com", Self.caller("2001:db8:1:2::99"), now: 1) }
+        _ = try limits.reservePasswordAttempt(email: "new@example.com", Self.caller("2001:db8:1:3::1"), now: 1)
         #expect(limits.refusals[.passwordFailuresPerAddress] == 1)
         #expect(AbuseGuard.addressKey(Self.caller("::1")) == "0:0:0:0::/64")
         #expect(AbuseGuard.addressKey(Self.caller("2001:db8::1")) == "2001:db8:0:0::/64")
         // IPv4 clients of a dual-stack listener count by their own address, not as one /64.
         #expect(AbuseGuard.addressKey(Self.caller("::ffff:203.0.113.5")) == "203.0.113.5")
         #expect(AbuseGuard.addressKey(Self.caller("203.0.113.5")) == "203.0.113.5")
+    }
+
+    @Test("concurrent guesses: checks under way count against the allowance, so N at once never check more than the limit")
+    func concurrentGuesses() async throws {
+        let limits = AbuseGuard(policy: AbuseLimitPolicy())
+        // 40 addresses guess one account at once: 5 checks are admitted, 35 wait.
+        let admitted = await withTaskGroup(of: AbuseGuard.PasswordAttempt?.self) { group in
+            for index in 0..<40 {
+                group.addTask { try? limits.reservePasswordAttempt(email: "ann@example.com", Self.caller("203.0.113.\(index)"), now: 0) }
+            }
+            return await group.reduce(into: [AbuseGuard.PasswordAttempt]()) { if let attempt = $1 { $0.append(attempt) } }
+        }
+        #expect(admitted.count == 5)
+        for attempt in admitted { limits.passwordFailed(attempt, now: 0) }
+        #expect(throws: FirebaseError.self) { try limits.reservePasswordAttempt(email: "ann@example.com", Self.caller("192.0.2.1"), now: 1) }
+        // One address sprays 300 accounts at once: 25 checks.
+        let sprayed = (0..<300).compactMap { index in
+            try? limits.reservePasswordAttempt(email: "u\(index)@example.com", Self.caller("198.51.100.7"), now: 0)
+        }
+        #expect(sprayed.count == 25)
+        // A check that never ran (a disabled account, a full queue) gives its place back.
+        limits.release(sprayed[0], now: 0)
+        #expect((try? limits.reservePasswordAttempt(email: "v@example.com", Self.caller("198.51.100.7"), now: 0)) != nil)
     }
 
     @Test("emails: per recipient (QUOTA_EXCEEDED) and per address (TOO_MANY_ATTEMPTS_TRY_LATER)")

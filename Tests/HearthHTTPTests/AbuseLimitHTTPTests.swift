@@ -107,6 +107,31 @@ struct AbuseLimitHTTPTests {
         }
     }
 
+    @Test("40 wrong passwords at once from 40 addresses check 5 passwords, the limit; sequential ones check 5 too, not 6")
+    func concurrentGuessesAreHeldToTheLimit() async throws {
+        try await APIHarness.run(configure: Self.production(), live: true) { harness, api in
+            #expect(try await api.signUp(email: "target@example.com").status == 200)
+            let before = harness.service.passwords.started
+            let answers = try await withThrowingTaskGroup(of: String.self) { group in
+                for index in 0..<40 {
+                    group.addTask { try await Self.signIn(api, "target@example.com", "wrong-\(index)", from: "203.0.113.\(index + 1)").errorCode ?? "OK" }
+                }
+                return try await group.reduce(into: [String: Int]()) { $0[$1, default: 0] += 1 }
+            }
+            #expect(harness.service.passwords.started - before == 5, "\(answers)")
+            #expect(answers["INVALID_LOGIN_CREDENTIALS"] == 5 && answers["TOO_MANY_ATTEMPTS_TRY_LATER"] == 35, "\(answers)")
+
+            #expect(try await api.signUp(email: "second@example.com").status == 200)
+            let sequentialStart = harness.service.passwords.started
+            var codes: [String] = []
+            for index in 0..<7 {
+                codes.append(try await Self.signIn(api, "second@example.com", "wrong-\(index)", from: "198.51.100.\(index + 1)").errorCode ?? "OK")
+            }
+            #expect(harness.service.passwords.started - sequentialStart == 5)
+            #expect(codes == Array(repeating: "INVALID_LOGIN_CREDENTIALS", count: 5) + Array(repeating: "TOO_MANY_ATTEMPTS_TRY_LATER", count: 2))
+        }
+    }
+
     @Test("an account locked by a guesser: its owner still resets the password or signs in by email link, and the reset lifts the lock")
     func lockoutLeavesRecoveryOpen() async throws {
         let configure: (inout ServerConfiguration) -> Void = { configuration in

@@ -34,13 +34,13 @@ struct CORSTests {
     func development() async throws {
         try await APIHarness.run { _, api in
             for uri in [Self.signUp, "/securetoken.googleapis.com/v1/token?key=test-key", "/no/such/route"] {
-                let preflight = try await Self.preflight(api, uri, origin: "http://localhost:5173", privateNetwork: true)
+                let preflight = try await Self.preflight(api, uri, origin: "http://localhost:5173")
                 #expect(preflight.status == .noContent, "\(uri)")
                 #expect(preflight.headers[.accessControlAllowOrigin] == "http://localhost:5173")
                 #expect(preflight.headers[.accessControlAllowHeaders] == "content-type,x-client-version")
                 #expect(preflight.headers[.accessControlAllowMethods]?.contains("POST") == true)
                 #expect(preflight.headers[.accessControlMaxAge] == "3600")
-                #expect(preflight.headers[HTTPField.Name("Access-Control-Allow-Private-Network")!] == "true")
+                #expect(preflight.headers[HTTPField.Name("Access-Control-Allow-Private-Network")!] == nil)
             }
             let plain = try await Self.preflight(api, Self.signUp, origin: "https://app.example.org")
             #expect(plain.headers[HTTPField.Name("Access-Control-Allow-Private-Network")!] == nil)
@@ -53,6 +53,61 @@ struct CORSTests {
             // Calls without an Origin (mobile SDKs, Admin SDKs) are untouched.
             let native = try await api.signUp(email: "native@example.com")
             #expect(native.status == 200)
+        }
+    }
+
+    static let privateNetworkAllowed = HTTPField.Name("Access-Control-Allow-Private-Network")!
+
+    static let ownerLookupPath = "/identitytoolkit.googleapis.com/v1/projects/demo-hearth/accounts:lookup"
+
+    static func ownerLookup(_ api: APIClient, origin: String?) async throws -> TestResponse {
+        var headers: HTTPFields = [.authorization: "Bearer owner", .contentType: "application/json"]
+        if let origin { headers[.origin] = origin }
+        return try await api.client.executeRequest(
+            uri: ownerLookupPath, method: .post, headers: headers,
+            body: ByteBuffer(bytes: JSONValue.object(["email": ["a@example.com"]]).encoded()))
+    }
+
+    @Test("development: a public page may not reach a developer's Hearth, nor use Bearer owner, unless the developer opts in")
+    func developmentBrowsers() async throws {
+        let lookup = Self.ownerLookupPath
+        try await APIHarness.run { _, api in
+            let preflight = try await Self.preflight(api, lookup, origin: "https://evil.example", privateNetwork: true)
+            #expect(preflight.status == .forbidden && preflight.headers[Self.privateNetworkAllowed] == nil)
+            #expect(String(buffer: preflight.body).contains("developmentBrowserAdmin"))
+            let fromPage = try await Self.ownerLookup(api, origin: "https://evil.example")
+            #expect(fromPage.status == .forbidden && String(buffer: fromPage.body).contains("PERMISSION_DENIED"))
+            #expect(try await Self.ownerLookup(api, origin: "http://localhost:3000").status == .forbidden)
+            // The Admin SDKs send no Origin: untouched.
+            #expect(try await Self.ownerLookup(api, origin: nil).status == .ok)
+        }
+        try await APIHarness.run(configure: { $0.developmentBrowserAdmin = true }) { _, api in
+            let preflight = try await Self.preflight(api, lookup, origin: "https://ui.example", privateNetwork: true)
+            #expect(preflight.status == .noContent && preflight.headers[Self.privateNetworkAllowed] == "true")
+            #expect(try await Self.ownerLookup(api, origin: "https://ui.example").status == .ok)
+        }
+    }
+
+    @Test("production: a path's project decides which origins may call it, not the API key beside it")
+    func productionPathProject() async throws {
+        try await APIHarness.run(configure: { configuration in
+            RecentSignInTests.production(&configuration)
+            configuration.apiKeys["key-b"] = "project-b"
+        }) { _, api in
+            // localhost is demo-hearth's authorized domain by default; project-b has none set,
+            // so its default (localhost) too: authorize a domain for demo-hearth only.
+            let patched = try await api.send(
+                .patch, "/identitytoolkit.googleapis.com/v2/projects/demo-hearth/config?updateMask=authorizedDomains",
+                body: ByteBuffer(bytes: JSONValue.object(["authorizedDomains": ["app-a.example"]]).encoded()),
+                headers: HeadfulSignInTests.productionAdmin)
+            #expect(patched.status == 200)
+            let ownPath = try await Self.preflight(
+                api, "/identitytoolkit.googleapis.com/v1/projects/demo-hearth/accounts:lookup?key=key-b", origin: "https://app-a.example")
+            #expect(ownPath.status == .noContent)
+            let otherPath = try await Self.preflight(
+                api, "/identitytoolkit.googleapis.com/v1/projects/project-b/accounts:lookup?key=test-key",
+                origin: "https://app-a.example")
+            #expect(otherPath.status == .forbidden)
         }
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 import HearthApp
 import HearthAuth
@@ -24,6 +25,47 @@ struct EmailPrivacyTests {
     static func outboxCount(_ api: APIClient) async throws -> Int {
         let listed = try await api.send(.get, "/emulator/v1/projects/demo-hearth/oobCodes", body: nil, headers: [:])
         return listed["oobCodes"]?.arrayValue?.count ?? 0
+    }
+
+    /// The outbox once it holds `count` links (a protected reset is recorded after its answer).
+    static func outbox(_ api: APIClient, reaches count: Int) async throws -> Int {
+        for _ in 0..<500 {
+            let listed = try await outboxCount(api)
+            if listed >= count { return listed }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return try await outboxCount(api)
+    }
+
+    @Test("a protected reset answers before the code's durable write, so its timing says nothing; the link follows the commit")
+    func answersBeforeTheWrite() async throws {
+        try await APIHarness.run { harness, api in
+            _ = try await api.signUp(email: "known@example.com")
+            try await Self.protect(api)
+            let store = harness.service.store
+            let before = try await Self.outboxCount(api)
+            // The writer is busy for a second and a half: a reset that waited for its write would too.
+            let busy = Task { try await store.transaction(metadata: TestStore.admin) { _ in Thread.sleep(forTimeInterval: 1.5) } }
+            try await Task.sleep(for: .milliseconds(100))
+            let started = ContinuousClock.now
+            let known = try await api.v1("sendOobCode", ["requestType": "PASSWORD_RESET", "email": "known@example.com"])
+            let unknown = try await api.v1("sendOobCode", ["requestType": "PASSWORD_RESET", "email": "nobody@example.com"])
+            let answered = ContinuousClock.now - started
+            #expect(known.status == 200 && unknown.status == 200)
+            #expect(answered < .milliseconds(700), "answered in \(answered), behind the writer")
+            #expect(try await Self.outboxCount(api) == before)
+            try await busy.value
+            #expect(try await Self.outbox(api, reaches: before + 1) == before + 1)
+
+            // Without protection the answer is the write's: it waits for the writer.
+            try await Self.protect(api, false)
+            let again = Task { try await store.transaction(metadata: TestStore.admin) { _ in Thread.sleep(forTimeInterval: 1) } }
+            try await Task.sleep(for: .milliseconds(100))
+            let waited = ContinuousClock.now
+            #expect(try await api.v1("sendOobCode", ["requestType": "PASSWORD_RESET", "email": "known@example.com"]).status == 200)
+            #expect(ContinuousClock.now - waited > .milliseconds(500))
+            try await again.value
+        }
     }
 
     @Test("createAuthUri, password sign-in and password reset answer alike for known and unknown addresses; admins still learn")
@@ -62,7 +104,7 @@ struct EmailPrivacyTests {
             #expect(try await Self.outboxCount(api) == sentBefore)
             let resetKnown = try await api.v1("sendOobCode", ["requestType": "PASSWORD_RESET", "email": "known@example.com"])
             #expect(Set(resetKnown.json.objectValue?.keys ?? [:].keys) == Set(resetUnknown.json.objectValue?.keys ?? [:].keys))
-            #expect(try await Self.outboxCount(api) == sentBefore + 1)
+            #expect(try await Self.outbox(api, reaches: sentBefore + 1) == sentBefore + 1)
 
             // Verify-before-change to a taken address says nothing either; a direct change is refused.
             let idToken = try #require(user["idToken"])

@@ -20,6 +20,11 @@ struct HealthTests {
             for check in ["ledger", "projections", "writer", "disk"] {
                 #expect(ready["checks"]?[check]?["ok"] == true, "\(check)")
             }
+            // The details (the ledger's head) are the operator's.
+            #expect(ready["checks"]?["ledger"]?["detail"] == nil)
+            let detailed = try await api.send(
+                .get, "/readyz", body: nil, headers: [.authorization: "Bearer \(HeadfulSignInTests.adminToken)"])
+            #expect(detailed["checks"]?["ledger"]?["detail"]?.stringValue?.hasPrefix("head ") == true)
         }
     }
 
@@ -61,6 +66,15 @@ struct MetricsTests {
                 try await Self.scrape(api, headers: [.authorization: "Bearer \(HeadfulSignInTests.adminToken)"]).0,
             ]
             #expect(statuses == [401, 401, 200])
+        }
+        // A project's own admin token: the figures are every project's, so not its to read.
+        try await APIHarness.run(configure: { configuration in
+            RecentSignInTests.production(&configuration)
+            configuration.adminTokens.append(
+                AdminCredential(token: TenantIsolationTests.tenantToken, scope: .projects([APIHarness.project])))
+        }) { _, api in
+            let (status, text) = try await Self.scrape(api, headers: [.authorization: "Bearer \(TenantIsolationTests.tenantToken)"])
+            #expect(status == 403 && !text.contains("hearth_ledger_head_sequence"))
         }
     }
 }

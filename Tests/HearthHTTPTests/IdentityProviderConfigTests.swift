@@ -32,7 +32,11 @@ struct IdentityProviderConfigTests {
             #expect(created.string("name") == "projects/demo-hearth/defaultSupportedIdpConfigs/github.com")
             #expect(created["enabled"] == true && created.string("clientId") == "Iv1.hearth")
             #expect(created["clientSecret"] == nil)
-            #expect(created.string("clientSecretFingerprint") == SecretSealer.fingerprint(secret))
+            #expect(created.string("clientSecretFingerprint") == (try harness.service.secrets.fingerprint(secret)))
+            // Keyed: not the secret's plain SHA-256 (its first 8 bytes here), which anyone reading it
+            // could test guesses against.
+            #expect(created.string("clientSecretFingerprint")?.count == 16)
+            #expect(created.string("clientSecretFingerprint") != "2389450b46317723")
 
             #expect(try await Self.call(api, .get, "defaultSupportedIdpConfigs/github.com").json == created.json)
             let listed = try await Self.call(api, .get, "defaultSupportedIdpConfigs")
