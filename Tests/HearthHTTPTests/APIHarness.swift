@@ -9,6 +9,7 @@ import HearthTesting
 import HearthWire
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import NIOCore
 
 /// A Hearth API over a fresh data directory, assembled as `hearth serve` assembles it
@@ -30,8 +31,15 @@ final class APIHarness: Sendable {
         configuration.hashThreads = 2
         configure(&configuration)
         try configuration.validate()
-        server = try HearthServer.assemble(configuration, clock: clock, mailer: mailer)
+        server = try HearthServer.assemble(configuration, clock: clock, mailer: mailer, logger: Self.quietLogger)
     }
+
+    /// Warnings and errors only: a passing run prints a summary, not every request's line.
+    static let quietLogger: Logger = {
+        var logger = Logger(label: "hearth")
+        logger.logLevel = .warning
+        return logger
+    }()
 
     /// The event types of one account's stream, in order.
     func eventTypes(of uid: String) throws -> [String] {
