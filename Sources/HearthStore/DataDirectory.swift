@@ -46,10 +46,11 @@ public struct DataDirectory: Sendable, Equatable, CustomStringConvertible {
 
     /// The key files present: signing keys and the secrets key. A backup copies them with the
     /// ledger; without them the restored tokens would not verify and sealed secrets not open.
-    public var keyFileNames: [String] {
-        DurableFiles.names(in: path).filter {
-            ($0.hasPrefix("signing-key-") && $0.hasSuffix(".pem")) || $0 == "secrets-key"
-        }
+    public var keyFileNames: [String] { DurableFiles.names(in: path).filter(Self.isKeyFileName) }
+
+    /// `signing-key-<algorithm>.pem` or `secrets-key`.
+    public static func isKeyFileName(_ name: String) -> Bool {
+        (name.hasPrefix("signing-key-") && name.hasSuffix(".pem")) || name == "secrets-key"
     }
 
     /// Whether a ledger was ever written here.
@@ -65,6 +66,7 @@ public struct DataDirectory: Sendable, Equatable, CustomStringConvertible {
         precondition(!options.readOnly, "open(as:) is for writers; use openForReading")
         let lock = try DataDirectoryLock(self, holder: holder)
         do {
+            try finishInterruptedRestore()
             return try AccountStore(directory: self, options: options, lock: lock, catchUp: catchUp)
         } catch {
             lock.release()
@@ -74,7 +76,10 @@ public struct DataDirectory: Sendable, Equatable, CustomStringConvertible {
 
     /// Opens an existing ledger read-only, without the lock: LMDB lets readers share the
     /// directory with a writer in another process (the audit tools beside a daemon).
+    /// Refuses a directory a restore was interrupted in the middle of swapping: its files are
+    /// half the old, half the backup's until a writer (the daemon's start) finishes the swap.
     public func openForReading(clock: any WallClock = SystemClock()) throws -> AccountStore {
+        if hasInterruptedRestore { throw StoreError.restoreInterrupted(directory: path) }
         var options = AccountStore.Options.readOnly
         options.clock = clock
         return try AccountStore(directory: self, options: options, lock: nil, catchUp: false)

@@ -115,10 +115,43 @@ public enum DurableFiles {
     /// Makes the directory entries of `path`'s directory durable (a new or renamed file).
     public static func syncDirectory(of path: String) throws {
         let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
-        let fd = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        try syncDirectory(at: directory.isEmpty ? "/" : directory)
+    }
+
+    /// Makes `directory`'s own entries durable.
+    static func syncDirectory(at directory: String) throws {
+        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw Failure(action: "open", path: directory, code: errno) }
         defer { close(fd) }
         guard fsync(fd) == 0 else { throw Failure(action: "fsync", path: directory, code: errno) }
+    }
+
+    /// Creates `path` owner-only and makes its entry durable.
+    static func makeDirectory(_ path: String) throws {
+        guard mkdir(path, 0o700) == 0 else { throw Failure(action: "create", path: path, code: errno) }
+        try syncDirectory(of: path)
+    }
+
+    /// Removes `directory` and the files in it (a staging directory: no subdirectories).
+    static func removeFlatDirectory(_ directory: String) {
+        for name in names(in: directory) { unlink(directory + "/" + name) }
+        rmdir(directory)
+    }
+
+    /// A small file's bytes (a journal).
+    static func contents(of path: String) throws -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw Failure(action: "open", path: path, code: errno) }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else { throw Failure(action: "read", path: path, code: errno) }
+            if count == 0 { return bytes }
+            bytes += buffer[..<count]
+        }
     }
 
     /// The names in `directory` (no `.` or `..`).

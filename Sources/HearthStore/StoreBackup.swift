@@ -64,42 +64,6 @@ private final class CopyOutcome: @unchecked Sendable {
 }
 
 extension DataDirectory {
-    /// Restores the backup in `backup` (its `data.mdb` and key files) into this directory and
-    /// opens it. Refuses (`DataDirectoryLockError.held`) while anything holds this directory
-    /// (a live daemon), and (`StoreError.restoreTargetHoldsLedger`) where a ledger already is,
-    /// unless `replacing`; then the old ledger and keys are replaced. Every file is copied
-    /// under a temporary name, fsynced and renamed. `progress(copied, total)` in bytes.
-    public func restore(
-        from backup: DataDirectory, replacing: Bool, progress: (_ copied: Int, _ total: Int) -> Void = { _, _ in }
-    ) throws -> AccountStore {
-        guard backup.holdsLedger else { throw StoreError.noLedger(directory: backup.path) }
-        let lock = try DataDirectoryLock(self, holder: "hearth restore")
-        do {
-            try translatingErrors {
-                if holdsLedger && !replacing { throw StoreError.restoreTargetHoldsLedger(directory: path) }
-                // Every file staged (copied under a temporary name, fsynced) before any is
-                // renamed into place, the keys before the ledger, so a failure part way leaves
-                // the old ledger with its own keys, or the new one with the backup's.
-                let keys = backup.keyFileNames
-                let total = DurableFiles.size(of: backup.ledgerFile) ?? 0
-                let stagedLedger = try DurableFiles.stage(backup.ledgerFile, beside: ledgerFile) { progress($0, total) }
-                let stagedKeys = try keys.map { name in
-                    (try DurableFiles.stage(backup.path + "/" + name, beside: path + "/" + name), path + "/" + name)
-                }
-                for (staged, key) in stagedKeys { try DurableFiles.rename(staged, to: key) }
-                // The old reader table describes processes of the replaced environment.
-                unlink(readerTableFile)
-                try DurableFiles.rename(stagedLedger, to: ledgerFile)
-                for name in keyFileNames where !keys.contains(name) { unlink(path + "/" + name) }
-                try DurableFiles.syncDirectory(of: ledgerFile)
-            }
-            return try AccountStore(directory: self, options: AccountStore.Options(), lock: lock, catchUp: true)
-        } catch {
-            lock.release()
-            throw error
-        }
-    }
-
     /// Removes what a backup wrote into `target` (its files, the reader table a verification
     /// opened, the manifest): a failed backup leaves nothing that could pass for one, and the
     /// directory, empty again, can be used for the next.

@@ -32,6 +32,10 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case backupTargetNotEmpty(directory: String)
     /// A restore into a directory that already holds a ledger, without being told to replace it.
     case restoreTargetHoldsLedger(directory: String)
+    /// A restore's swap was cut short (a crash); the next writer to open the directory finishes it.
+    case restoreInterrupted(directory: String)
+    /// A backup lists a file a restore may not bring in (only the ledger and key files).
+    case notRestorable(name: String)
     /// Any other storage failure, with LMDB's message.
     case storage(String)
 
@@ -51,6 +55,9 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
         case .backupTargetNotEmpty(let directory): "\(directory) is not empty; back up into a new directory"
         case .restoreTargetHoldsLedger(let directory):
             "\(directory) already holds a ledger; restore into an empty directory, or pass --replace to overwrite it"
+        case .restoreInterrupted(let directory):
+            "a restore into \(directory) was interrupted while swapping its files; start the daemon (or run hearth restore again) to finish it"
+        case .notRestorable(let name): "a backup may not restore \(name) (only data.mdb and key files)"
         case .storage(let message): message
         }
     }

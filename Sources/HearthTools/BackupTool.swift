@@ -10,12 +10,21 @@ public enum BackupTool {
         public var manifest: BackupManifest
         public var seconds: Double
         public var eventsVerified: UInt64
+        /// The id of the backup key that authenticated the backup; `nil`: not authenticated.
+        public var authenticatedBy: String?
+        /// Each signing key file's `kid`.
+        public var signingKeyIDs: [String: String]
+        /// Restore: the directory the replaced ledger and keys were moved into, if any.
+        public var previous: String? = nil
+        /// Restore: how the keys differ from the ones the data directory had.
+        public var keyChanges: [String] = []
     }
 
-    /// Backs `store` up into `target` (absent or empty). `store` may be a read-only open beside
-    /// a running daemon. `copying(written, estimate)` in bytes, `verifying(checked, total)` in events.
+    /// Backs `store` up into `target` (absent or empty), authenticated under `key` (see
+    /// `BackupKey`), or not when `key` is nil. `store` may be a read-only open beside a running
+    /// daemon. `copying(written, estimate)` in bytes, `verifying(checked, total)` in events.
     public static func backUp(
-        _ store: AccountStore, to target: String, now: Int64,
+        _ store: AccountStore, to target: String, now: Int64, key: BackupKey?,
         copying: @escaping (Int, Int) -> Void = { _, _ in }, verifying: (UInt64, UInt64) -> Void = { _, _ in }
     ) throws -> Summary {
         let start = ContinuousClock.now
@@ -23,14 +32,18 @@ public enum BackupTool {
         let before = try store.ledgerHead()
         let copied = try store.backUp(into: target, progress: copying)
         do {
-            let (manifest, checked) = try verify(copied, of: store, in: target, now: now, verifying: verifying)
+            let (verified, checked) = try verify(copied, of: store, in: target, now: now, verifying: verifying)
+            var manifest = verified
             guard manifest.headSequence > before.sequence || (manifest.headSequence == before.sequence && manifest.headHash == before.hash)
             else {
                 throw BackupError.verificationFailed(
                     "the copy ends at event \(manifest.headSequence), before the ledger's head when the backup began (\(before.sequence))")
             }
-            try manifest.write(to: target)
-            return Summary(manifest: manifest, seconds: seconds(since: start), eventsVerified: checked)
+            manifest.backupKeyID = key?.id
+            try manifest.write(to: target, key: key)
+            return Summary(
+                manifest: manifest, seconds: seconds(since: start), eventsVerified: checked, authenticatedBy: key?.id,
+                signingKeyIDs: Dictionary(uniqueKeysWithValues: manifest.files.compactMap { file in file.keyID.map { (file.name, $0) } }))
         } catch {
             // A copy that did not verify is no backup: nothing is left that restore could take for one.
             DataDirectory.discardBackup(in: target)
@@ -39,7 +52,8 @@ public enum BackupTool {
     }
 
     /// Reads the copy back: the chain walked, the projections at the ledger's head, each file
-    /// checksummed (the keys against their originals). Returns the manifest that records it.
+    /// checksummed (the keys against their originals, the signing keys' `kid`s noted). Returns
+    /// the manifest that records it.
     private static func verify(
         _ copied: [BackupFile], of store: AccountStore, in target: String, now: Int64, verifying: (UInt64, UInt64) -> Void
     ) throws -> (BackupManifest, UInt64) {
@@ -71,11 +85,12 @@ public enum BackupTool {
             {
                 throw BackupError.verificationFailed("the copy of \(file.name) differs from the original")
             }
-            files.append(BackupManifest.File(name: file.name, bytes: file.bytes, sha256: sum))
+            let keyID = try BackupKeyFiles.signingKeyID(of: target + "/" + file.name, named: file.name)
+            files.append(BackupManifest.File(name: file.name, bytes: file.bytes, sha256: sum, keyID: keyID))
         }
         let manifest = BackupManifest(
             format: BackupManifest.currentFormat, createdAt: now, source: absolutePath(store.directory.path),
-            headSequence: head.sequence, headHash: head.hash, projectionDigest: digest, files: files)
+            headSequence: head.sequence, headHash: head.hash, projectionDigest: digest, files: files, backupKeyID: nil)
         return (manifest, verification.eventsChecked)
     }
 
@@ -85,34 +100,111 @@ public enum BackupTool {
         return String(cString: resolved)
     }
 
-    /// Restores the backup in `source` into `directory`: the files checked against the
-    /// manifest first, then copied (refused while a daemon holds `directory`, and over an
-    /// existing ledger unless `replacing`), then the restored store opened and proven equal to
-    /// the backup: the chain walked to the same head, the same projection digest.
+    public struct RestoreOptions: Sendable {
+        /// Replace a ledger already in the data directory.
+        public var replacing: Bool
+        /// The key the backup's MAC must verify under.
+        public var key: BackupKey?
+        /// Restore a backup that carries no MAC (or without a key to check it), loudly.
+        public var allowUnauthenticated: Bool
+        /// Names the directory the replaced files go to (Unix milliseconds).
+        public var now: Int64
+
+        public init(replacing: Bool, key: BackupKey?, allowUnauthenticated: Bool, now: Int64) {
+            self.replacing = replacing
+            self.key = key
+            self.allowUnauthenticated = allowUnauthenticated
+            self.now = now
+        }
+    }
+
+    /// Restores the backup in `source` into `directory`. The manifest's MAC is checked under
+    /// the key first; then, under the directory's lock (refused while a daemon holds it, and
+    /// over an existing ledger unless `replacing`), every file is copied into a staging
+    /// directory and verified there: each checksum, each signing key against the `kid` the
+    /// manifest records, the chain walked to the manifest's head, the projections' digest, the
+    /// sealed client secrets opened with the secrets key. Only then are the files swapped in
+    /// (`RestoreSession.commit`); any failure before leaves the data directory untouched.
     public static func restore(
-        from source: String, into directory: DataDirectory, replacing: Bool,
+        from source: String, into directory: DataDirectory, options: RestoreOptions,
         copying: (Int, Int) -> Void = { _, _ in }, verifying: (UInt64, UInt64) -> Void = { _, _ in }
     ) throws -> Summary {
         let start = ContinuousClock.now
-        let manifest = try BackupManifest.read(from: source)
-        for file in manifest.files {
-            let path = source + "/" + file.name
-            guard DurableFiles.exists(path) else { throw BackupError.missingFile(path: path) }
-            guard try BackupManifest.checksum(of: path) == file.sha256 else { throw BackupError.checksumMismatch(path: path) }
+        let (manifest, bytes) = try BackupManifest.read(from: source)
+        let authenticatedBy = try authenticate(manifest, bytes: bytes, in: source, options: options)
+        let names = manifest.files.map(\.name)
+        guard names.contains(DataDirectory.ledgerFileName) else { throw BackupError.missingFile(path: source + "/" + DataDirectory.ledgerFileName) }
+        guard Set(names).count == names.count else { throw BackupError.unreadableManifest(path: source + "/" + BackupManifest.fileName) }
+        for name in names {
+            guard DataDirectory.isRestorable(name) else { throw StoreError.notRestorable(name: name) }
+            guard DurableFiles.exists(source + "/" + name) else { throw BackupError.missingFile(path: source + "/" + name) }
         }
-        let store = try directory.restore(from: DataDirectory(source), replacing: replacing, progress: copying)
+        let session = try RestoreSession(into: directory, replacing: options.replacing)
+        do {
+            try session.stage(names, from: source, progress: copying)
+            // What is checked is what will be swapped in: the staged copies, not the backup.
+            let staged = session.staging.path
+            for file in manifest.files {
+                guard try BackupManifest.checksum(of: staged + "/" + file.name) == file.sha256 else {
+                    throw BackupError.checksumMismatch(path: source + "/" + file.name)
+                }
+            }
+            let keyIDs = try BackupKeyFiles.verifySigningKeys(of: manifest, in: staged)
+            try BackupKeyFiles.verifySecretsKey(in: staged)
+            let checked = try verifyStaged(session.staging, against: manifest, verifying: verifying)
+            let changes = BackupKeyFiles.changes(from: directory, to: staged, keyIDs: keyIDs)
+            let previous = try session.commit(at: options.now)
+            return Summary(
+                manifest: manifest, seconds: seconds(since: start), eventsVerified: checked, authenticatedBy: authenticatedBy,
+                signingKeyIDs: keyIDs, previous: previous, keyChanges: changes)
+        } catch {
+            session.abandon()
+            throw error
+        }
+    }
+
+    /// The backup key's verdict: its id, `nil` for an unauthenticated restore allowed as such.
+    private static func authenticate(
+        _ manifest: BackupManifest, bytes: [UInt8], in source: String, options: RestoreOptions
+    ) throws -> String? {
+        let code = try BackupManifest.readMAC(from: source)
+        guard let key = options.key else {
+            guard options.allowUnauthenticated else { throw BackupError.noBackupKey(restoring: true) }
+            return nil
+        }
+        guard let code else {
+            guard options.allowUnauthenticated else { throw BackupError.unauthenticated(directory: source) }
+            return nil
+        }
+        guard key.isValid(code, for: bytes) else {
+            throw BackupError.authenticationFailed(directory: source, keyGiven: key.id, backupNames: manifest.backupKeyID)
+        }
+        return key.id
+    }
+
+    /// Opens the staged copy read-only and proves it the backup the manifest describes: the
+    /// chain walked to the same head, the projections caught up with the same digest, every
+    /// sealed client secret opened by the staged secrets key.
+    private static func verifyStaged(
+        _ staging: DataDirectory, against manifest: BackupManifest, verifying: (UInt64, UInt64) -> Void
+    ) throws -> UInt64 {
+        let store = try staging.openForReading()
         defer { store.close() }
         let verification = try store.audit.verify(progress: verifying)
         if let failure = verification.failure {
-            throw BackupError.verificationFailed("the restored chain breaks at event \(failure.sequence): \(failure.reason)")
+            throw BackupError.verificationFailed("the backup's chain breaks at event \(failure.sequence): \(failure.reason)")
         }
         let head = try store.ledgerHead()
         guard head.sequence == manifest.headSequence, head.hash == manifest.headHash else {
-            throw BackupError.verificationFailed("the restored ledger ends at \(head.sequence), the backup at \(manifest.headSequence)")
+            throw BackupError.verificationFailed(
+                "the backup's ledger ends at event \(head.sequence) (\(head.hash.prefix(16))…), its manifest at \(manifest.headSequence) (\(manifest.headHash.prefix(16))…)")
         }
+        let behind = try store.maintenance.eventsBehind()
+        guard behind == 0 else { throw BackupError.verificationFailed("the backup's projections are \(behind) events behind its ledger") }
         guard try store.maintenance.digest() == manifest.projectionDigest else {
-            throw BackupError.verificationFailed("the restored projections differ from the backup's")
+            throw BackupError.verificationFailed("the backup's projections differ from the digest its manifest records")
         }
-        return Summary(manifest: manifest, seconds: seconds(since: start), eventsVerified: verification.eventsChecked)
+        try BackupKeyFiles.verifySealedSecrets(in: store, secretsKey: staging.secretsKeyFile)
+        return verification.eventsChecked
     }
 }
