@@ -214,13 +214,14 @@ public enum Decide {
 
     /// `password` is Firebase's provider for both email+password and email link: unlinking it
     /// ends both, and the account's email goes with it (as the Auth Emulator answers).
-    private static func unlink(_ providerIds: [ProviderID], from account: Account) -> [EventPayload] {
+    /// `emailGoing`: the same update already removes the email.
+    private static func unlink(_ providerIds: [ProviderID], from account: Account, emailGoing: Bool = false) -> [EventPayload] {
         var events: [EventPayload] = []
         for providerId in Set(providerIds).sorted() {
             switch providerId {
             case .password where account.password != nil || account.emailLinkSignIn:
                 events.append(.providerUnlinked(ProviderUnlinked(providerId: .password)))
-                if account.email != nil { events.append(.emailChanged(EmailChanged(email: nil, verified: false))) }
+                if account.email != nil && !emailGoing { events.append(.emailChanged(EmailChanged(email: nil, verified: false))) }
             case .phone where account.phoneNumber != nil:
                 events.append(.providerUnlinked(ProviderUnlinked(providerId: providerId)))
             case _ where account.provider(providerId) != nil:
@@ -338,7 +339,7 @@ public enum Decide {
         if update.removePassword, account.password != nil, update.password == nil, !update.unlinkProviders.contains(.password) {
             events.append(.passwordRemoved(PasswordRemoved(reason: .unlinked)))
         }
-        events += unlink(update.unlinkProviders, from: account)
+        events += unlink(update.unlinkProviders, from: account, emailGoing: newEmail == nil && update.removeEmail)
         // A new password or a new email ends every session opened before it; so does an
         // explicit revocation, at the second an administrator chose if one did.
         let revokedAt: Int64? =

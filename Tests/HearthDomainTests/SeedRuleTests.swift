@@ -39,6 +39,14 @@ struct SeedRuleTests {
         #expect(try Decide.decide(.unlinkProviders(project, uid("link"), [.password]), state: state, now: now) == [])
     }
 
+    @Test mutating func unlinkingPasswordWhileRemovingTheEmailRemovesItOnce() throws {
+        try given(
+            .createAccount(project, uid("link"), AccountCreated(method: .emailLink, createdAt: now, email: "l@x.io", emailVerified: true)))
+        let events = try Decide.decide(
+            .update(project, uid("link"), AccountUpdate(removeEmail: true, unlinkProviders: [.password])), state: state, now: now)
+        #expect(events == [.emailChanged(EmailChanged(email: nil, verified: false)), .providerUnlinked(ProviderUnlinked(providerId: .password))])
+    }
+
     @Test mutating func emailPasswordOffStopsPasswordAndLinkSignIns() throws {
         let hash = PasswordHash(algorithm: "SCRYPT", hash: [1], salt: [1], memoryCost: 14, blockSize: 8, parallelization: 1)
         try given(
