@@ -107,6 +107,12 @@ struct AppLinkTests {
             let other = try await Self.get(api, "/.well-known/apple-app-site-association", host: "links.other.example")
             let otherBody = try #require(JSONValue.parse(other.body.readableBytesView))
             #expect(otherBody["applinks"]?["details"]?.arrayValue?.first?["appIDs"] == ["ZYXWV98765.org.other.app"])
+            // Another project may not claim a link domain: the first one keeps it.
+            let squatter = try await Self.patch(
+                api, project: "other-project", ["linkDomains": ["links.other.example", "LINKS.example.com"]], mask: "linkDomains")
+            #expect(squatter.status == 400 && squatter.errorCode == "INVALID_CONFIG", "\(squatter.json)")
+            let kept = try await Self.get(api, "/.well-known/apple-app-site-association", host: "links.example.com")
+            #expect(JSONValue.parse(kept.body.readableBytesView)?["applinks"]?["details"]?.arrayValue?.first?["appIDs"] == ["ABCDE12345.com.example.app"])
             for stranger in ["app.example.com", "127.0.0.1:9099", "evil.example", String(repeating: "a", count: 5000)] {
                 #expect(try await Self.get(api, "/.well-known/apple-app-site-association", host: stranger).status == .notFound)
             }
