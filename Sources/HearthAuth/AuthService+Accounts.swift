@@ -77,7 +77,7 @@ extension AuthService {
             switch attribute {
             case "DISPLAY_NAME": profile.deleted.append(.displayName)
             case "PHOTO_URL": profile.deleted.append(.photoUrl)
-            case "PASSWORD": update.unlinkProviders.append(.password)
+            case "PASSWORD": update.removePassword = true
             case "EMAIL": update.removeEmail = true
             case "USER_ATTRIBUTE_NAME_UNSPECIFIED": break
             default: throw FirebaseError.invalidArgument("deleteAttribute: unsupported value \(attribute)")
@@ -85,6 +85,11 @@ extension AuthService {
         }
         update.profile = profile
         update.unlinkProviders += changes.deleteProviders.map(ProviderID.init(rawValue:))
+        update.byAccountHolder = session != nil
+        // Email/Password off: a user's new password is refused (by `decide`), before its hash is spent.
+        if password != nil, session != nil, try !read({ try $0.config(of: caller.project) }).emailPasswordEnabled {
+            throw FirebaseError(AuthError.operationNotAllowed)
+        }
         if let validSince = changes.validSince, caller.isAdmin {
             // An administrator's time is kept, within the range `decide` allows.
             update.revokeSessions = .since(seconds: validSince)

@@ -4,11 +4,16 @@ import HearthStore
 /// `accounts:signInWithPassword` (verifyPassword).
 extension AuthService {
     public func signInWithPassword(email: String?, password: String?, _ caller: Caller) async throws -> SignInResult {
+        let project = caller.project
+        // Email/Password off: Firebase's answer before any other, whatever the address (the
+        // writer's `decide` refuses the sign-in too).
+        guard try read({ try $0.config(of: project) }).emailPasswordEnabled else {
+            throw FirebaseError(AuthError.passwordLoginDisabled)
+        }
         // Absent is MISSING_EMAIL; an empty string is not an email.
         if email == "" { throw FirebaseError.invalidEmail }
         let email = try Validation.email(email)
         guard let password, !password.isEmpty else { throw FirebaseError.missingPassword }
-        let project = caller.project
         // Reserved before any hashing, under the limits' lock, so concurrent guesses are held to
         // the same allowance as sequential ones; settled once the answer is known.
         let attempt = try limits?.reservePasswordAttempt(email: email, caller, now: now)

@@ -18,10 +18,29 @@ extension AuthService {
         _ caller: Caller, _ update: @escaping @Sendable (ProjectConfig) throws -> ProjectConfig
     ) async throws -> ProjectConfig {
         let project = caller.project
+        try refuseClaimedLinkDomains(try update(config(caller)), of: project)
         return try await write(caller) { tx in
             let current = try tx.config(of: project)
             try tx.execute(.changeProjectConfig(project, current.change(to: try update(current))))
             return try tx.config(of: project)
+        }
+    }
+
+    /// A link domain associates one project's apps: a project may not list a domain another
+    /// already does (a tenant would otherwise take, or break, another's universal links). Checked
+    /// before the write; two projects claiming a domain at the same instant both lose it, as the
+    /// association files then serve neither.
+    private func refuseClaimedLinkDomains(_ next: ProjectConfig, of project: ProjectID) throws {
+        guard !next.linkDomains.isEmpty else { return }
+        let taken = try read { reader -> String? in
+            for other in try reader.configuredProjects() where other != project {
+                guard let config = try reader.recordedConfig(of: other) else { continue }
+                if let domain = next.linkDomains.first(where: config.servesLinks(on:)) { return domain }
+            }
+            return nil
+        }
+        if let taken {
+            throw FirebaseError(AuthError.invalidProjectConfig("linkDomains: \(taken) is another project's link domain"))
         }
     }
 

@@ -48,6 +48,8 @@ extension AuthService {
         try requireRecentSignIn(current, session)
         let project = caller.project
         let uid = current.uid
+        // Email/Password off: no password is linked (`decide` refuses it; this spares the hash).
+        guard try read({ try $0.config(of: project) }).emailPasswordEnabled else { throw FirebaseError(AuthError.operationNotAllowed) }
         if let owner = try read({ try $0.owner(ofEmail: email, in: project) }), owner != uid {
             throw FirebaseError(AuthError.emailExists)
         }
@@ -59,7 +61,7 @@ extension AuthService {
                 before.password == nil && (before.email == nil || before.email == email)
                     ? .setPassword(project, uid, hash, email: email, reason: .initial)
                     // Replacing a password or an email: `decide` ends the sessions opened before.
-                    : .update(project, uid, AccountUpdate(email: email, password: hash))
+                    : .update(project, uid, Self.byAccountHolder(AccountUpdate(email: email, password: hash)))
             ]
             if let displayName {
                 preparation.append(.update(project, uid, AccountUpdate(profile: ProfileUpdated(displayName: displayName))))
@@ -69,6 +71,12 @@ extension AuthService {
         }
         if let recovery, let replaced { deliver(recovery, replaced: replaced, by: signedIn.account, project) }
         return try await self.signedIn(signedIn, caller)
+    }
+
+    private static func byAccountHolder(_ update: AccountUpdate) -> AccountUpdate {
+        var update = update
+        update.byAccountHolder = true
+        return update
     }
 
     /// What an administrator may set when creating a user (Admin SDK `create_user`).

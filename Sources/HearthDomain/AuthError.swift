@@ -10,6 +10,8 @@ public enum AuthError: Error, Equatable, Hashable, Sendable, CustomStringConvert
     case userNotFound
     case userDisabled
     case operationNotAllowed
+    /// Email/Password is off: no password sign-in.
+    case passwordLoginDisabled
     case invalidEmail
     case invalidOobCode
     case expiredOobCode
@@ -41,6 +43,7 @@ public enum AuthError: Error, Equatable, Hashable, Sendable, CustomStringConvert
         case .userNotFound: "USER_NOT_FOUND"
         case .userDisabled: "USER_DISABLED"
         case .operationNotAllowed: "OPERATION_NOT_ALLOWED"
+        case .passwordLoginDisabled: "PASSWORD_LOGIN_DISABLED"
         case .invalidEmail: "INVALID_EMAIL"
         case .invalidOobCode: "INVALID_OOB_CODE"
         case .expiredOobCode: "EXPIRED_OOB_CODE"

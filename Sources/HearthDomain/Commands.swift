@@ -70,6 +70,12 @@ public struct AccountUpdate: Equatable, Sendable {
     /// before it). A new password or email revokes them whether or not this is set.
     public var revokeSessions: SessionRevocation?
     public var unlinkProviders: [ProviderID] = []
+    /// `deleteAttribute: PASSWORD`: the password goes, the email and email link stay (unlike
+    /// unlinking the `password` provider).
+    public var removePassword = false
+    /// The account's own user asks (an ID token), not an administrator: a new password then
+    /// needs the Email/Password provider on.
+    public var byAccountHolder = false
 
     public init(
         email: String? = nil, removeEmail: Bool = false, emailVerified: Bool? = nil, password: PasswordHash? = nil,

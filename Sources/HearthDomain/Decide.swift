@@ -12,6 +12,9 @@ public enum Decide {
                 + [.sessionsRevoked(SessionsRevoked(validSince: now / 1000, reason: .admin))]
         case .signIn(let project, let uid, let method, let tokenHash):
             _ = try activeAccount(uid, project, state)
+            if method == .password, !(try state.config(of: project).emailPasswordEnabled) {
+                throw AuthError.passwordLoginDisabled
+            }
             return [.signInRecorded(SignInRecorded(method: method))] + issue(tokenHash)
         case .linkProvider(let project, let uid, let link):
             return try linkProvider(project, uid, link, state)
@@ -20,6 +23,8 @@ public enum Decide {
             return unlink(providerIds, from: account)
         case .setPassword(let project, let uid, let hash, let email, let reason):
             let account = try existingAccount(uid, project, state)
+            // A user's own new password (linking or changing it): only while the provider is on.
+            if reason != .rehashed { try requirePasswordProvider(project, state) }
             var events: [EventPayload] = []
             if let email, normalizeEmail(email) != account.email {
                 events += try changeEmail(to: normalizeEmail(email), verified: false, uid, project, state)
@@ -28,6 +33,7 @@ public enum Decide {
             return events
         case .completeEmailLinkSignIn(let project, let uid, let email, let tokenHash):
             let account = try activeAccount(uid, project, state)
+            try requireEmailLink(project, state)
             return try completeEmailLink(account, email: normalizeEmail(email), project, state, now: now)
                 + [.signInRecorded(SignInRecorded(method: .emailLink))] + issue(tokenHash)
         case .confirmEmailByProvider(let project, let uid, let email):
@@ -107,6 +113,17 @@ public enum Decide {
         tokenHash.map { [.refreshTokenIssued(RefreshTokenIssued(tokenHash: $0))] } ?? []
     }
 
+    /// Email/Password off: no password is set by its user (Firebase's OPERATION_NOT_ALLOWED).
+    private static func requirePasswordProvider(_ project: ProjectID, _ state: some DecisionState) throws {
+        guard try state.config(of: project).emailPasswordEnabled else { throw AuthError.operationNotAllowed }
+    }
+
+    /// Email links need the Email/Password provider and email links on (`passwordRequired` false).
+    private static func requireEmailLink(_ project: ProjectID, _ state: some DecisionState) throws {
+        let config = try state.config(of: project)
+        guard config.emailPasswordEnabled && config.emailLinkEnabled else { throw AuthError.operationNotAllowed }
+    }
+
     private static func existingAccount(_ uid: UserID, _ project: ProjectID, _ state: some DecisionState) throws -> Account {
         guard let account = try state.account(uid, in: project) else { throw AuthError.userNotFound }
         return account
@@ -146,7 +163,7 @@ public enum Decide {
         case .password:
             guard config.emailPasswordEnabled else { throw AuthError.operationNotAllowed }
         case .emailLink:
-            guard config.emailPasswordEnabled && config.emailLinkEnabled else { throw AuthError.operationNotAllowed }
+            try requireEmailLink(project, state)
         case .federated:
             guard created.providers.allSatisfy({ config.allowsProvider($0.providerId) }) else {
                 throw AuthError.operationNotAllowed
@@ -195,12 +212,16 @@ public enum Decide {
         return events
     }
 
-    private static func unlink(_ providerIds: [ProviderID], from account: Account) -> [EventPayload] {
+    /// `password` is Firebase's provider for both email+password and email link: unlinking it
+    /// ends both, and the account's email goes with it (as the Auth Emulator answers).
+    /// `emailGoing`: the same update already removes the email.
+    private static func unlink(_ providerIds: [ProviderID], from account: Account, emailGoing: Bool = false) -> [EventPayload] {
         var events: [EventPayload] = []
         for providerId in Set(providerIds).sorted() {
             switch providerId {
-            case .password where account.password != nil:
-                events.append(.passwordRemoved(PasswordRemoved(reason: .unlinked)))
+            case .password where account.password != nil || account.emailLinkSignIn:
+                events.append(.providerUnlinked(ProviderUnlinked(providerId: .password)))
+                if account.email != nil && !emailGoing { events.append(.emailChanged(EmailChanged(email: nil, verified: false))) }
             case .phone where account.phoneNumber != nil:
                 events.append(.providerUnlinked(ProviderUnlinked(providerId: providerId)))
             case _ where account.provider(providerId) != nil:
@@ -238,7 +259,9 @@ public enum Decide {
     /// Proven ownership of the account's unverified email verifies it. Every sign-in method
     /// added while it was unverified, by whoever typed that email, goes: the password, and each
     /// provider that is not the address's own authority (Google for Gmail). Then every earlier
-    /// session ends (seed 000).
+    /// session ends (seed 000), whether or not anything was removed: whoever typed the address
+    /// may hold a session with nothing left to remove (they dropped their own password, or set
+    /// the address on an anonymous account). A repeat proof of a verified email ends nothing.
     private static func confirmEmail(_ account: Account, proof: EmailProof, now: Int64) -> [EventPayload] {
         guard let email = account.email, !account.emailVerified else { return [] }
         var events: [EventPayload] = []
@@ -251,7 +274,7 @@ public enum Decide {
         for link in account.providers where !link.providerId.isAuthority(forEmail: email) {
             events.append(.providerUnlinked(ProviderUnlinked(providerId: link.providerId, reason: unlinked)))
         }
-        if !events.isEmpty { events.append(.sessionsRevoked(SessionsRevoked(validSince: now / 1000, reason: revoked))) }
+        events.append(.sessionsRevoked(SessionsRevoked(validSince: now / 1000, reason: revoked)))
         events.append(.emailVerified(EmailVerified(email: email)))
         return events
     }
@@ -278,6 +301,7 @@ public enum Decide {
                 verified ? .emailVerified(EmailVerified(email: email)) : .emailChanged(EmailChanged(email: email, verified: false)))
         }
         if let password = update.password {
+            if update.byAccountHolder { try requirePasswordProvider(project, state) }
             events.append(.passwordSet(PasswordSet(password: password, reason: account.password == nil ? .initial : .changed)))
         }
         var profile = update.profile
@@ -312,7 +336,10 @@ public enum Decide {
             // USER_DISABLED; re-enabling revokes them, so they never come back.
             if !disabled { events.append(.sessionsRevoked(SessionsRevoked(validSince: now / 1000, reason: .accountReenabled))) }
         }
-        events += unlink(update.unlinkProviders, from: account)
+        if update.removePassword, account.password != nil, update.password == nil, !update.unlinkProviders.contains(.password) {
+            events.append(.passwordRemoved(PasswordRemoved(reason: .unlinked)))
+        }
+        events += unlink(update.unlinkProviders, from: account, emailGoing: newEmail == nil && update.removeEmail)
         // A new password or a new email ends every session opened before it; so does an
         // explicit revocation, at the second an administrator chose if one did.
         let revokedAt: Int64? =

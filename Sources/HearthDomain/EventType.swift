@@ -40,8 +40,9 @@ extension EventType {
     public static let anonymousPurged = EventType("account.anonymous_purged", version: 2)
     public static let oobCodeIssued = EventType("oob_code.issued", version: 1)
     public static let oobCodeConsumed = EventType("oob_code.consumed", version: 1)
-    /// v2: the cleanup period and email enumeration protection.
-    public static let projectConfigChanged = EventType("project.config_changed", version: 2)
+    /// v2: the cleanup period and email enumeration protection; v3: the apps' Team IDs and
+    /// signing certificates (`iosApps`, `androidApps`).
+    public static let projectConfigChanged = EventType("project.config_changed", version: 3)
 
     public static let identityProviderSet = EventType("project.identity_provider_set", version: 1)
     public static let identityProviderDeleted = EventType("project.identity_provider_deleted", version: 1)
@@ -52,10 +53,11 @@ extension EventType {
     public static let refreshTokenIssuedV1 = EventType("account.refresh_token_issued", version: 1)
     public static let anonymousPurgedV1 = EventType("account.anonymous_purged", version: 1)
     public static let projectConfigChangedV1 = EventType("project.config_changed", version: 1)
+    public static let projectConfigChangedV2 = EventType("project.config_changed", version: 2)
     public static let providerUnlinkedV1 = EventType("account.provider_unlinked", version: 1)
     public static let historical: [EventType] = [
         .accountCreatedV1, .passwordSetV1, .refreshTokenIssuedV1, .anonymousPurgedV1, .projectConfigChangedV1,
-        .providerUnlinkedV1,
+        .projectConfigChangedV2, .providerUnlinkedV1,
     ]
 
     /// Every current event type; `schemas/` has one schema per entry here and in `historical`.

@@ -87,7 +87,12 @@ extension Account {
         case .providerUnlinked(let unlinked):
             providers.removeAll { $0.providerId == unlinked.providerId }
             if unlinked.providerId == .phone { phoneNumber = nil }
-            if unlinked.providerId == .password { password = nil }
+            // The `password` provider is email+password and email link alike.
+            if unlinked.providerId == .password {
+                password = nil
+                passwordUpdatedAt = at
+                emailLinkSignIn = false
+            }
         case .passwordSet(let set):
             password = set.password
             passwordUpdatedAt = at

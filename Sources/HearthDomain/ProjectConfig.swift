@@ -22,6 +22,10 @@ public struct ProjectConfig: Equatable, Sendable, Encodable {
     /// (iOS bundle ids, Android package names). Development accepts any app.
     public var iosBundleIds: [String] = []
     public var androidPackages: [String] = []
+    /// The apps that open the project's email links themselves, with what their link domains'
+    /// association files need (Team IDs, signing certificates).
+    public var iosApps: [IOSApp] = []
+    public var androidApps: [AndroidApp] = []
     /// Configured sign-in providers, sorted by provider id.
     public var identityProviders: [IdentityProviderConfig] = []
 
@@ -47,6 +51,11 @@ public struct ProjectConfig: Equatable, Sendable, Encodable {
         authorizedDomains.contains(host.lowercased())
     }
 
+    /// Whether `host` is one of the link domains (exactly, case aside).
+    public func servesLinks(on host: String) -> Bool {
+        linkDomains.contains(host.lowercased())
+    }
+
     public func allowsProvider(_ providerId: ProviderID) -> Bool {
         enabledProviders.map { $0.contains(providerId) } ?? true
     }
@@ -66,13 +75,18 @@ public struct ProjectConfigChange: Equatable, Sendable, Encodable {
     public var improvedEmailPrivacy: Bool?
     public var iosBundleIds: [String]?
     public var androidPackages: [String]?
+    public var iosApps: [IOSApp]?
+    public var androidApps: [AndroidApp]?
 
     public init(
         emailPasswordEnabled: Bool? = nil, emailLinkEnabled: Bool? = nil, anonymousEnabled: Bool? = nil,
         enabledProviders: [ProviderID]? = nil, authorizedDomains: [String]? = nil, linkDomains: [String]? = nil,
         anonymousCleanup: Bool? = nil, oneAccountPerEmail: Bool? = nil, anonymousCleanupPeriodSeconds: Int64? = nil,
-        improvedEmailPrivacy: Bool? = nil, iosBundleIds: [String]? = nil, androidPackages: [String]? = nil
+        improvedEmailPrivacy: Bool? = nil, iosBundleIds: [String]? = nil, androidPackages: [String]? = nil,
+        iosApps: [IOSApp]? = nil, androidApps: [AndroidApp]? = nil
     ) {
+        self.iosApps = iosApps
+        self.androidApps = androidApps
         self.iosBundleIds = iosBundleIds
         self.androidPackages = androidPackages
         self.anonymousCleanupPeriodSeconds = anonymousCleanupPeriodSeconds
@@ -105,6 +119,8 @@ extension ProjectConfig {
         if let value = change.improvedEmailPrivacy { next.improvedEmailPrivacy = value }
         if let value = change.iosBundleIds { next.iosBundleIds = value }
         if let value = change.androidPackages { next.androidPackages = value }
+        if let value = change.iosApps { next.iosApps = value }
+        if let value = change.androidApps { next.androidApps = value }
         return next
     }
 
@@ -121,7 +137,8 @@ extension ProjectConfig {
             anonymousCleanup: differing(\.anonymousCleanup), oneAccountPerEmail: differing(\.oneAccountPerEmail),
             anonymousCleanupPeriodSeconds: differing(\.anonymousCleanupPeriodSeconds),
             improvedEmailPrivacy: differing(\.improvedEmailPrivacy), iosBundleIds: differing(\.iosBundleIds),
-            androidPackages: differing(\.androidPackages))
+            androidPackages: differing(\.androidPackages), iosApps: differing(\.iosApps),
+            androidApps: differing(\.androidApps))
     }
 }
 

@@ -92,6 +92,14 @@ public enum HearthRouter {
                 }
             }
         }
+        // Link domains (by Host): the apps' association files, and the page for a link that
+        // reached a browser instead of its app.
+        let appLinks = AppLinksAPI(service: service)
+        router.get("/.well-known/apple-app-site-association") { request, _ in try appLinks.appleAppSiteAssociation(request) }
+        router.get("/.well-known/assetlinks.json") { request, _ in try appLinks.assetLinks(request) }
+        if appLinks.actionURL != nil, !AppLinksAPI.isHearthPath(appLinks.linkPath) {
+            router.get(RouterPath(appLinks.linkPath)) { request, _ in try appLinks.linkPage(request) }
+        }
         let handler = OAuthHandlerPage(service: service, access: access, publicURL: publicURL)
         router.get("/__/auth/handler") { request, context in try await handler.handle(request, context) }
         if access.profile == .production {

@@ -53,6 +53,14 @@ public enum ProjectConfigJSON {
         Field(
             path: "registeredApps.androidPackages", read: { .array($0.androidPackages.map(JSONValue.string)) },
             write: { config, value in config.androidPackages = try appIds(value, "registeredApps.androidPackages") }),
+        // Hearth's own, named as Firebase's IosApp and AndroidApp: what the link domains'
+        // apple-app-site-association and assetlinks.json list (RegisteredAppsJSON).
+        Field(
+            path: "registeredApps.iosApps", read: { .array($0.iosApps.map(RegisteredAppsJSON.render)) },
+            write: { config, value in config.iosApps = try RegisteredAppsJSON.iosApps(value, "registeredApps.iosApps") }),
+        Field(
+            path: "registeredApps.androidApps", read: { .array($0.androidApps.map(RegisteredAppsJSON.render)) },
+            write: { config, value in config.androidApps = try RegisteredAppsJSON.androidApps(value, "registeredApps.androidApps") }),
         // Hearth's own: shortens seed 003's 30 days, for tests and staging.
         Field(
             path: "anonymousCleanupAfterSeconds", read: { .string(String($0.anonymousCleanupPeriodSeconds)) },

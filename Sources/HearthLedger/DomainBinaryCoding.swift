@@ -146,15 +146,18 @@ extension ProjectConfigChange: BinaryCodable {
         writer.write(improvedEmailPrivacy)
         writer.write(iosBundleIds) { $0.write($1) { $0.write($1) } }
         writer.write(androidPackages) { $0.write($1) { $0.write($1) } }
+        writer.write(iosApps) { $0.write($1) { $0.write($1) } }
+        writer.write(androidApps) { $0.write($1) { $0.write($1) } }
     }
 
     public init(from reader: inout ByteReader) throws {
-        try self.init(from: &reader, layout: .v2)
+        try self.init(from: &reader, layout: .v3)
     }
 
-    /// Layouts by event version: `project.config_changed` v1 ends after `oneAccountPerEmail`.
+    /// Layouts by event version: `project.config_changed` v1 ends after `oneAccountPerEmail`,
+    /// v2 after `androidPackages`.
     enum Layout {
-        case v1, v2
+        case v1, v2, v3
     }
 
     init(from reader: inout ByteReader, layout: Layout) throws {
@@ -165,11 +168,37 @@ extension ProjectConfigChange: BinaryCodable {
             enabledProviders: try reader.readOptional(strings)?.map(ProviderID.init(rawValue:)),
             authorizedDomains: try reader.readOptional(strings), linkDomains: try reader.readOptional(strings),
             anonymousCleanup: try reader.readOptionalBool(), oneAccountPerEmail: try reader.readOptionalBool())
-        guard layout == .v2 else { return }
+        guard layout != .v1 else { return }
         anonymousCleanupPeriodSeconds = try reader.readOptionalInt64()
         improvedEmailPrivacy = try reader.readOptionalBool()
         iosBundleIds = try reader.readOptional(strings)
         androidPackages = try reader.readOptional(strings)
+        guard layout == .v3 else { return }
+        iosApps = try reader.readOptional { try $0.readArray { try $0.read() } }
+        androidApps = try reader.readOptional { try $0.readArray { try $0.read() } }
+    }
+}
+
+extension IOSApp: BinaryCodable {
+    public func encode(to writer: inout ByteWriter) {
+        writer.write(bundleId)
+        writer.write(teamId)
+        writer.write(appStoreId)
+    }
+
+    public init(from reader: inout ByteReader) throws {
+        self.init(bundleId: try reader.readString(), teamId: try reader.readString(), appStoreId: try reader.readOptionalString())
+    }
+}
+
+extension AndroidApp: BinaryCodable {
+    public func encode(to writer: inout ByteWriter) {
+        writer.write(packageName)
+        writer.write(sha256Hashes) { $0.write($1) }
+    }
+
+    public init(from reader: inout ByteReader) throws {
+        self.init(packageName: try reader.readString(), sha256Hashes: try reader.readArray { try $0.readString() })
     }
 }
 

@@ -108,6 +108,7 @@ public enum PayloadCodec {
         Decoder(.oobCodeConsumed) { _ in .oobCodeConsumed },
         Decoder(.projectConfigChanged) { .projectConfigChanged(try $0.read()) },
         Decoder(.projectConfigChangedV1) { .projectConfigChanged(try ProjectConfigChange(from: &$0, layout: .v1)) },
+        Decoder(.projectConfigChangedV2) { .projectConfigChanged(try ProjectConfigChange(from: &$0, layout: .v2)) },
         Decoder(.identityProviderSet) { .identityProviderSet(try $0.read()) },
         Decoder(.identityProviderDeleted) {
             .identityProviderDeleted(IdentityProviderDeleted(providerId: ProviderID(try $0.readString())))

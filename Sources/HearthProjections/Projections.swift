@@ -8,7 +8,8 @@ public struct Projections: Sendable {
     /// Bump when a record layout or index changes: the daemon then rebuilds on start.
     /// 5: cleanup schedules record their rule; project configs their cleanup period and
     /// email privacy; purges are counted per day. 6: accounts keep their initial email.
-    public static let formatVersion: UInt64 = 6
+    /// 7: project configs keep their apps' Team IDs and signing certificates.
+    public static let formatVersion: UInt64 = 7
 
     public typealias Table = Database<[UInt8], [UInt8]>
 

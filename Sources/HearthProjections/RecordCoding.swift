@@ -80,6 +80,8 @@ extension ProjectConfig: BinaryCodable {
         writer.write(iosBundleIds) { $0.write($1) }
         writer.write(androidPackages) { $0.write($1) }
         writer.write(identityProviders) { $0.write($1) }
+        writer.write(iosApps) { $0.write($1) }
+        writer.write(androidApps) { $0.write($1) }
     }
 
     public init(from reader: inout ByteReader) throws {
@@ -97,6 +99,8 @@ extension ProjectConfig: BinaryCodable {
         iosBundleIds = try reader.readArray { try $0.readString() }
         androidPackages = try reader.readArray { try $0.readString() }
         identityProviders = try reader.readArray { try $0.read() }
+        iosApps = try reader.readArray { try $0.read() }
+        androidApps = try reader.readArray { try $0.read() }
     }
 }
 

@@ -46,7 +46,10 @@ public enum SampleEvents {
             ProjectConfigChange(
                 emailPasswordEnabled: true, emailLinkEnabled: false, anonymousEnabled: true, enabledProviders: ["google.com"],
                 authorizedDomains: ["localhost", "app.x.io"], linkDomains: ["links.x.io"], anonymousCleanup: false,
-                oneAccountPerEmail: false, anonymousCleanupPeriodSeconds: 60, improvedEmailPrivacy: true)),
+                oneAccountPerEmail: false, anonymousCleanupPeriodSeconds: 60, improvedEmailPrivacy: true,
+                iosBundleIds: ["io.x.app"], androidPackages: ["io.x.android"],
+                iosApps: [IOSApp(bundleId: "io.x.app", teamId: "ABCDE12345", appStoreId: "123"), IOSApp(bundleId: "io.x.clip", teamId: "ABCDE12345")],
+                androidApps: [AndroidApp(packageName: "io.x.android", sha256Hashes: [String(repeating: "AB:", count: 31) + "CD"])])),
         .identityProviderSet(
             IdentityProviderConfig(
                 providerId: .github, enabled: true, clientId: "Iv1.abc",

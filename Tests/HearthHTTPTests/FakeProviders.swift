@@ -34,6 +34,11 @@ final class FakeProviders: Sendable {
     private let keySetDown = Mutex(false)
     private let hits = Mutex<[String: Int]>([:])
 
+    /// The query of every authorization request the provider received, in order, as its
+    /// name-value pairs (repeats kept).
+    private let authorizations = Mutex<[[(name: String, value: String)]]>([])
+    func authorizationRequests() -> [[(name: String, value: String)]] { authorizations.withLock { $0 } }
+
     /// How many requests reached `path` (`/oidc/jwks`, `/oidc/elsewhere`).
     func hits(_ path: String) -> Int { hits.withLock { $0[path] ?? 0 } }
     func keySet(down: Bool) { keySetDown.withLock { $0 = down } }
@@ -151,7 +156,9 @@ final class FakeProviders: Sendable {
 
     /// The user consents at once: back to `redirect_uri` with a code bound to the request.
     private func authorize(_ request: Request) -> Response {
-        let query = Dictionary(FormEncoding.fields(request.uri.query ?? "").map { ($0.name, $0.value) }) { first, _ in first }
+        let fields = FormEncoding.fields(request.uri.query ?? "").map { (name: $0.name, value: $0.value) }
+        authorizations.withLock { $0.append(fields) }
+        let query = Dictionary(fields.map { ($0.name, $0.value) }) { first, _ in first }
         guard let redirect = query["redirect_uri"], let state = query["state"], let client = query["client_id"] else {
             return Response(status: .badRequest)
         }
