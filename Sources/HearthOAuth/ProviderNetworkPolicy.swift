@@ -6,6 +6,7 @@ import Darwin
 import Dispatch
 import HearthAuth
 import HearthWire
+import Synchronization
 
 /// Where Hearth may connect on behalf of an identity provider's configuration (an admin sets an
 /// `oidc.*` issuer; the issuer's discovery document names the rest): only to public addresses,
@@ -64,35 +65,66 @@ public struct ProviderNetworkPolicy: Sendable, Equatable {
         return first
     }
 
-    /// `getaddrinfo` on a thread of its own (it blocks), TCP addresses only.
+    /// `getaddrinfo` on a thread of its own (it blocks), TCP addresses only. A cancelled caller
+    /// (the call's deadline passed) stops waiting at once; the lookup finishes on its own.
     static func resolve(_ host: String) async throws -> [IPAddress] {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                var hints = addrinfo()
-                hints.ai_family = AF_UNSPEC
-                #if canImport(Glibc)
-                hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-                #else
-                hints.ai_socktype = SOCK_STREAM
-                #endif
-                var list: UnsafeMutablePointer<addrinfo>?
-                let status = getaddrinfo(host, nil, &hints, &list)
-                guard status == 0, let list else {
-                    continuation.resume(throwing: Refused(description: "\(host) does not resolve (getaddrinfo \(status))"))
-                    return
-                }
-                defer { freeaddrinfo(list) }
-                var addresses: [IPAddress] = []
-                var cursor: UnsafeMutablePointer<addrinfo>? = list
-                while let entry = cursor?.pointee {
-                    if let address = entry.ai_addr, let parsed = Self.address(address, family: entry.ai_family), !addresses.contains(parsed) {
-                        addresses.append(parsed)
-                    }
-                    cursor = entry.ai_next
-                }
-                continuation.resume(returning: addresses)
+        let lookup = Lookup()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                guard lookup.begin(continuation) else { return }
+                DispatchQueue.global().async { lookup.finish(Result { try Self.addresses(of: host) }) }
             }
+        } onCancel: {
+            lookup.finish(.failure(CancellationError()))
         }
+    }
+
+    /// One resumption of a lookup's continuation, by its result or by cancellation, whichever
+    /// comes first (cancellation may even come before the lookup begins).
+    private final class Lookup: Sendable {
+        private let state = Mutex<(continuation: CheckedContinuation<[IPAddress], any Error>?, finished: Bool)>((nil, false))
+
+        /// `false` (and the continuation resumed) when the lookup was cancelled already.
+        func begin(_ continuation: CheckedContinuation<[IPAddress], any Error>) -> Bool {
+            let cancelled = state.withLock { state in
+                if state.finished { return true }
+                state.continuation = continuation
+                return false
+            }
+            if cancelled { continuation.resume(throwing: CancellationError()) }
+            return !cancelled
+        }
+
+        func finish(_ result: Result<[IPAddress], any Error>) {
+            let continuation = state.withLock { state in
+                defer { state = (nil, true) }
+                return state.continuation
+            }
+            continuation?.resume(with: result)
+        }
+    }
+
+    private static func addresses(of host: String) throws -> [IPAddress] {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        #if canImport(Glibc)
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        #else
+        hints.ai_socktype = SOCK_STREAM
+        #endif
+        var list: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, nil, &hints, &list)
+        guard status == 0, let list else { throw Refused(description: "\(host) does not resolve (getaddrinfo \(status))") }
+        defer { freeaddrinfo(list) }
+        var addresses: [IPAddress] = []
+        var cursor: UnsafeMutablePointer<addrinfo>? = list
+        while let entry = cursor?.pointee {
+            if let address = entry.ai_addr, let parsed = Self.address(address, family: entry.ai_family), !addresses.contains(parsed) {
+                addresses.append(parsed)
+            }
+            cursor = entry.ai_next
+        }
+        return addresses
     }
 
     private static func address(_ socketAddress: UnsafeMutablePointer<sockaddr>, family: Int32) -> IPAddress? {
