@@ -106,7 +106,7 @@ struct ProviderSSRFTests {
         let production: @Sendable (inout ServerConfiguration, String) -> Void = { configuration, _ in
             configuration.providerAllowedNetworks = []
         }
-        try await HeadfulSignInTests.run(timeoutSeconds: 5, production: true, configure: production) { _, api, providers in
+        try await HeadfulSignInTests.run(timeoutSeconds: 30, production: true, configure: production) { _, api, providers in
             let port = URLComponents(string: providers.issuer)!.port!
             // `localhost` is a name: only its resolution says it is loopback.
             for issuer in ["http://localhost:\(port)/oidc", providers.issuer] {
@@ -116,10 +116,10 @@ struct ProviderSSRFTests {
             }
             #expect(providers.hits("/oidc/.well-known/openid-configuration") == 0)
             // The cloud metadata service (link-local) is refused before any connection is tried.
-            let clock = ContinuousClock.now
             #expect(try await Self.setIssuer(api, "https://169.254.169.254", production: true).status == 200)
+            let clock = ContinuousClock.now
             #expect(try await Self.start(api).error?.contains(AuthService.providerFailureMessage) == true)
-            #expect(ContinuousClock.now - clock < .seconds(3), "no connection attempt waited out the timeout")
+            #expect(ContinuousClock.now - clock < .seconds(10), "no connection attempt waited out the 30 s timeout")
         }
         let allowlisted: @Sendable (inout ServerConfiguration, String) -> Void = { configuration, _ in
             configuration.providerAllowedNetworks = ["127.0.0.0/8", "::1"]
