@@ -165,10 +165,18 @@ public enum HearthServer {
         settings.recentSignIn = configuration.recentSignIn
         settings.strictActionCodeSettings = configuration.profile == .production
         settings.oobCodeLifetimes = try configuration.actionCodeLifetimes()
+        settings.onProviderFailure = { report in
+            var metadata: Logger.Metadata = [
+                "project": "\(report.project)", "provider": "\(report.providerId)", "reason": "\(report.failure)",
+            ]
+            if let requestId = report.requestId { metadata["requestId"] = "\(requestId)" }
+            if let client = report.clientIp { metadata["client"] = "\(client)" }
+            logger.warning("identity provider call failed", metadata: metadata)
+        }
         let clock = store.clock
         let gateway = OAuthGateway(
-            endpoints: try configuration.providerEndpoints(), timeoutSeconds: Int64(configuration.providerTimeoutSeconds),
-            clock: { clock.now() })
+            endpoints: try configuration.providerEndpoints(), network: try configuration.providerNetworkPolicy(),
+            timeoutSeconds: Int64(configuration.providerTimeoutSeconds), clock: { clock.now() })
         // RS256 signs on threads of its own, one per core, not on the event loops: under a
         // saturating sign-up load, a cheap request (a lookup) is then answered at once instead of
         // waiting behind the signatures queued on its loop (Benchmarks/api.py measures both).

@@ -89,6 +89,11 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var identityProviders: [String: JSONValue] = [:]
     /// How long Hearth waits for an identity provider's answer.
     public var providerTimeoutSeconds = 10
+    /// Networks (CIDR ranges) beyond the public internet where identity providers may be reached,
+    /// over http too (`ProviderNetworkConfiguration`); development adds loopback.
+    public var providerAllowedNetworks: [String] = []
+    /// Hosts an `oidc.*` issuer's discovery document may name besides the issuer's own.
+    public var providerAllowedHosts: [String] = []
     /// Where admins may point a provider's `clientSecretFile` through the API; systemd's
     /// credentials directory when it sets one. The config file's own entries may point anywhere.
     public var secretFilesDirectory: String? = ProcessInfo.processInfo.environment["CREDENTIALS_DIRECTORY"]
@@ -127,6 +132,7 @@ public struct ServerConfiguration: Sendable, Equatable {
         case smtpHost, smtpPort, smtpSecurity, smtpUsername, smtpPassword, smtpPasswordFile, smtpTrustRoots
         case projects, publicUrl, identityProviders, providerTimeoutSeconds, secretFilesDirectory
         case recentSignInSeconds, limits, trustedProxies, actionCodeLifetimeSeconds
+        case providerAllowedNetworks, providerAllowedHosts
 
         var environmentName: String {
             "HEARTH_" + rawValue.reduce(into: "") { name, character in
@@ -159,7 +165,7 @@ public struct ServerConfiguration: Sendable, Equatable {
                 switch key {
                 case .apiKeys, .projects, .identityProviders, .limits, .actionCodeLifetimeSeconds:
                     JSONValue.parse(Array(text.utf8)) ?? .string(text)
-                case .adminTokens, .customTokenKeys, .trustedProxies:
+                case .adminTokens, .customTokenKeys, .trustedProxies, .providerAllowedNetworks, .providerAllowedHosts:
                     .array(text.split(separator: ",").map { .string($0.trimmingCharacters(in: .whitespaces)) })
                 default: .string(text)
                 }
@@ -270,6 +276,11 @@ public struct ServerConfiguration: Sendable, Equatable {
                 throw ConfigurationError.invalid(key.rawValue, source: source)
             }
             trustedProxies = items
+        case .providerAllowedNetworks, .providerAllowedHosts:
+            guard let items = value.arrayValue?.compactMap(\.stringValue) else {
+                throw ConfigurationError.invalid(key.rawValue, source: source)
+            }
+            if key == .providerAllowedNetworks { providerAllowedNetworks = items } else { providerAllowedHosts = items }
         }
     }
 
@@ -365,6 +376,7 @@ public struct ServerConfiguration: Sendable, Equatable {
         }
         _ = try declaredProjects()
         _ = try providerEndpoints()
+        _ = try providerNetworkPolicy()
         if let publicUrl {
             guard let url = URL(string: publicUrl), ["http", "https"].contains(url.scheme?.lowercased()), url.host != nil,
                 url.query == nil

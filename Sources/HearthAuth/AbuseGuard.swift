@@ -16,6 +16,7 @@ public final class AbuseGuard: Sendable {
     public enum Limit: String, Sendable, CaseIterable {
         case signUpsPerAddress, passwordFailuresPerAccount, passwordFailuresPerAddress
         case emailsPerRecipient, emailsPerAddress, hashQueuePerAddress
+        case headfulSignInsPerAddress
     }
 
     public struct Refusal: Sendable {
@@ -34,6 +35,7 @@ public final class AbuseGuard: Sendable {
     private let addressFailures = LimitTable<Backoff>()
     private let recipientEmails = LimitTable<TokenBucket>()
     private let addressEmails = LimitTable<TokenBucket>()
+    private let headfulStarts = LimitTable<TokenBucket>()
     private let counts = Mutex<[Limit: Int]>([:])
 
     public init(policy: AbuseLimitPolicy, onRefusal: @escaping @Sendable (Refusal) -> Void = { _ in }) {
@@ -51,6 +53,15 @@ public final class AbuseGuard: Sendable {
         let limits = policy.limits(for: caller.project)
         if let wait = signUps.update(key(caller.project, address), now: now, { $0.take(capacity: limits.signUpsPerAddressPerHour, period: Self.hour, now: now) }) {
             throw refuse(.signUpsPerAddress, caller, address: address, retryAfter: wait)
+        }
+    }
+
+    /// Before `/__/auth/handler` records a pending sign-in for the client.
+    func admitHeadfulStart(_ caller: Caller, now: Int64) throws {
+        guard !caller.isAdmin, let address = Self.addressKey(caller) else { return }
+        let limits = policy.limits(for: caller.project)
+        if let wait = headfulStarts.update(key(caller.project, address), now: now, { $0.take(capacity: limits.headfulSignInsPerAddressPerHour, period: Self.hour, now: now) }) {
+            throw refuse(.headfulSignInsPerAddress, caller, address: address, retryAfter: wait)
         }
     }
 

@@ -17,6 +17,9 @@ public struct AbuseLimits: Sendable, Equatable {
     public var emailsPerRecipientPerHour = 5
     /// Action-code emails requested by one client address per hour.
     public var emailsPerAddressPerHour = 25
+    /// Headful sign-ins (`/__/auth/handler` starts) from one client address per hour: each
+    /// holds memory for ten minutes, so a flood from one address must not crowd out others'.
+    public var headfulSignInsPerAddressPerHour = 100
 
     public init() {}
 
@@ -29,6 +32,7 @@ public struct AbuseLimits: Sendable, Equatable {
             ("passwordBackoffMaxSeconds", \.passwordBackoffMaxSeconds, 1...86_400),
             ("emailsPerRecipientPerHour", \.emailsPerRecipientPerHour, 1...10_000),
             ("emailsPerAddressPerHour", \.emailsPerAddressPerHour, 1...1_000_000),
+            ("headfulSignInsPerAddressPerHour", \.headfulSignInsPerAddressPerHour, 1...1_000_000),
         ]
     }
 }

@@ -15,20 +15,14 @@ extension AuthService {
     public func startHeadfulSignIn(_ start: HeadfulRequest, _ caller: Caller) async throws -> String {
         guard let gateway = identityProviders else { throw FirebaseError.bad("OPERATION_NOT_ALLOWED") }
         let provider = try enabledProvider(start.providerId, caller)
-        if settings.registeredAppsOnly {
-            // As Firebase: the code goes only to an app registered for the project, or any app
-            // holding the API key could receive a user's sign-in.
-            let config = try config(caller)
-            let registered =
-                start.app["apn"].map(config.androidPackages.contains) ?? start.app["ibi"].map(config.iosBundleIds.contains) ?? false
-            guard registered else {
-                throw FirebaseError.bad("UNAUTHORIZED_DOMAIN : ((The app is not registered for this project: add it to registeredApps.))")
-            }
+        guard mayReturnHeadfulResult(to: start.app, caller) else {
+            throw FirebaseError.bad("UNAUTHORIZED_DOMAIN : ((The app is not registered for this project: add it to registeredApps.))")
         }
+        try limits?.admitHeadfulStart(caller, now: now)
         let verifier = SecureRandom.string(64, from: UserIDMinter.alphabet)
         let nonce = SecureRandom.string(32, from: UserIDMinter.alphabet)
         let state = PendingAuthorizations.newState()
-        let url = try await providerCall(start.providerId) {
+        let url = try await providerCall(start.providerId, caller) {
             try await gateway.authorizationURL(
                 AuthorizationRequest(
                     provider: provider, redirectURI: start.redirectURI, state: state, nonce: nonce,
@@ -41,6 +35,17 @@ extension AuthService {
             PendingAuthorizations.Entry(request: start, project: caller.project, codeVerifier: verifier, nonce: nonce, createdAt: now),
             state: state)
         return url
+    }
+
+    /// Whether a headful sign-in's result, or its error, may be handed to the app `/__/auth/handler`
+    /// was opened for: in production (as Firebase) only to an app registered for the project,
+    /// or any app holding the API key could receive a user's sign-in; development takes any app,
+    /// as the emulator does.
+    public func mayReturnHeadfulResult(to app: [String: String], _ caller: Caller) -> Bool {
+        guard settings.registeredAppsOnly else { return true }
+        guard let config = try? config(caller) else { return false }
+        if let package = app["apn"], !package.isEmpty { return config.androidPackages.contains(package) }
+        return app["ibi"].map(config.iosBundleIds.contains) ?? false
     }
 
     /// The identity behind a handler's response URL (`requestUri`): the state must be pending
@@ -67,7 +72,7 @@ extension AuthService {
         guard let secret = try clientSecret(of: provider) else {
             throw FirebaseError(AuthError.invalidProjectConfig("\(entry.request.providerId) has no client secret"))
         }
-        return try await providerCall(entry.request.providerId) {
+        return try await providerCall(entry.request.providerId, caller) {
             try await gateway.exchange(
                 CodeExchange(
                     provider: provider, clientSecret: secret, code: code, redirectURI: entry.request.redirectURI,
@@ -85,7 +90,7 @@ extension AuthService {
         let credential = DirectCredential(
             provider: provider, clientSecret: try clientSecret(of: provider), idToken: idToken, accessToken: accessToken,
             rawNonce: rawNonce)
-        return try await providerCall(providerId) { try await gateway.verify(credential) }
+        return try await providerCall(providerId, caller) { try await gateway.verify(credential) }
     }
 
     private func clientSecret(of provider: IdentityProviderConfig) throws -> String? {
@@ -103,12 +108,32 @@ extension AuthService {
         return provider
     }
 
-    /// A provider's failure, as the client sees it.
-    private func providerCall<R>(_ providerId: ProviderID, _ call: () async throws -> R) async throws -> R {
+    /// A provider's failure, as the client sees it: one message whatever went wrong (what
+    /// answered, what did not, and how, is for the operator's log).
+    private func providerCall<R>(_ providerId: ProviderID, _ caller: Caller, _ call: () async throws -> R) async throws -> R {
         do {
             return try await call()
         } catch let failure as IdentityProviderFailure {
-            throw FirebaseError.bad("INVALID_IDP_RESPONSE : ((\(providerId): \(failure.description)))")
+            settings.onProviderFailure?(
+                ProviderFailureReport(
+                    project: caller.project, providerId: providerId, failure: failure, requestId: caller.requestId,
+                    clientIp: caller.clientIp))
+            if case .unsupported(let reason) = failure {
+                throw FirebaseError.bad("INVALID_IDP_RESPONSE : ((\(providerId): \(reason)))")
+            }
+            throw FirebaseError.bad("INVALID_IDP_RESPONSE : ((\(providerId): \(Self.providerFailureMessage)))")
         }
     }
+
+    /// What a client is told of any provider failure but `unsupported`.
+    public static let providerFailureMessage = "the identity provider's answer could not be obtained or verified"
+}
+
+/// A provider call that failed, with the reason, for the log.
+public struct ProviderFailureReport: Sendable {
+    public var project: ProjectID
+    public var providerId: ProviderID
+    public var failure: IdentityProviderFailure
+    public var requestId: String?
+    public var clientIp: String?
 }

@@ -71,6 +71,9 @@ public struct AuthSettings: Sendable {
     public var actionURL: String?
     /// Firebase's recent-login rule for sensitive changes; `nil` keeps the emulator's leniency.
     public var recentSignIn: RecentSignIn?
+    /// Told of every failed identity-provider call, with its reason (the daemon logs it; the
+    /// client only hears that the provider failed).
+    public var onProviderFailure: (@Sendable (ProviderFailureReport) -> Void)?
 
     public init() {}
 

@@ -56,7 +56,10 @@ public struct CodeExchange: Sendable {
     public var nonce: String
 }
 
-/// Why a provider could not be used; the client sees `INVALID_IDP_RESPONSE` with the reason.
+/// Why a provider could not be used. The client sees one `INVALID_IDP_RESPONSE` whatever the
+/// reason (it would otherwise learn what answers at a URL an admin set: an open port from a
+/// closed one); the reason goes to the log. Only `unsupported`, decided before any call from
+/// the request and the configuration alone, reaches the client as it is.
 public enum IdentityProviderFailure: Error, Equatable, CustomStringConvertible {
     /// Down, unreachable or too slow: the call timed out.
     case unavailable(String)
@@ -64,10 +67,13 @@ public enum IdentityProviderFailure: Error, Equatable, CustomStringConvertible {
     case refused(String)
     /// An answer that does not prove an identity (bad signature, wrong audience, no subject).
     case invalid(String)
+    /// A credential or flow this provider does not take (a bare access token where an
+    /// `id_token` is needed), known without asking anyone.
+    case unsupported(String)
 
     public var description: String {
         switch self {
-        case .unavailable(let reason), .refused(let reason), .invalid(let reason): reason
+        case .unavailable(let reason), .refused(let reason), .invalid(let reason), .unsupported(let reason): reason
         }
     }
 }

@@ -9,7 +9,8 @@ enum AppReturn: Equatable {
     case android(package: String)
 
     /// `nil` without an app, or when the scheme or package it names could be anything but
-    /// an app's (a `javascript` scheme, characters that break out of the intent).
+    /// an app's (a `javascript` scheme, a system handler's, characters that break out of the
+    /// intent).
     init?(_ query: [String: String]) {
         if let package = query["apn"], !package.isEmpty {
             guard package.utf8.allSatisfy({ Self.isAlphanumeric($0) || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".") })
@@ -19,8 +20,9 @@ enum AppReturn: Equatable {
             let scheme: String
             var firebaseHost = true
             if let clientId = query["clientId"], !clientId.isEmpty {
-                scheme = clientId.split(separator: ".").reversed().joined(separator: ".")
+                scheme = clientId.split(separator: ".", omittingEmptySubsequences: false).reversed().joined(separator: ".")
             } else if let appId = query["appId"], !appId.isEmpty {
+                guard Self.isFirebaseAppId(appId) else { return nil }
                 scheme = "app-" + appId.replacingOccurrences(of: ":", with: "-")
             } else {
                 scheme = bundle
@@ -33,12 +35,28 @@ enum AppReturn: Equatable {
         }
     }
 
-    /// RFC 3986's scheme characters, and none a browser runs or reads locally.
+    /// An app's own URL scheme as the iOS SDK registers it: RFC 3986's scheme characters, and
+    /// either reverse-DNS (a reversed client id, a bundle id: two labels at least) or Firebase's
+    /// `app-<app id>`. A single word is where the system's and other apps' handlers live
+    /// (`ms-msdt`, `itms-services`, `intent`, `tel`, `javascript`), and Apple's own names are
+    /// not an app's either.
     static func isAppScheme(_ scheme: String) -> Bool {
         guard let first = scheme.utf8.first, Self.isAlphanumeric(first), first > UInt8(ascii: "9"),
             scheme.utf8.allSatisfy({ Self.isAlphanumeric($0) || "+-.".utf8.contains($0) })
         else { return false }
-        return !["javascript", "data", "vbscript", "file", "blob", "about", "http", "https"].contains(scheme.lowercased())
+        let lower = scheme.lowercased()
+        let labels = lower.split(separator: ".", omittingEmptySubsequences: false)
+        let firebaseAppScheme = lower.hasPrefix("app-1-") && labels.count == 1
+        guard firebaseAppScheme || (labels.count >= 2 && labels.allSatisfy { !$0.isEmpty }) else { return false }
+        return !["com.apple.", "x-apple", "apple"].contains { lower.hasPrefix($0) }
+    }
+
+    /// Firebase's app id: `1:<project number>:ios:<hex>`.
+    static func isFirebaseAppId(_ appId: String) -> Bool {
+        let parts = appId.split(separator: ":", omittingEmptySubsequences: false)
+        let digits = Set("0123456789".utf8)
+        return parts.count == 4 && parts[0] == "1" && !parts[1].isEmpty && parts[1].utf8.allSatisfy(digits.contains)
+            && parts[2] == "ios" && !parts[3].isEmpty && parts[3].utf8.allSatisfy(Self.isAlphanumeric)
     }
 
     private static func isAlphanumeric(_ byte: UInt8) -> Bool {

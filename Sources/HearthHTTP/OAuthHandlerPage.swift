@@ -47,8 +47,13 @@ struct OAuthHandlerPage: Sendable {
             customParameters.allSatisfy({ $0.key.utf8.count <= 64 && ($0.value.stringValue?.utf8.count ?? 0) <= 512 }),
             AppReturn.parameters(query).values.allSatisfy({ $0.utf8.count <= 256 })
         else { return page(.badRequest, "The sign-in request's scopes, parameters or app names are too long or too many.") }
+        let caller: Caller
         do {
-            let caller = try access.caller(apiKey: apiKey, request, context)
+            caller = try access.caller(apiKey: apiKey, request, context)
+        } catch is FirebaseError {
+            return page(.badRequest, "The sign-in request's API key is not valid.")
+        }
+        do {
             let start = HeadfulRequest(
                 apiKey: apiKey, providerId: ProviderID(providerId), sessionHash: sessionHash, eventId: eventId,
                 authType: authType, app: AppReturn.parameters(query), redirectURI: origin + "/__/auth/handler",
@@ -56,6 +61,14 @@ struct OAuthHandlerPage: Sendable {
             let authorization = try await service.startHeadfulSignIn(start, caller)
             return Response(status: .found, headers: [.location: authorization, .cacheControl: "no-store"])
         } catch let error as FirebaseError {
+            if error.code == "TOO_MANY_ATTEMPTS_TRY_LATER" {
+                return page(.tooManyRequests, "Too many sign-ins were started from this address. Try again later.")
+            }
+            // The error goes to the app only if the project registered it (production): a link
+            // to any scheme a stranger names would open whatever handles it.
+            guard service.mayReturnHeadfulResult(to: AppReturn.parameters(query), caller) else {
+                return page(.badRequest, "This app is not registered for the project: the sign-in can not return to it.")
+            }
             let link = app.link(.error(code: "auth/operation-not-allowed", message: error.message), authType: authType, eventId: eventId, origin: origin)
             return Response(status: .found, headers: [.location: link, .cacheControl: "no-store"])
         }

@@ -6,7 +6,10 @@ import HearthWire
 /// document and key set fetched and cached (an hour; the keys again when a token names one not
 /// seen, at most every 30 s: key rotation; one fetch at a time, a failure remembered for 5 s),
 /// the code flow with PKCE and a nonce, and the
-/// `id_token` verified: signature by the key set, issuer, audience, expiry, nonce.
+/// `id_token` verified: signature by the key set, issuer, audience, expiry, nonce. The
+/// discovery document's endpoints are checked at every use: `http` or `https` as the issuer,
+/// and for a `confined` issuer (an admin's `oidc.*`) on the issuer's origin unless the operator
+/// allowlisted their host.
 final class OpenIDConnect: Sendable {
     let http: ProviderHTTP
     let clock: @Sendable () -> Int64
@@ -31,8 +34,8 @@ final class OpenIDConnect: Sendable {
         self.clock = clock
     }
 
-    func authorizationURL(_ request: AuthorizationRequest, issuer: String) async throws -> String {
-        let document = try await discovered(issuer)
+    func authorizationURL(_ request: AuthorizationRequest, issuer: String, confined: Bool) async throws -> String {
+        let document = try await discovered(issuer, confined: confined)
         var scopes = ["openid", "profile", "email"]
         for scope in request.scopes where !scope.isEmpty && !scopes.contains(scope) { scopes.append(scope) }
         var parameters: [(String, String)] = [
@@ -45,8 +48,8 @@ final class OpenIDConnect: Sendable {
         return url(document.authorizationEndpoint, parameters)
     }
 
-    func exchange(_ exchange: CodeExchange, issuer: String) async throws -> FederatedIdentity {
-        let document = try await discovered(issuer)
+    func exchange(_ exchange: CodeExchange, issuer: String, confined: Bool) async throws -> FederatedIdentity {
+        let document = try await discovered(issuer, confined: confined)
         var form = [
             "grant_type": "authorization_code", "code": exchange.code, "redirect_uri": exchange.redirectURI,
             "client_id": exchange.provider.clientId, "client_secret": exchange.clientSecret,
@@ -60,7 +63,8 @@ final class OpenIDConnect: Sendable {
         guard let idToken = tokens["id_token"]?.stringValue else {
             throw IdentityProviderFailure.invalid("the token response has no id_token")
         }
-        var claims = try await verify(idToken, issuer: issuer, audiences: [exchange.provider.clientId], nonce: exchange.nonce)
+        var claims = try await verify(
+            idToken, issuer: issuer, confined: confined, audiences: [exchange.provider.clientId], nonce: exchange.nonce)
         let accessToken = tokens["access_token"]?.stringValue
         if claims["email"] == nil, let accessToken, let userinfo = document.userinfoEndpoint {
             claims = try await withUserInfo(claims, from: userinfo, accessToken: accessToken)
@@ -69,11 +73,13 @@ final class OpenIDConnect: Sendable {
     }
 
     /// The claims of an `id_token` from `issuer` for one of `audiences`, checked.
-    func verify(_ token: String, issuer: String, audiences accepted: [String], nonce: String?) async throws -> [String: JSONValue] {
+    func verify(_ token: String, issuer: String, confined: Bool, audiences accepted: [String], nonce: String?) async throws
+        -> [String: JSONValue]
+    {
         guard let parts = JWT.decode(token), let keyId = parts.header["kid"]?.stringValue else {
             throw IdentityProviderFailure.invalid("the id_token is not a signed JWT")
         }
-        guard let key = try await key(keyId, issuer: issuer),
+        guard let key = try await key(keyId, issuer: issuer, confined: confined),
             key.isValidSignature(parts.signature, for: parts.signingInput, algorithm: parts.header["alg"]?.stringValue)
         else { throw IdentityProviderFailure.invalid("the id_token's signature does not verify") }
         let claims = parts.payload
@@ -122,10 +128,47 @@ final class OpenIDConnect: Sendable {
             rawUserInfo: .object(claims), idToken: idToken, accessToken: accessToken)
     }
 
-    private func discovered(_ issuer: String) async throws -> Metadata {
+    private func discovered(_ issuer: String, confined: Bool) async throws -> Metadata {
+        let origin: ProviderURL
+        do {
+            origin = try ProviderURL.issuer(issuer)
+        } catch {
+            throw IdentityProviderFailure.invalid("\(error)")
+        }
         let now = clock()
-        if let cached = metadata.last(issuer), now - cached.at < Self.cacheLifetime { return cached.value }
-        return try await metadata.fetch(issuer, now: now) { [http] in try await Self.discover(issuer, http: http) }
+        let document: Metadata
+        if let cached = metadata.last(issuer), now - cached.at < Self.cacheLifetime {
+            document = cached.value
+        } else {
+            document = try await metadata.fetch(issuer, now: now) { [http] in try await Self.discover(issuer, http: http) }
+        }
+        try check(document, of: origin, confined: confined)
+        return document
+    }
+
+    /// The endpoints a discovery document names may be used: the issuer's scheme (plain `http`
+    /// only if the issuer is), and a confined issuer's origin or a host the operator allowlisted.
+    /// (Each fetch also checks the addresses the endpoint resolves to.)
+    private func check(_ document: Metadata, of issuer: ProviderURL, confined: Bool) throws {
+        let named = [
+            ("authorization_endpoint", document.authorizationEndpoint), ("token_endpoint", document.tokenEndpoint),
+            ("jwks_uri", document.jwksURI), ("userinfo_endpoint", document.userinfoEndpoint),
+        ]
+        for case let (name, text?) in named {
+            let endpoint: ProviderURL
+            do {
+                endpoint = try ProviderURL(text)
+            } catch {
+                throw IdentityProviderFailure.invalid("\(issuer.text)'s \(name): \(error)")
+            }
+            guard endpoint.scheme == "https" || issuer.scheme == "http" else {
+                throw IdentityProviderFailure.invalid("\(issuer.text)'s \(name) \(text) is not https")
+            }
+            if confined && !endpoint.sameOrigin(issuer) && !http.policy.allowsHost(endpoint.host) {
+                throw IdentityProviderFailure.invalid(
+                    "\(issuer.text)'s \(name) \(text) is not on the issuer's host (providerAllowedHosts)")
+            }
+        }
     }
 
     private static func discover(_ issuer: String, http: ProviderHTTP) async throws -> Metadata {
@@ -141,13 +184,13 @@ final class OpenIDConnect: Sendable {
             userinfoEndpoint: document["userinfo_endpoint"]?.stringValue, supportsS256: methods.contains("S256"))
     }
 
-    private func key(_ keyId: String, issuer: String) async throws -> VerificationKey? {
+    private func key(_ keyId: String, issuer: String, confined: Bool) async throws -> VerificationKey? {
         let now = clock()
         let cached = keySets.last(issuer)
         if let cached, now - cached.at < Self.cacheLifetime, let key = cached.value[keyId] { return key }
         // An unknown key id: the provider may have rotated; fetch again, but not on every token.
         if let cached, now - cached.at < Self.refetchInterval { return cached.value[keyId] }
-        let document = try await discovered(issuer)
+        let document = try await discovered(issuer, confined: confined)
         let keys = try await keySets.fetch(issuer, now: now) { [http] in
             let answer = try await http.get(document.jwksURI)
             guard answer.status == 200, let keys = answer.json?["keys"]?.arrayValue else {

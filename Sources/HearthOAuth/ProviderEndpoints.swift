@@ -1,3 +1,4 @@
+import HearthAuth
 import HearthDomain
 import HearthWire
 
@@ -22,7 +23,8 @@ public struct ProviderEndpoints: Sendable, Equatable {
 
         public var description: String {
             switch self {
-            case .setting(let path): "invalid identityProviders setting \(path) (an absolute http or https URL)"
+            case .setting(let path):
+                "invalid identityProviders setting \(path) (an absolute http or https URL without user info; an issuer without a query or fragment)"
             }
         }
     }
@@ -32,7 +34,9 @@ public struct ProviderEndpoints: Sendable, Equatable {
         for (provider, settings) in overrides {
             guard let settings = settings.objectValue else { throw Invalid.setting(provider) }
             for (name, value) in settings {
-                guard let url = value.stringValue, Self.isAbsoluteURL(url) else { throw Invalid.setting("\(provider).\(name)") }
+                guard let url = value.stringValue, (try? name == "issuer" ? ProviderURL.issuer(url) : ProviderURL(url)) != nil else {
+                    throw Invalid.setting("\(provider).\(name)")
+                }
                 let trimmed = url.hasSuffix("/") ? String(url.dropLast()) : url
                 switch (ProviderID(provider), name) {
                 case (.github, "webUrl"): gitHubWeb = trimmed
@@ -43,9 +47,5 @@ public struct ProviderEndpoints: Sendable, Equatable {
                 }
             }
         }
-    }
-
-    static func isAbsoluteURL(_ text: String) -> Bool {
-        (text.hasPrefix("https://") || text.hasPrefix("http://")) && text.split(separator: "/").count >= 2
     }
 }

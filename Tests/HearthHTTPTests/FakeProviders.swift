@@ -33,6 +33,10 @@ final class FakeProviders: Sendable {
     private let fault = Mutex(Fault.none)
     private let keySetDown = Mutex(false)
     private let hits = Mutex<[String: Int]>([:])
+    private let discoveryOverrides = Mutex<[String: String]>([:])
+
+    /// Replaces fields of the discovery document (`token_endpoint`, `jwks_uri`, …).
+    func discovery(_ overrides: [String: String]) { discoveryOverrides.withLock { $0 = overrides } }
 
     /// The query of every authorization request the provider received, in order, as its
     /// name-value pairs (repeats kept).
@@ -98,13 +102,25 @@ final class FakeProviders: Sendable {
             return Self.json(["id": "fb-1", "name": "Fae", "email": "Fae@FB.example", "picture": ["data": ["url": "https://img.example/fae.png"]]])
         }
         router.get("/oidc/.well-known/openid-configuration") { _, _ in
+            self.hit("/oidc/.well-known/openid-configuration")
             let issuer = self.issuer
-            return Self.json([
+            var document: [String: JSONValue] = [
                 "issuer": .string(issuer), "authorization_endpoint": .string(issuer + "/authorize"),
                 "token_endpoint": .string(issuer + "/token"), "jwks_uri": .string(issuer + "/jwks"),
                 "userinfo_endpoint": .string(issuer + "/userinfo"),
                 "code_challenge_methods_supported": ["S256"],
-            ])
+            ]
+            for (name, value) in self.discoveryOverrides.withLock({ $0 }) { document[name] = .string(value) }
+            return Self.json(.object(document))
+        }
+        // What an issuer's `?` or `#` could aim the discovery fetch at: a path of the same host.
+        router.get("/internal/secret/**") { _, _ in
+            self.hit("/internal/secret")
+            return Self.json(["secret": "internal"])
+        }
+        router.get("/internal/secret") { _, _ in
+            self.hit("/internal/secret")
+            return Self.json(["secret": "internal"])
         }
         router.get("/oidc/jwks") { _, _ in
             self.hit("/oidc/jwks")
@@ -114,8 +130,10 @@ final class FakeProviders: Sendable {
             }
             return Self.json(["keys": [self.key.publicJWK]])
         }
-        router.post("/oidc/elsewhere") { _, _ in
+        router.post("/oidc/elsewhere") { request, _ in
             self.hit("/oidc/elsewhere")
+            let body = String(buffer: try await request.body.collect(upTo: 1 << 16))
+            if body.contains(Self.clientSecret) { self.hit("/oidc/elsewhere with the client secret") }
             return Self.json(["access_token": "stolen", "id_token": "stolen"])
         }
         router.get("/oidc/userinfo") { request, _ in
