@@ -173,6 +173,11 @@ public enum HearthServer {
             if let client = report.clientIp { metadata["client"] = "\(client)" }
             logger.warning("identity provider call failed", metadata: metadata)
         }
+        settings.onUnrecordedActionCode = { project, requestId, error in
+            var metadata: Logger.Metadata = ["project": "\(project)", "error": "\(error)"]
+            if let requestId { metadata["requestId"] = "\(requestId)" }
+            logger.error("an action code answered before its write was not recorded: no email was sent", metadata: metadata)
+        }
         let clock = store.clock
         let gateway = OAuthGateway(
             endpoints: try configuration.providerEndpoints(), network: try configuration.providerNetworkPolicy(),

@@ -81,17 +81,19 @@ public final class AbuseGuard: Sendable {
     func reservePasswordAttempt(email: String, _ caller: Caller, now: Int64) throws -> PasswordAttempt? {
         guard !caller.isAdmin else { return nil }
         let limits = policy.limits(for: caller.project)
+        // The address first: a client it holds back touches no account's entry.
+        var addressKey: String?
+        if let address = Self.addressKey(caller) {
+            let key = key(caller.project, address)
+            if let wait = addressFailures.update(key, now: now, { $0.reserve(free: limits.passwordFailuresPerAddress, now: now) }) {
+                throw refuse(.passwordFailuresPerAddress, caller, address: address, retryAfter: wait)
+            }
+            addressKey = key
+        }
         let accountKey = key(caller.project, email)
         if let wait = accountFailures.update(accountKey, now: now, { $0.reserve(free: limits.passwordFailuresPerAccount, now: now) }) {
+            if let addressKey { settle(addressFailures, addressKey, failed: false, caller.project, now: now) }
             throw refuse(.passwordFailuresPerAccount, caller, address: nil, retryAfter: wait)
-        }
-        guard let address = Self.addressKey(caller) else {
-            return PasswordAttempt(accountKey: accountKey, addressKey: nil, project: caller.project)
-        }
-        let addressKey = key(caller.project, address)
-        if let wait = addressFailures.update(addressKey, now: now, { $0.reserve(free: limits.passwordFailuresPerAddress, now: now) }) {
-            settle(accountFailures, accountKey, failed: false, caller.project, now: now)
-            throw refuse(.passwordFailuresPerAddress, caller, address: address, retryAfter: wait)
         }
         return PasswordAttempt(accountKey: accountKey, addressKey: addressKey, project: caller.project)
     }

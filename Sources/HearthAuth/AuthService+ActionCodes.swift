@@ -105,8 +105,15 @@ extension AuthService {
             // Whether a code is recorded (a durable write, an fsync) depends on whether the
             // address is registered: answered before that write, so how long the answer takes
             // says nothing either. The answer acknowledges no change; the email follows the commit.
+            let report = settings.onUnrecordedActionCode
             Task {
-                do { try await issueAndDeliver() } catch {}  // withheld, or a failed write: nothing is sent
+                do {
+                    try await issueAndDeliver()
+                } catch is Withheld {
+                    // An unknown address, a taken one: nothing recorded or sent, as answered.
+                } catch {
+                    report?(project, caller.requestId, error)
+                }
             }
             return SentActionCode(email: recipient.email, link: nil)
         }

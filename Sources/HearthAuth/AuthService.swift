@@ -74,6 +74,10 @@ public struct AuthSettings: Sendable {
     /// Told of every failed identity-provider call, with its reason (the daemon logs it; the
     /// client only hears that the provider failed).
     public var onProviderFailure: (@Sendable (ProviderFailureReport) -> Void)?
+    /// Told when an action code that was answered before its write (email enumeration
+    /// protection) could not be recorded: the client already had its answer, so only the log
+    /// can say that no email went out.
+    public var onUnrecordedActionCode: (@Sendable (_ project: ProjectID, _ requestId: String?, _ error: any Error) -> Void)?
 
     public init() {}
 

@@ -2,7 +2,9 @@ import Synchronization
 
 /// Per-key state of one limit (a token bucket, a backoff), in a table that never holds more than
 /// `capacity` keys: when full, entries that have nothing left to remember go first, then the
-/// longest untouched. A flood of new keys (spoofed or rotated addresses) costs bounded memory.
+/// longest untouched of those not holding anyone back (a lock, a check under way), then the
+/// rest. A flood of new keys (spoofed or rotated addresses) costs bounded memory, and can not
+/// push out the lock on an account it is guessing at before everything else has gone.
 final class LimitTable<Entry: LimitEntry>: Sendable {
     private let entries = Mutex<[String: Entry]>([:])
     let capacity: Int
@@ -36,7 +38,10 @@ final class LimitTable<Entry: LimitEntry>: Sendable {
     private static func evict(_ entries: inout [String: Entry], now: Int64, to target: Int) {
         entries = entries.filter { !$0.value.isSpent(now: now) }
         guard entries.count > target else { return }
-        let oldest = entries.sorted { $0.value.touchedAt < $1.value.touchedAt }.prefix(entries.count - target)
+        let oldest = entries.sorted { lhs, rhs in
+            let (left, right) = (lhs.value.isHolding(now: now), rhs.value.isHolding(now: now))
+            return left != right ? !left : lhs.value.touchedAt < rhs.value.touchedAt
+        }.prefix(entries.count - target)
         for (key, _) in oldest { entries.removeValue(forKey: key) }
     }
 }
@@ -46,6 +51,12 @@ protocol LimitEntry: Sendable {
     var touchedAt: Int64 { get }
     /// Nothing worth keeping: a full bucket, a backoff long forgotten.
     func isSpent(now: Int64) -> Bool
+    /// Holding a client back now (a lock, a check under way): evicted last.
+    func isHolding(now: Int64) -> Bool
+}
+
+extension LimitEntry {
+    func isHolding(now: Int64) -> Bool { false }
 }
 
 /// `capacity` actions per `period`, refilled continuously; a burst may use all of them at once.
@@ -74,11 +85,14 @@ struct TokenBucket: LimitEntry {
 /// 1 s, 2 s, 4 s, … up to `maxDelay`. An attempt is reserved before its password is checked and
 /// settled after, under the table's lock: checks under way count against what is left, so any
 /// number of concurrent guesses checks no more passwords than sequential ones would (`free`,
-/// then one at a time). Forgotten once it has been quiet for an hour past its lock.
+/// then one at a time). Forgotten an hour after its last failure and lock; an entry without a
+/// failure is kept only while a check is under way, so attempts that do not fail (a refused or
+/// successful one) leave nothing behind and never keep a shared address's count alive.
 struct Backoff: LimitEntry {
     var failures = 0
     var inFlight = 0
     var lockedUntil: Int64 = 0
+    var lastFailureAt: Int64 = 0
     var touchedAt: Int64
 
     init(now: Int64) { touchedAt = now }
@@ -99,6 +113,7 @@ struct Backoff: LimitEntry {
         touchedAt = now
         guard failed else { return }
         failures += 1
+        lastFailureAt = now
         // The `free`th failure is the last free one: the wait starts with it.
         guard failures >= free else { return }
         let doublings = min(failures - free, 40)
@@ -108,5 +123,9 @@ struct Backoff: LimitEntry {
     /// What a client refused for checks under way is told to wait (they end within a second).
     static let busyRetry: Int64 = 1000
 
-    func isSpent(now: Int64) -> Bool { inFlight == 0 && now > max(lockedUntil, touchedAt) + 3_600_000 }
+    func isSpent(now: Int64) -> Bool {
+        inFlight == 0 && lockedUntil <= now && (failures == 0 || now > max(lockedUntil, lastFailureAt) + 3_600_000)
+    }
+
+    func isHolding(now: Int64) -> Bool { inFlight > 0 || lockedUntil > now }
 }

@@ -149,7 +149,7 @@ public struct APIAccess: Sendable {
 extension FirebaseError {
     static let ownerFromBrowser = FirebaseError(
         httpStatus: 403,
-        message: "PERMISSION_DENIED : ((The emulator's admin credentials are not accepted from web pages; set developmentBrowserAdmin to allow it.))",
+        message: "PERMISSION_DENIED : ((The emulator's admin credentials and routes are not for web pages; set developmentBrowserAdmin to allow them.))",
         status: "PERMISSION_DENIED", reason: "forbidden")
 }
 

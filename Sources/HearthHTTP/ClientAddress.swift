@@ -17,8 +17,17 @@ public struct AddressRange: Sendable, Equatable {
         prefixLength = length
     }
 
+    /// Whether the range holds `address`; an IPv4 address seen through a dual-stack socket
+    /// (`::ffff:a.b.c.d`) counts as that IPv4 address.
     public func contains(_ address: String) -> Bool {
-        guard let bytes = Self.bytes(of: address), bytes.count == network.count else { return false }
+        guard let parsed = IPAddress(address) else { return false }
+        return contains(parsed)
+    }
+
+    public func contains(_ address: IPAddress) -> Bool {
+        var bytes = address.bytes
+        if bytes.count != network.count { bytes = address.unmapped.bytes }
+        guard bytes.count == network.count else { return false }
         var remaining = prefixLength
         for (mine, theirs) in zip(network, bytes) where remaining > 0 {
             let mask: UInt8 = remaining >= 8 ? 0xFF : ~(0xFF >> UInt8(remaining))

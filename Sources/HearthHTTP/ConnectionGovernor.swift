@@ -3,10 +3,10 @@ import HearthWire
 import Synchronization
 
 /// What every connection of one server shares (issue 28): how many connections each client
-/// address holds, and how many bytes of requests not yet answered sit in memory. One address
-/// can not hold every connection, and no number of connections can make the daemon buffer more
-/// than `bufferedBytes`; both are checked per connection and per read, never per request
-/// handler, so a flood costs a lock and an atomic add, not a request's work.
+/// address holds, and how many bytes of requests not yet answered sit in memory, in all and per
+/// address. One address can not hold every connection nor the whole byte budget, and no number
+/// of connections can make the daemon buffer more than `bufferedBytes`. Checked per connection
+/// and per read, never per request handler, so a flood costs a lock, not a request's work.
 public final class ConnectionGovernor: Sendable {
     public struct Limits: Sendable, Equatable {
         /// Connections served at once (the listener stops accepting there, too).
@@ -33,27 +33,34 @@ public final class ConnectionGovernor: Sendable {
         }
     }
 
+    /// A connection the governor admitted: whose share it counts against.
+    struct Client: Sendable {
+        /// The address's subscriber key; `nil` for a trusted proxy or a caller without an address.
+        let key: String?
+    }
+
     public let limits: Limits
-    private let connections = Mutex<Connections>(Connections())
-    private let buffered = Atomic<Int>(0)
-    private let refusedConnections = Atomic<Int>(0)
-    private let refusedRequests = Atomic<Int>(0)
+    private let state = Mutex<State>(State())
     private let refusedConnectionsMetric = Counter(label: "hearth_connections_refused_total")
     private let refusedRequestsMetric = Counter(label: "hearth_requests_refused_busy_total")
 
-    private struct Connections {
+    private struct State {
         var open = 0
-        var byAddress: [String: Int] = [:]
+        var connections: [String: Int] = [:]
+        var buffered = 0
+        var bytes: [String: Int] = [:]
+        var refusedConnections = 0
+        var refusedRequests = 0
     }
 
-    /// An address may hold at most this fraction of the connections still free (and never more
-    /// than `perAddress`): each flooding address takes at most an eighth of what is left, so
-    /// capacity is always left for an address that holds none, and k flooding addresses leave
-    /// (7/8)^k of it to everyone else.
+    /// An address may hold at most this fraction of what is still free, connections or bytes
+    /// (and never more than `perAddress` connections): a flooding address stops at a ninth of
+    /// the whole (h < (total - h) / 8), so capacity is always left for an address that holds
+    /// none, and k flooding addresses leave (8/9)^k of it to everyone else.
     static let shareOfFree = 8
     /// A request's first 64 KiB may use the whole byte budget; beyond that, a request may only
-    /// use three quarters of it, so large bodies (an attacker's 1 MiB uploads) can not crowd out
-    /// the small requests every SDK call is.
+    /// use three quarters of it, so large bodies (an attacker's 1 MiB uploads) leave a quarter
+    /// for the small requests every SDK call is.
     static let smallRequest = 64 << 10
 
     public init(limits: Limits) {
@@ -62,72 +69,92 @@ public final class ConnectionGovernor: Sendable {
 
     // MARK: Connections
 
-    /// A connection from `address` opened: whether it may be served (else it is closed at once).
-    /// `nil` when the transport has no address (in-process tests).
-    func admit(_ address: String?) -> Bool {
-        guard let key = key(address) else {
-            connections.withLock { $0.open += 1 }
-            return true
-        }
-        let admitted = connections.withLock { state -> Bool in
-            let held = state.byAddress[key, default: 0]
+    /// A connection from `address` opened: the client it counts as, or `nil` when it may not be
+    /// served (it is closed at once). `address` is `nil` when the transport has none (in-process tests).
+    func admit(_ address: String?) -> Client? {
+        let key = key(address)
+        let admitted = state.withLock { state -> Bool in
+            guard let key else {
+                state.open += 1
+                return true
+            }
+            let held = state.connections[key, default: 0]
             let free = limits.maxConnections - state.open
-            guard held < limits.perAddress, held == 0 || held < free / Self.shareOfFree else { return false }
+            guard held < limits.perAddress, held == 0 || held < free / Self.shareOfFree else {
+                state.refusedConnections += 1
+                return false
+            }
             state.open += 1
-            state.byAddress[key] = held + 1
+            state.connections[key] = held + 1
             return true
         }
-        if !admitted {
-            refusedConnections.add(1, ordering: .relaxed)
+        guard admitted else {
             refusedConnectionsMetric.increment()
+            return nil
         }
-        return admitted
+        return Client(key: key)
     }
 
     /// An admitted connection closed.
-    func release(_ address: String?) {
-        let key = key(address)
-        connections.withLock { state in
+    func release(_ client: Client) {
+        state.withLock { state in
             state.open -= 1
-            guard let key, let held = state.byAddress[key] else { return }
-            state.byAddress[key] = held > 1 ? held - 1 : nil
+            guard let key = client.key, let held = state.connections[key] else { return }
+            state.connections[key] = held > 1 ? held - 1 : nil
         }
     }
 
     /// Trusted proxies are not counted by address (each carries many clients); every other
-    /// address by its subscriber key.
+    /// address by its subscriber key (an IPv4 client of a dual-stack socket by its IPv4 address).
     private func key(_ address: String?) -> String? {
         guard let address, let parsed = IPAddress(address)?.unmapped else { return nil }
-        if limits.trustedProxies.contains(where: { $0.contains(address) }) { return nil }
+        if limits.trustedProxies.contains(where: { $0.contains(parsed) }) { return nil }
         return parsed.subscriberKey
     }
 
     // MARK: Buffered bytes
 
-    /// `count` more bytes of a request that has received `requestBytes` so far (these
-    /// included): whether they fit the budget (and are then charged to it).
-    func charge(_ count: Int, requestBytes: Int) -> Bool {
+    /// `count` more bytes from `client` of a request that has received `requestBytes` so far
+    /// (these included): whether they fit the budget and the client's share of what is free
+    /// (and are then charged to both).
+    func charge(_ count: Int, requestBytes: Int, by client: Client) -> Bool {
         let budget = requestBytes > Self.smallRequest ? limits.bufferedBytes / 4 * 3 : limits.bufferedBytes
-        let after = buffered.wrappingAdd(count, ordering: .relaxed).newValue
-        guard after > budget else { return true }
-        buffered.wrappingSubtract(count, ordering: .relaxed)
-        refusedRequests.add(1, ordering: .relaxed)
-        refusedRequestsMetric.increment()
-        return false
+        let charged = state.withLock { state -> Bool in
+            guard state.buffered + count <= budget else {
+                state.refusedRequests += 1
+                return false
+            }
+            if let key = client.key {
+                let held = state.bytes[key, default: 0]
+                guard held == 0 || held + count <= (limits.bufferedBytes - state.buffered) / Self.shareOfFree else {
+                    state.refusedRequests += 1
+                    return false
+                }
+                state.bytes[key] = held + count
+            }
+            state.buffered += count
+            return true
+        }
+        if !charged { refusedRequestsMetric.increment() }
+        return charged
     }
 
-    /// Bytes charged earlier, now answered or abandoned.
-    func free(_ count: Int) {
+    /// Bytes `client` was charged earlier, now answered or abandoned.
+    func free(_ count: Int, by client: Client) {
         guard count > 0 else { return }
-        buffered.wrappingSubtract(count, ordering: .relaxed)
+        state.withLock { state in
+            state.buffered -= count
+            guard let key = client.key, let held = state.bytes[key] else { return }
+            state.bytes[key] = held > count ? held - count : nil
+        }
     }
 
     // MARK: Figures (metrics, tests)
 
-    public var openConnections: Int { connections.withLock { $0.open } }
-    public var bufferedRequestBytes: Int { buffered.load(ordering: .relaxed) }
+    public var openConnections: Int { state.withLock { $0.open } }
+    public var bufferedRequestBytes: Int { state.withLock { $0.buffered } }
     /// Connections closed at once for their address's share.
-    public var connectionsRefused: Int { refusedConnections.load(ordering: .relaxed) }
-    /// Requests answered 503 because the byte budget was spent.
-    public var requestsRefused: Int { refusedRequests.load(ordering: .relaxed) }
+    public var connectionsRefused: Int { state.withLock { $0.refusedConnections } }
+    /// Requests answered 503 because the byte budget, or the address's share of it, was spent.
+    public var requestsRefused: Int { state.withLock { $0.refusedRequests } }
 }

@@ -7,8 +7,13 @@ import Hummingbird
 /// list the codes "sent", read and change the project's sign-in config.
 struct EmulatorAPI: Sendable {
     let service: AuthService
+    let access: APIAccess
 
-    func caller(_ context: some RemoteAddressRequestContext) throws -> Caller {
+    /// The emulator's routes take no credential, as the emulator's: so not from a web page (an
+    /// `Origin`), which would let any site a developer visits read their codes or wipe their
+    /// accounts, unless the developer allowed it (`developmentBrowserAdmin`).
+    func caller(_ request: Request, _ context: some RemoteAddressRequestContext) throws -> Caller {
+        if request.headers[.origin] != nil, !access.ownerFromBrowsers { throw FirebaseError.ownerFromBrowser }
         guard let project = context.parameters.get("project").flatMap(ProjectID.init) else {
             throw FirebaseError.bad("INVALID_PROJECT_ID")
         }
@@ -16,12 +21,12 @@ struct EmulatorAPI: Sendable {
     }
 
     func deleteAccounts(_ request: Request, _ context: some RemoteAddressRequestContext) async throws -> Response {
-        _ = try await service.deleteAllAccounts(try caller(context))
+        _ = try await service.deleteAllAccounts(try caller(request, context))
         return JSONResponse.ok([:])
     }
 
     func oobCodes(_ request: Request, _ context: some RemoteAddressRequestContext) throws -> Response {
-        let caller = try caller(context)
+        let caller = try caller(request, context)
         let links = try service.pendingActionLinks(caller)
         return JSONResponse.ok([
             "oobCodes": .array(
@@ -37,7 +42,7 @@ struct EmulatorAPI: Sendable {
     }
 
     func config(_ request: Request, _ context: some RemoteAddressRequestContext) async throws -> Response {
-        let caller = try caller(context)
+        let caller = try caller(request, context)
         // The emulator's two settings, in the v2 config's shape and update rules.
         let mask = "signIn.allowDuplicateEmails,emailPrivacyConfig.enableImprovedEmailPrivacy"
         let config: ProjectConfig

@@ -25,6 +25,6 @@ extension RemoteAddressRequestContext {
     /// The caller of a development page (the emulator's routes): the TCP peer is the client.
     /// The API resolves callers through `APIAccess`, which knows the trusted proxies.
     func developmentCaller(project: ProjectID, isAdmin: Bool) -> Caller {
-        Caller(project: project, isAdmin: isAdmin, requestId: id, clientIp: clientIp, isOperator: isAdmin)
+        Caller(project: project, isAdmin: isAdmin, requestId: id, clientIp: clientIp)
     }
 }

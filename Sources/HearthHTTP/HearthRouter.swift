@@ -113,7 +113,7 @@ public enum HearthRouter {
             try await cleanup.preview(request, context)
         }
         if access.profile == .development {
-            let emulator = EmulatorAPI(service: service)
+            let emulator = EmulatorAPI(service: service, access: access)
             router.delete("/emulator/v1/projects/{project}/accounts") { request, context in
                 try await emulator.deleteAccounts(request, context)
             }

@@ -52,7 +52,7 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var admission: Admission = .pending
     private enum Admission {
         case pending
-        case admitted(address: String?)
+        case admitted(ConnectionGovernor.Client)
         case refused
     }
     /// Bytes of this connection's unanswered requests charged to the governor's budget.
@@ -86,7 +86,7 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// stay half open: a client that pipelined more and never closes does not hold it for ever.
     static let lingerTime = TimeAmount.seconds(2)
 
-    init(limit: RequestTimeLimit, governor: ConnectionGovernor = ConnectionGovernor(limits: .init())) {
+    init(limit: RequestTimeLimit, governor: ConnectionGovernor) {
         self.limit = limit
         self.governor = governor
     }
@@ -105,7 +105,7 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelActive(context: ChannelHandlerContext) {
         admit(context)
-        context.fireChannelActive()
+        if case .admitted = admission { context.fireChannelActive() }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
@@ -113,9 +113,11 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         timer = nil
         headTimer?.cancel()
         headTimer = nil
-        governor.free(charged)
+        if case .admitted(let client) = admission {
+            governor.free(charged, by: client)
+            governor.release(client)
+        }
         charged = 0
-        if case .admitted(let address) = admission { governor.release(address) }
         admission = .refused
     }
 
@@ -123,17 +125,23 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// first request head must beat.
     private func admit(_ context: ChannelHandlerContext) {
         guard case .pending = admission else { return }
-        let address = context.channel.remoteAddress?.ipAddress
-        guard governor.admit(address) else {
+        guard let client = governor.admit(context.channel.remoteAddress?.ipAddress) else {
             admission = .refused
             context.close(promise: nil)
             return
         }
-        admission = .admitted(address: address)
+        admission = .admitted(client)
         let loopContext = NIOLoopBound(context, eventLoop: context.eventLoop)
         headTimer = context.eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(governor.limits.headTimeout)) { [self] in
             headTimer = nil
-            fail(Self.timedOut, loopContext.value)
+            // Not a byte in all that time: closed without an answer (nobody is there to read
+            // one, and a client just then sending would take it for its own).
+            if receiving == nil, case .serving = ending {
+                ending = .answered
+                loopContext.value.close(promise: nil)
+            } else {
+                fail(Self.timedOut, loopContext.value)
+            }
         }
     }
 
@@ -144,7 +152,7 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// buffered bytes until its request is answered. Whether the bytes go on to the decoder:
     /// nothing does after a failure, nor before the connection is admitted.
     fileprivate func received(_ count: Int, context: ChannelHandlerContext) -> Bool {
-        guard case .serving = ending, case .admitted = admission else { return false }
+        guard case .serving = ending, case .admitted(let client) = admission else { return false }
         if var current = receiving {
             current.bytes += count
             receiving = current
@@ -152,7 +160,7 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
             receiving = (context.eventLoop.now, count)
             scheduleTimer(context)
         }
-        guard governor.charge(count, requestBytes: receiving?.bytes ?? count) else {
+        guard governor.charge(count, requestBytes: receiving?.bytes ?? count, by: client) else {
             fail(Self.overBudget, context)
             return false
         }
@@ -177,6 +185,9 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
             requestUnfinished = false
             requestsRead += 1
             receiving = nil
+            // Answered before its body was all read (a 404, a refused key, a 413): Hummingbird
+            // drains the rest after the answer, and those bytes leave the budget now.
+            if responsesWritten >= requestsRead { freeCharged(keeping: 0) }
         }
         context.fireChannelRead(data)
     }
@@ -249,10 +260,10 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         guard case .end = part else { return }
         response = .none
         responsesWritten += 1
-        if responsesWritten >= requestsRead, receiving == nil {
-            // Every request that arrived is answered: its bytes leave the budget.
-            governor.free(charged)
-            charged = 0
+        if responsesWritten >= requestsRead {
+            // Every request read whole is answered: their bytes leave the budget; a request still
+            // arriving (pipelined behind them, or answered early) keeps its own.
+            freeCharged(keeping: receiving?.bytes ?? 0)
         }
         switch ending {
         case .serving:
@@ -264,6 +275,14 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         case .pending: answerIfDue(context)
         case .answered: break
         }
+    }
+
+    /// Gives back to the budget what this connection was charged, but `kept` bytes (of the
+    /// request still arriving).
+    private func freeCharged(keeping kept: Int) {
+        guard case .admitted(let client) = admission, charged > kept else { return }
+        governor.free(charged - kept, by: client)
+        charged = kept
     }
 
     /// After `Connection: close` Hummingbird half-closes and waits for the client to close.

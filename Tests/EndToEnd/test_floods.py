@@ -105,13 +105,17 @@ def test_a_silent_flood_from_one_address_does_not_keep_another_out(tmp_path):
         time.sleep(1)
         statuses, slowest = served_from("127.0.0.2", daemon.port, 50)
         assert statuses == [200] * 50, statuses
-        assert slowest < 2, slowest
+        # The kernel retries the flood's dropped SYNs in waves (1 s, 3 s, 7 s later); each one the
+        # daemon accepts and closes beside the served client's requests.
+        assert slowest < 5, slowest
         held = metric(daemon, "hearth_connections_open")
         assert held <= 1000 / 9 + 3, held
-        # Many of the 5,000 are still in the kernel's SYN retries; those that got through were refused.
         assert metric(daemon, "hearth_connections_refused_total") > 500
-        time.sleep(5)
-        assert metric(daemon, "hearth_connections_open") <= 2
+        # Those it kept are closed once their first head is late (4 s), the last wave's included.
+        deadline = time.time() + 20
+        while metric(daemon, "hearth_connections_open") > 2:
+            assert time.time() < deadline, metric(daemon, "hearth_connections_open")
+            time.sleep(0.5)
         assert daemon.process.poll() is None
     finally:
         for sock in flood:
@@ -204,9 +208,9 @@ def test_two_thousand_unfinished_bodies_keep_memory_bounded_and_give_it_back(tmp
         refused = metric(daemon, "hearth_requests_refused_busy_total")
         for sock in sockets:
             sock.close()
-        assert refused > 500, f"only {refused} of 2,000 were refused"
         print(f"\nresident: baseline {baseline / MiB:.1f} MiB, peak {peak / MiB:.1f} MiB; {refused:.0f} of 2,000 refused")
         assert peak - baseline < 256 * MiB, f"peak {peak / MiB:.0f} MiB over a baseline of {baseline / MiB:.0f} MiB"
+        assert refused > 500, f"only {refused} of 2,000 were refused"
         settled = None
         for _ in range(60):
             time.sleep(1)

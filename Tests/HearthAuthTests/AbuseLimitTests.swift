@@ -108,6 +108,40 @@ struct AbuseLimitTests {
         #expect((try? limits.reservePasswordAttempt(email: "v@example.com", Self.caller("198.51.100.7"), now: 0)) != nil)
     }
 
+    @Test("attempts that do not fail leave nothing behind: a flood of them can not evict a lock, nor keep an address's count alive")
+    func backoffEntriesLastForFailuresOnly() {
+        let table = LimitTable<Backoff>(capacity: 100)
+        for _ in 0..<5 {
+            _ = table.update("victim", now: 0) { $0.reserve(free: 5, now: 0) }
+            table.update("victim", now: 0) { $0.settle(failed: true, free: 5, maxDelay: 900_000, now: 0) }
+        }
+        #expect(table.peek("victim")?.isHolding(now: 1) == true)
+        // 10,000 guesses at other accounts, each reserved then given back (refused, or never checked).
+        for index in 0..<10_000 {
+            _ = table.update("other-\(index)", now: 1) { $0.reserve(free: 5, now: 1) }
+            table.update("other-\(index)", now: 1) { $0.settle(failed: false, free: 5, maxDelay: 900_000, now: 1) }
+        }
+        #expect(table.count == 1 && table.peek("victim")?.isHolding(now: 1) == true)
+        // A table full of remembered failures gives up those holding nobody back first, the
+        // newest included, before the older lock.
+        for index in 0..<200 {
+            _ = table.update("failed-\(index)", now: 2) { $0.reserve(free: 5, now: 2) }
+            table.update("failed-\(index)", now: 2) { $0.settle(failed: true, free: 5, maxDelay: 900_000, now: 2) }
+        }
+        #expect(table.count <= 100 && table.peek("victim")?.isHolding(now: 3) == true)
+
+        // A shared address: a failure, then an hour of successful sign-ins through it: forgotten.
+        var shared = Backoff(now: 0)
+        _ = shared.reserve(free: 25, now: 0)
+        shared.settle(failed: true, free: 25, maxDelay: 900_000, now: 0)
+        for minute in 1...70 {
+            let now = Int64(minute) * 60_000
+            _ = shared.reserve(free: 25, now: now)
+            shared.settle(failed: false, free: 25, maxDelay: 900_000, now: now)
+        }
+        #expect(shared.isSpent(now: 70 * 60_000))
+    }
+
     @Test("emails: per recipient (QUOTA_EXCEEDED) and per address (TOO_MANY_ATTEMPTS_TRY_LATER)")
     func emails() throws {
         let limits = AbuseGuard(policy: AbuseLimitPolicy())

@@ -80,11 +80,22 @@ struct CORSTests {
             #expect(try await Self.ownerLookup(api, origin: "http://localhost:3000").status == .forbidden)
             // The Admin SDKs send no Origin: untouched.
             #expect(try await Self.ownerLookup(api, origin: nil).status == .ok)
+            // Nor the emulator's routes, which take no credential at all (a simple GET: no preflight).
+            let codes = "/emulator/v1/projects/demo-hearth/oobCodes"
+            let fromSite = try await api.client.executeRequest(uri: codes, method: .get, headers: [.origin: "https://evil.example"], body: nil)
+            #expect(fromSite.status == .forbidden && !String(buffer: fromSite.body).contains("oobCodes"))
+            let wipe = try await api.client.executeRequest(
+                uri: "/emulator/v1/projects/demo-hearth/accounts", method: .delete, headers: [.origin: "https://evil.example"], body: nil)
+            #expect(wipe.status == .forbidden)
+            #expect(try await api.client.executeRequest(uri: codes, method: .get, headers: [:], body: nil).status == .ok)
         }
         try await APIHarness.run(configure: { $0.developmentBrowserAdmin = true }) { _, api in
             let preflight = try await Self.preflight(api, lookup, origin: "https://ui.example", privateNetwork: true)
             #expect(preflight.status == .noContent && preflight.headers[Self.privateNetworkAllowed] == "true")
             #expect(try await Self.ownerLookup(api, origin: "https://ui.example").status == .ok)
+            let codes = try await api.client.executeRequest(
+                uri: "/emulator/v1/projects/demo-hearth/oobCodes", method: .get, headers: [.origin: "https://ui.example"], body: nil)
+            #expect(codes.status == .ok)
         }
     }
 

@@ -15,12 +15,17 @@ import Testing
 struct RequestGuardTests {
     static let limit = RequestTimeLimit(base: .seconds(10), minBytesPerSecond: 1024, maximum: .seconds(60))
 
-    static func connection() throws -> EmbeddedChannel {
+    /// A governor whose first-head timeout is out of the way of the request time limits.
+    static func governor(bufferedBytes: Int = 64 << 20, headTimeout: Duration = .seconds(3600)) -> ConnectionGovernor {
+        ConnectionGovernor(limits: .init(bufferedBytes: bufferedBytes, headTimeout: headTimeout))
+    }
+
+    static func connection(_ governor: ConnectionGovernor = governor(), from address: String = "127.0.0.1") throws -> EmbeddedChannel {
         let channel = EmbeddedChannel()
         try channel.pipeline.syncOperations.configureHTTPServerPipeline(withPipeliningAssistance: false, withErrorHandling: false)
         try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
-        try channel.pipeline.syncOperations.addHandler(RequestGuard(limit: limit))
-        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+        try channel.pipeline.syncOperations.addHandler(RequestGuard(limit: limit, governor: governor))
+        try channel.connect(to: SocketAddress(ipAddress: address, port: 1)).wait()
         return channel
     }
 
@@ -141,5 +146,93 @@ struct RequestGuardTests {
         channel.pipeline.fireChannelInactive()
         #expect(throws: (any Error).self) { try channel.throwIfErrorCaught() }
         #expect(!(try Self.delivered(channel)).contains("end"))
+    }
+
+    // MARK: The governor's shares (issue 28)
+
+    @Test("a request's bytes leave the budget once answered: in turn, answered before its body is read, pipelined")
+    func budgetIsGivenBack() throws {
+        let governor = Self.governor()
+        let channel = try Self.connection(governor)
+        try channel.writeInbound(ByteBuffer(string: "POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}"))
+        #expect(governor.bufferedRequestBytes > 0)
+        _ = try Self.delivered(channel)
+        try Self.respond(channel, "ok")
+        #expect(governor.bufferedRequestBytes == 0)
+        // Answered (a 404, a refused key) before its body arrived: the rest is drained afterwards
+        // and leaves the budget as it ends.
+        try channel.writeInbound(ByteBuffer(string: "POST /b HTTP/1.1\r\nHost: x\r\nContent-Length: 10000\r\n\r\n"))
+        try Self.respond(channel, "no")
+        try channel.writeInbound(ByteBuffer(repeating: UInt8(ascii: " "), count: 10000))
+        #expect(governor.bufferedRequestBytes == 0)
+        // Pipelined: the answered request's bytes go, the one still arriving keeps its own.
+        try channel.writeInbound(ByteBuffer(string: "POST /c HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}"))
+        try channel.writeInbound(ByteBuffer(string: "POST /d HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\n{"))
+        try Self.respond(channel, "c")
+        let pending = governor.bufferedRequestBytes
+        #expect(pending > 0 && pending < 60)
+        try channel.writeInbound(ByteBuffer(string: "}   "))
+        try Self.respond(channel, "d")
+        #expect(governor.bufferedRequestBytes == 0)
+        _ = try channel.finish()
+        #expect(governor.openConnections == 0)
+    }
+
+    @Test("past the budget: 503 with Retry-After, the bytes not passed on; a closed connection gives back what it held")
+    func overBudget() throws {
+        let governor = Self.governor(bufferedBytes: 1 << 20)
+        let holder = try Self.connection(governor, from: "192.0.2.1")
+        try holder.writeInbound(ByteBuffer(string: "POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n"))
+        try holder.writeInbound(ByteBuffer(repeating: 0x20, count: 100_000))
+        let held = governor.bufferedRequestBytes
+        let channel = try Self.connection(governor, from: "192.0.2.2")
+        try channel.writeInbound(ByteBuffer(string: "POST /b HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n"))
+        _ = try Self.delivered(channel)
+        #expect(throws: RequestGuard.cutShort) { try channel.writeInbound(ByteBuffer(repeating: 0x20, count: 900_000)) }
+        let answer = try Self.written(channel)
+        #expect(answer.hasPrefix("HTTP/1.1 503 Service Unavailable\r\n"), "\(answer)")
+        #expect(answer.lowercased().contains("retry-after: 2"))
+        #expect(try Self.delivered(channel).isEmpty, "the refused bytes went no further")
+        #expect(governor.bufferedRequestBytes >= held)
+        channel.embeddedEventLoop.run()
+        let afterRefusal = governor.bufferedRequestBytes
+        #expect(afterRefusal == held, "the refused connection closed and gave back its bytes")
+        // The holder goes away mid-body: its request fails (never runs on half a body), its bytes go.
+        #expect(throws: RequestGuard.cutShort) { _ = try holder.finish() }
+        #expect(governor.bufferedRequestBytes == 0 && governor.openConnections == 0, "\(governor.bufferedRequestBytes) \(governor.openConnections)")
+    }
+
+    @Test("a new connection must send a whole head in time: silent, it is closed without an answer; half a head gets 408")
+    func firstHeadTimeout() throws {
+        let silent = try Self.connection(Self.governor(headTimeout: .seconds(5)))
+        silent.embeddedEventLoop.advanceTime(by: .seconds(5))
+        #expect(try Self.written(silent).isEmpty && !silent.isActive)
+
+        let partial = try Self.connection(Self.governor(headTimeout: .seconds(5)))
+        try partial.writeInbound(ByteBuffer(string: "GET /a HTTP/1.1\r\nHo"))
+        partial.embeddedEventLoop.advanceTime(by: .seconds(5))
+        #expect(try Self.written(partial).hasPrefix("HTTP/1.1 408"))
+
+        // Once a request came whole, the connection waits for the next as long as it is idle.
+        let served = try Self.connection(Self.governor(headTimeout: .seconds(5)))
+        try served.writeInbound(ByteBuffer(string: "GET /a HTTP/1.1\r\nHost: x\r\n\r\n"))
+        try Self.respond(served, "ok")
+        _ = try Self.written(served)
+        served.embeddedEventLoop.advanceTime(by: .seconds(30))
+        let writtenSince = try Self.written(served)
+        #expect(served.isActive && writtenSince.isEmpty)
+    }
+
+    @Test("a connection its address may not hold is closed at once and passes nothing on")
+    func refusedConnection() throws {
+        let governor = ConnectionGovernor(limits: .init(maxConnections: 100, perAddress: 1, headTimeout: .seconds(3600)))
+        let first = try Self.connection(governor, from: "198.51.100.4")
+        #expect(first.isActive)
+        let second = try Self.connection(governor, from: "198.51.100.4")
+        #expect(!second.isActive)
+        _ = try? second.writeInbound(ByteBuffer(string: "GET /a HTTP/1.1\r\nHost: x\r\n\r\n"))
+        #expect(try Self.delivered(second).isEmpty)
+        #expect(governor.openConnections == 1 && governor.connectionsRefused == 1)
+        #expect(try Self.connection(governor, from: "198.51.100.5").isActive)
     }
 }
