@@ -1,13 +1,15 @@
 import Foundation
 import HTTPTypes
-import HearthApp
+@testable import HearthApp
 import HearthAuth
 import HearthDomain
 import HearthHTTP
 import HearthStore
 import HearthTesting
 import HearthWire
+import Logging
 import NIOCore
+import Synchronization
 import Testing
 
 /// One daemon, two tenants (issue 28): a project's own admin token administers its project and
@@ -114,5 +116,52 @@ struct TenantIsolationTests {
             #expect(operatorName.hasPrefix("token-") && operatorName.count == "token-".count + 8)
             #expect(!operatorName.contains(Self.operatorToken.prefix(8)))
         }
+    }
+
+    @Test("at start, a secret file an admin other than the operator named (before this rule) is logged, one the operator named is not")
+    func plantedSecretFilesAreReported() async throws {
+        let secrets = TemporaryDirectory("credentials")
+        try await APIHarness.run(configure: Self.configure(secrets)) { harness, api in
+            let store = harness.service.store
+            let projectA = ProjectID("project-a")!
+            // As a ledger from before issue 28 holds it: every admin recorded as `owner`.
+            let planted = IdentityProviderConfig(
+                providerId: .github, enabled: true, clientId: "c", clientSecret: .file(path: secrets.path + "/admin-token"))
+            _ = try await store.execute(
+                .setIdentityProvider(projectA, planted, creating: true), metadata: Metadata(actor: .admin, actorId: "owner"))
+            let byOperator = IdentityProviderConfig(
+                providerId: .yahoo, enabled: true, clientId: "y", clientSecret: .file(path: secrets.path + "/yahoo"))
+            let operatorName = AdminCredential(token: Self.operatorToken).recordedName
+            _ = try await store.execute(
+                .setIdentityProvider(projectA, byOperator, creating: true), metadata: Metadata(actor: .admin, actorId: operatorName))
+            let lines = RecordedLines()
+            let logger = Logger(label: "audit") { _ in lines }
+            try SecretFileAudit.check(store, declared: [], operators: [operatorName], logger: logger)
+            #expect(lines.all.count == 1)
+            #expect(lines.all.first?.contains("github.com") == true && lines.all.first?.contains("admin:owner") == true)
+            _ = api
+        }
+    }
+}
+
+/// A log handler that keeps each line's message and metadata.
+final class RecordedLines: LogHandler, Sendable {
+    private let lines = Mutex<[String]>([])
+    var all: [String] { lines.withLock { $0 } }
+    var metadata: Logger.Metadata {
+        get { [:] }
+        set {}  // swift-format-ignore: a recorder has no metadata of its own
+    }
+    var logLevel: Logger.Level {
+        get { .trace }
+        set {}
+    }
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { nil }
+        set {}
+    }
+    func log(event: LogEvent) {
+        let fields = (event.metadata ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        lines.withLock { $0.append("\(event.message) \(fields)") }
     }
 }
