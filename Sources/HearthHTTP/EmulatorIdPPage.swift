@@ -46,10 +46,10 @@ struct EmulatorIdPPage: Sendable {
         let carried = query.filter { !["finish", "sub", "email", "name", "screen_name", "picture"].contains($0.key) }
             .sorted { $0.key < $1.key }
         let base = "/emulator/auth/handler?" + carried.map { "\(encoded($0.key))=\(encoded($0.value))" }.joined(separator: "&")
-        var html = "<h1>Sign in with \(escaped(providerId))</h1>"
-        html += "<p>Hearth's development identity provider: no real \(escaped(providerId)) account is involved.</p>"
+        var html = "<h1>Sign in with \(HTMLPage.escaped(providerId))</h1>"
+        html += "<p>Hearth's development identity provider: no real \(HTMLPage.escaped(providerId)) account is involved.</p>"
         if linked.isEmpty {
-            html += "<p>No \(escaped(providerId)) accounts exist yet.</p>"
+            html += "<p>No \(HTMLPage.escaped(providerId)) accounts exist yet.</p>"
         } else {
             html += "<ul>"
             for link in linked {
@@ -58,17 +58,17 @@ struct EmulatorIdPPage: Sendable {
                     if let value { finish += "&\(name)=\(encoded(value))" }
                 }
                 let label = link.displayName ?? link.email ?? link.screenName ?? link.federatedId
-                html += "<li><a href=\"\(escaped(finish))\">\(escaped(label))</a> \(escaped(link.email ?? ""))</li>"
+                html += "<li><a href=\"\(HTMLPage.escaped(finish))\">\(HTMLPage.escaped(label))</a> \(HTMLPage.escaped(link.email ?? ""))</li>"
             }
             html += "</ul>"
         }
         html += "<h2>Add a new account</h2><form method=\"get\" action=\"/emulator/auth/handler\">"
-        for (name, value) in carried { html += "<input type=\"hidden\" name=\"\(escaped(name))\" value=\"\(escaped(value))\">" }
+        for (name, value) in carried { html += "<input type=\"hidden\" name=\"\(HTMLPage.escaped(name))\" value=\"\(HTMLPage.escaped(value))\">" }
         html += "<input type=\"hidden\" name=\"finish\" value=\"1\">"
         for (name, label) in [("email", "Email"), ("name", "Display name"), ("screen_name", "Screen name"), ("picture", "Profile photo URL")] {
             html += "<p><label>\(label) <input name=\"\(name)\"></label></p>"
         }
-        return html + "<p><button type=\"submit\">Sign in with \(escaped(providerId))</button></p></form>"
+        return html + "<p><button type=\"submit\">Sign in with \(HTMLPage.escaped(providerId))</button></p></form>"
     }
 
     private func page(_ status: HTTPResponse.Status, _ body: String) -> Response {
@@ -80,17 +80,3 @@ private func encoded(_ text: String) -> String {
     FormEncoding.percentEncoded(text)
 }
 
-private func escaped(_ text: String) -> String {
-    var out = ""
-    for character in text {
-        switch character {
-        case "&": out += "&amp;"
-        case "<": out += "&lt;"
-        case ">": out += "&gt;"
-        case "\"": out += "&quot;"
-        case "'": out += "&#39;"
-        default: out.append(character)
-        }
-    }
-    return out
-}
