@@ -137,8 +137,8 @@ public enum HearthServer {
             onServerRunning: { _ in SystemdNotifier.notify("READY=1") },
             logger: logger)
         let declaredProjects = try configuration.declaredProjects()
-        var operatorNames = Set(configuration.allAdminTokens.filter { $0.scope == .everyProject }.map(\.recordedName))
-        if configuration.profile == .development { operatorNames.insert("owner") }
+        let operatorNames = Set(configuration.allAdminTokens.filter { $0.scope == .everyProject }.map(\.recordedName))
+            .union(configuration.profile == .development ? ["owner"] : [])
         application.beforeServerStarts {
             try await StoreService.catchUp(store, logger: logger)
             try await ProjectSeeding.seed(declaredProjects, into: store, logger: logger)

@@ -22,9 +22,9 @@ enum SecretFileAudit {
                 guard case .file(let path) = provider.clientSecret,
                     !fromFile.contains(where: { $0.providerId == provider.providerId && $0.clientSecret == provider.clientSecret })
                 else { continue }
-                let setter = events.last { event in
+                let setter = events.last(where: { event in
                     if case .identityProviderSet(let set) = event.event { set.providerId == provider.providerId } else { false }
-                }?.metadata
+                })?.metadata
                 guard let setter, setter.actor == .admin, !operators.contains(setter.actorId ?? "") else { continue }
                 logger.warning(
                     "a provider's client secret is a file an admin other than the operator named: check it, and set the secret again (clientSecret) if it is not the provider's",
