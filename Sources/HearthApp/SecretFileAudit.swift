@@ -22,10 +22,9 @@ enum SecretFileAudit {
                 guard case .file(let path) = provider.clientSecret,
                     !fromFile.contains(where: { $0.providerId == provider.providerId && $0.clientSecret == provider.clientSecret })
                 else { continue }
-                let setter = events.last(where: { event in
-                    if case .identityProviderSet(let set) = event.event { set.providerId == provider.providerId } else { false }
-                })?.metadata
-                guard let setter, setter.actor == .admin, !operators.contains(setter.actorId ?? "") else { continue }
+                guard let setter = lastSetter(of: provider.providerId, in: events), setter.actor == .admin,
+                    !operators.contains(setter.actorId ?? "")
+                else { continue }
                 logger.warning(
                     "a provider's client secret is a file an admin other than the operator named: check it, and set the secret again (clientSecret) if it is not the provider's",
                     metadata: [
@@ -34,5 +33,13 @@ enum SecretFileAudit {
                     ])
             }
         }
+    }
+
+    /// Who recorded the provider's configuration last.
+    private static func lastSetter(of providerId: ProviderID, in events: [StoredEvent]) -> Metadata? {
+        for event in events.reversed() {
+            if case .identityProviderSet(let set) = event.event, set.providerId == providerId { return event.metadata }
+        }
+        return nil
     }
 }
