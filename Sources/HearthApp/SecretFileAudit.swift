@@ -38,7 +38,7 @@ enum SecretFileAudit {
     /// Who recorded the provider's configuration last.
     private static func lastSetter(of providerId: ProviderID, in events: [StoredEvent]) -> Metadata? {
         for event in events.reversed() {
-            if case .identityProviderSet(let set) = event.event, set.providerId == providerId { return event.metadata }
+            if case .identityProviderSet(let set) = event.payload, set.providerId == providerId { return event.metadata }
         }
         return nil
     }
