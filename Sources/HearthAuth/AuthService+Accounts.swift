@@ -125,7 +125,7 @@ extension AuthService {
             // The signed-in caller ended its own session too: it continues in a new one.
             var session: SignedIn?
             if revoked, issuedAt != nil, let method {
-                session = try Self.run(.existingAccount(project, uid, method: method), in: tx)
+                session = try Self.run(.continuedSession(project, uid, method: method), in: tx)
             }
             let replaced = try recovery?.issue(for: uid, project, replacing: before, in: tx)
             return (try tx.account(uid, project), replaced, session)

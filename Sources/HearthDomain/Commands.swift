@@ -8,6 +8,9 @@ public enum Command: Equatable, Sendable {
     case replaceAccount(ProjectID, UserID, AccountCreated)
     /// A completed sign-in; with a refresh token hash it also starts a session.
     case signIn(ProjectID, UserID, method: SignInMethod, refreshTokenHash: String?)
+    /// A signed-in session goes on in a new refresh token after a change that ended every session
+    /// (the caller's own included): not a new sign-in, so no sign-in method's switch refuses it.
+    case continueSession(ProjectID, UserID, method: SignInMethod, refreshTokenHash: String?)
     case linkProvider(ProjectID, UserID, ProviderLink)
     case unlinkProviders(ProjectID, UserID, [ProviderID])
     /// Sets the password; with `email`, also gives the account that email (how an anonymous
@@ -39,6 +42,7 @@ public enum Command: Equatable, Sendable {
     public var stream: StreamID {
         switch self {
         case .createAccount(let project, let uid, _), .replaceAccount(let project, let uid, _), .signIn(let project, let uid, _, _),
+            .continueSession(let project, let uid, _, _),
             .linkProvider(let project, let uid, _), .unlinkProviders(let project, let uid, _),
             .setPassword(let project, let uid, _, _, _), .completeEmailLinkSignIn(let project, let uid, _, _),
             .confirmEmailByProvider(let project, let uid, _), .resetPassword(let project, let uid, _, _, _),

@@ -16,6 +16,9 @@ public enum Decide {
                 throw AuthError.passwordLoginDisabled
             }
             return [.signInRecorded(SignInRecorded(method: method))] + issue(tokenHash)
+        case .continueSession(let project, let uid, let method, let tokenHash):
+            _ = try activeAccount(uid, project, state)
+            return [.signInRecorded(SignInRecorded(method: method))] + issue(tokenHash)
         case .linkProvider(let project, let uid, let link):
             return try linkProvider(project, uid, link, state)
         case .unlinkProviders(let project, let uid, let providerIds):

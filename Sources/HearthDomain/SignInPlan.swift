@@ -4,6 +4,8 @@
 public struct SignInPlan: Equatable, Sendable {
     public enum Completion: Equatable, Sendable {
         case signIn(SignInMethod)
+        /// The caller's session, ended by its own change, goes on (`Command.continueSession`).
+        case continueSession(SignInMethod)
         /// Seed 000's rule: proving the email verifies it, and may remove a password.
         case emailLink(email: String)
     }
@@ -16,7 +18,7 @@ public struct SignInPlan: Equatable, Sendable {
 
     public var method: SignInMethod {
         switch completion {
-        case .signIn(let method): method
+        case .signIn(let method), .continueSession(let method): method
         case .emailLink: .emailLink
         }
     }
@@ -37,11 +39,18 @@ public struct SignInPlan: Equatable, Sendable {
         SignInPlan(project: project, uid: uid, isNewUser: false, preparation: preparation, completion: .signIn(method))
     }
 
+    /// The caller's session after a change that ended every session, its own included.
+    public static func continuedSession(_ project: ProjectID, _ uid: UserID, method: SignInMethod) -> SignInPlan {
+        SignInPlan(project: project, uid: uid, isNewUser: false, preparation: [], completion: .continueSession(method))
+    }
+
     /// The preparation, then the sign-in that records the session's refresh token.
     public func commands(refreshTokenHash: String?) -> [Command] {
         let finish: Command =
             switch completion {
             case .signIn(let method): .signIn(project, uid, method: method, refreshTokenHash: refreshTokenHash)
+            case .continueSession(let method):
+                .continueSession(project, uid, method: method, refreshTokenHash: refreshTokenHash)
             case .emailLink(let email): .completeEmailLinkSignIn(project, uid, email: email, refreshTokenHash: refreshTokenHash)
             }
         return preparation + [finish]

@@ -77,11 +77,13 @@ public final class RestoreSession {
                 previousName: directory.unusedPreviousName(at: now),
                 incoming: DurableFiles.names(in: staging.path).filter(DataDirectory.isRestorable))
             try swap.record(in: directory)
+            // From here the journal stands for the swap: whatever fails, the staged files stay
+            // for the next writable open (or restore) to finish it, never abandoned half way.
+            open = false
+            defer { lock.release() }
             try swap.complete(in: directory)
             return swap
         }
-        open = false
-        lock.release()
         let previous = directory.path + "/" + swap.previousName
         return DurableFiles.exists(previous) ? previous : nil
     }
@@ -143,9 +145,17 @@ struct RestoreSwap: Equatable {
         for name in incoming where DurableFiles.exists(staging + "/" + name) {
             try DurableFiles.rename(staging + "/" + name, to: directory.path + "/" + name)
         }
-        try DurableFiles.syncDirectory(at: staging)
+        // Every incoming file must be in place before the journal goes: else the swap can not be
+        // finished, and the directory must not open as an empty one.
+        if let missing = incoming.first(where: { !DurableFiles.exists(directory.path + "/" + $0) }) {
+            throw StoreError.unreadable(
+                "the interrupted restore's \(missing) (neither in \(stagingName) nor in place; the replaced files are in \(previousName))")
+        }
+        if DurableFiles.exists(staging) { try DurableFiles.syncDirectory(at: staging) }
         try DurableFiles.syncDirectory(at: directory.path)
         unlink(directory.path + "/" + Self.journalName)
+        // The journal's removal is durable before the staging directory goes.
+        try DurableFiles.syncDirectory(at: directory.path)
         DurableFiles.removeFlatDirectory(staging)
         try DurableFiles.syncDirectory(at: directory.path)
     }

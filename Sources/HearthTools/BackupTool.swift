@@ -182,29 +182,41 @@ public enum BackupTool {
         return key.id
     }
 
-    /// Opens the staged copy read-only and proves it the backup the manifest describes: the
-    /// chain walked to the same head, the projections caught up with the same digest, every
-    /// sealed client secret opened by the staged secrets key.
+    /// Proves the staged copy the backup the manifest describes: the chain walked to the same
+    /// head, the projections' bytes with the same digest, every sealed client secret opened by
+    /// the staged secrets key. A backup an older Hearth made holds projections in an older
+    /// layout: once their digest proves them the backup's, they are rebuilt in the staging copy
+    /// (as the daemon's first start would), so what is swapped in opens at once.
     private static func verifyStaged(
         _ staging: DataDirectory, against manifest: BackupManifest, verifying: (UInt64, UInt64) -> Void
     ) throws -> UInt64 {
-        let store = try staging.openForReading()
+        let checked: UInt64
+        let behind: UInt64
+        do {
+            let store = try staging.openForReading()
+            defer { store.close() }
+            let verification = try store.audit.verify(progress: verifying)
+            if let failure = verification.failure {
+                throw BackupError.verificationFailed("the backup's chain breaks at event \(failure.sequence): \(failure.reason)")
+            }
+            let head = try store.ledgerHead()
+            guard head.sequence == manifest.headSequence, head.hash == manifest.headHash else {
+                throw BackupError.verificationFailed(
+                    "the backup's ledger ends at event \(head.sequence) (\(head.hash.prefix(16))…), its manifest at \(manifest.headSequence) (\(manifest.headHash.prefix(16))…)")
+            }
+            guard try store.maintenance.digest() == manifest.projectionDigest else {
+                throw BackupError.verificationFailed("the backup's projections differ from the digest its manifest records")
+            }
+            checked = verification.eventsChecked
+            behind = try store.maintenance.eventsBehind()
+        }
+        let store = behind == 0 ? try staging.openForReading() : try staging.open(as: "hearth restore (rebuilding the backup's projections)")
         defer { store.close() }
-        let verification = try store.audit.verify(progress: verifying)
-        if let failure = verification.failure {
-            throw BackupError.verificationFailed("the backup's chain breaks at event \(failure.sequence): \(failure.reason)")
-        }
-        let head = try store.ledgerHead()
-        guard head.sequence == manifest.headSequence, head.hash == manifest.headHash else {
-            throw BackupError.verificationFailed(
-                "the backup's ledger ends at event \(head.sequence) (\(head.hash.prefix(16))…), its manifest at \(manifest.headSequence) (\(manifest.headHash.prefix(16))…)")
-        }
-        let behind = try store.maintenance.eventsBehind()
-        guard behind == 0 else { throw BackupError.verificationFailed("the backup's projections are \(behind) events behind its ledger") }
-        guard try store.maintenance.digest() == manifest.projectionDigest else {
-            throw BackupError.verificationFailed("the backup's projections differ from the digest its manifest records")
+        let stillBehind = try store.maintenance.eventsBehind()
+        guard stillBehind == 0 else {
+            throw BackupError.verificationFailed("the backup's projections are \(stillBehind) events behind its ledger")
         }
         try BackupKeyFiles.verifySealedSecrets(in: store, secretsKey: staging.secretsKeyFile)
-        return verification.eventsChecked
+        return checked
     }
 }

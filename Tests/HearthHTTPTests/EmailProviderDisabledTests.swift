@@ -28,6 +28,19 @@ struct EmailProviderDisabledTests {
         }
     }
 
+    @Test("a session that signed in by password goes on: changing the email ends the sessions and continues the caller's")
+    func passwordSessionsGoOn() async throws {
+        try await APIHarness.run { _, api in
+            let user = try await api.signUp(email: "going@example.com")
+            try await Self.setEmailProvider(api, enabled: false)
+            // Not a new password sign-in: the caller's own session continues in a new token.
+            let changed = try await api.v1("update", ["idToken": user["idToken"] ?? .null, "email": "moved@example.com", "returnSecureToken": true])
+            #expect(changed.status == 200, "\(changed.json)")
+            #expect(changed.string("email") == "moved@example.com" && changed.string("idToken") != nil)
+            #expect(try await api.lookup(try #require(changed.string("idToken"))).status == 200)
+        }
+    }
+
     @Test("linking or setting a password is OPERATION_NOT_ALLOWED; an administrator still may")
     func passwordLinking() async throws {
         try await APIHarness.run { _, api in
