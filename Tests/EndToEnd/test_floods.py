@@ -10,6 +10,7 @@ import resource
 import selectors
 import socket
 import statistics
+import struct
 import time
 
 import requests
@@ -45,6 +46,8 @@ def resident_bytes(daemon):
 
 def connect_from(address, port):
     sock = socket.socket()
+    # Closed with a reset, not left in TIME_WAIT holding an ephemeral port for later tests.
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
     sock.bind((address, 0))
     sock.setblocking(False)
     try:

@@ -260,7 +260,11 @@ def test_development_refuses_to_listen_off_loopback(tmp_path):
     assert "loopback" in refused.stderr + refused.stdout
     assert "--insecure-development-on-network" in refused.stderr + refused.stdout
 
-    port = free_port()
+    # A port free on every address, not just on 127.0.0.1 (earlier tests' client sockets hold
+    # ephemeral ports on other loopback addresses).
+    with socket.socket() as probe:
+        probe.bind(("0.0.0.0", 0))
+        port = probe.getsockname()[1]
     log = tmp_path / "insecure.log"
     with open(log, "wb") as output:
         process = subprocess.Popen(
@@ -273,7 +277,7 @@ def test_development_refuses_to_listen_off_loopback(tmp_path):
                 if requests.get(f"http://127.0.0.1:{port}/", timeout=1).ok:
                     break
             except requests.ConnectionError:
-                assert time.time() < deadline and process.poll() is None
+                assert time.time() < deadline and process.poll() is None, log.read_text()[-2000:]
                 time.sleep(0.1)
     finally:
         process.terminate()
