@@ -162,6 +162,7 @@ public enum HearthServer {
         settings.fakeIdentityProvider = configuration.profile == .development
         settings.emailTrust = configuration.profile == .development ? .anyVerifiedEmail : .authoritativeProviders
         settings.secretFilesDirectory = configuration.secretFilesDirectory
+        settings.serverHosts = Set([configuration.publicUrl.flatMap { URL(string: $0)?.host?.lowercased() }].compactMap { $0 })
         settings.registeredAppsOnly = configuration.profile == .production
         settings.customTokens = try configuration.customTokenVerifier()
         settings.actionURL = configuration.actionUrl

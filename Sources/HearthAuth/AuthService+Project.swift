@@ -32,6 +32,9 @@ extension AuthService {
     /// association files then serve neither.
     private func refuseClaimedLinkDomains(_ next: ProjectConfig, of project: ProjectID) throws {
         guard !next.linkDomains.isEmpty else { return }
+        if let own = next.linkDomains.first(where: { settings.serverHosts.contains($0.lowercased()) }) {
+            throw FirebaseError(AuthError.invalidProjectConfig("linkDomains: \(own) is this server's own host (publicUrl)"))
+        }
         let taken = try read { reader -> String? in
             for other in try reader.configuredProjects() where other != project {
                 guard let config = try reader.recordedConfig(of: other) else { continue }

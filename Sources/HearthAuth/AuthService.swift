@@ -77,6 +77,9 @@ public struct AuthSettings: Sendable {
     /// Told when an action code that was answered before its write (email enumeration
     /// protection) could not be recorded: the client already had its answer, so only the log
     /// can say that no email went out.
+    /// This server's own host names (`publicUrl`'s): never a project's link domain, whose
+    /// association files would claim the server's paths (`/__/auth/handler`) for a tenant's app.
+    public var serverHosts: Set<String> = []
     public var onUnrecordedActionCode: (@Sendable (_ project: ProjectID, _ requestId: String?, _ error: any Error) -> Void)?
 
     public init() {}

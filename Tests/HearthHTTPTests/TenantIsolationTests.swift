@@ -98,6 +98,21 @@ struct TenantIsolationTests {
         }
     }
 
+    @Test("a project may not take this server's own host as a link domain")
+    func serverHostIsNoLinkDomain() async throws {
+        let secrets = TemporaryDirectory("credentials")
+        try await APIHarness.run(configure: { configuration in
+            Self.configure(secrets)(&configuration)
+            configuration.publicUrl = "https://Auth.Example.com"
+        }) { _, api in
+            let reply = try await api.send(
+                .patch, Self.v2 + "project-a/config?updateMask=linkDomains",
+                body: ByteBuffer(bytes: JSONValue.object(["linkDomains": ["auth.example.com"]]).encoded()),
+                headers: [.authorization: "Bearer \(Self.tenantToken)", .contentType: "application/json"])
+            #expect(reply.errorCode == "INVALID_CONFIG", "\(reply.json)")
+        }
+    }
+
     @Test("events record which admin credential acted: its name, or a prefix of its hash")
     func adminActorsAreNamed() async throws {
         let secrets = TemporaryDirectory("credentials")
