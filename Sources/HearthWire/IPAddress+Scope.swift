@@ -1,13 +1,14 @@
 /// Whether an address is on the public internet, for outbound calls an untrusted party can aim
 /// (an identity provider's URLs): loopback, private, link-local (the cloud metadata service at
 /// 169.254.169.254), shared (CGNAT), unique-local, multicast, unspecified and the other
-/// special-purpose ranges of IANA's registries are not.
+/// special-purpose ranges of IANA's registries are not (the IPv4-compatible `::/96` and
+/// IPv4-translated `::ffff:0:0:0/96` forms included, which a tunnel could route to IPv4).
 extension IPAddress {
     static let nonPublic: [IPNetwork] = [
         "0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12", "192.0.0.0/24",
         "192.0.2.0/24", "192.88.99.0/24", "192.168.0.0/16", "198.18.0.0/15", "198.51.100.0/24", "203.0.113.0/24",
         "224.0.0.0/4", "240.0.0.0/4",
-        "::/128", "::1/128", "::ffff:0:0/96", "64:ff9b::/96", "64:ff9b:1::/48", "100::/64", "2001::/23", "2001:db8::/32",
+        "::/96", "::ffff:0:0/96", "::ffff:0:0:0/96", "64:ff9b::/96", "64:ff9b:1::/48", "100::/64", "2001::/23", "2001:db8::/32",
         "2002::/16", "fc00::/7", "fe80::/10", "fec0::/10", "ff00::/8",
     ].map { IPNetwork($0)! }
 
