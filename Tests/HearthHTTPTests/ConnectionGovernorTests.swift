@@ -1,3 +1,4 @@
+import HearthWire
 import Testing
 
 @testable import HearthHTTP
