@@ -456,7 +456,8 @@ public struct ServerConfiguration: Sendable, Equatable {
                         let provider = try IdentityProviderJSON.providerId(providerId, kind)
                         providers.append(
                             try IdentityProviderJSON.apply(
-                                body.objectValue ?? [:], updateMask: nil, to: nil, providerId: provider, kind: kind, secret: .filesOnly))
+                                body.objectValue ?? [:], updateMask: nil, to: nil, providerId: provider, kind: kind, secret: .filesOnly,
+                                secretFiles: .anywhere))
                     }
                 }
                 let settings = try ProjectConfigJSON.apply(.object(object), updateMask: nil, to: projectDefaults)

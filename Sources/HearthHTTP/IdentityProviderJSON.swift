@@ -109,7 +109,7 @@ public enum IdentityProviderJSON {
     /// without one, every field the body sets), as the v2 API's field masks do.
     public static func apply(
         _ body: [String: JSONValue], updateMask: String?, to current: IdentityProviderConfig?, providerId: ProviderID,
-        kind: Kind, secret: SecretInput, secretFiles: SecretFiles = .anywhere
+        kind: Kind, secret: SecretInput, secretFiles: SecretFiles
     ) throws -> IdentityProviderConfig {
         var fields: Set<String> = ["enabled", "clientId", "clientSecret", "clientSecretFile", "additionalClientIds"]
         if kind == .openIDConnect { fields.formUnion(["issuer", "displayName", "responseType.idToken", "responseType.code"]) }
