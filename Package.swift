@@ -13,9 +13,12 @@ let strict: [SwiftSetting] = [
 
 let package = Package(
     name: "hearth",
-    platforms: [.macOS(.v15)],
+    platforms: [.macOS(.v15), .iOS(.v16)],
     products: [
         .executable(name: "hearth", targets: ["hearth"]),
+        // For apps: a loopback bridge that carries the Firebase SDKs' emulator-mode HTTP to
+        // Hearth over verified TLS (issue 29). It depends on SwiftNIO alone, nothing of Hearth.
+        .library(name: "HearthBridge", targets: ["HearthBridge"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -25,6 +28,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-nio-transport-services", from: "1.28.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -108,6 +112,25 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),
+        // The loopback bridge (issue 29): plain HTTP on 127.0.0.1 in, verified TLS to Hearth out.
+        // NIOSSL and POSIX sockets on Linux; Network.framework (NIOTransportServices) on Apple's
+        // platforms, whose system trust store and radios it uses.
+        .target(
+            name: "HearthBridge",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(platforms: [.linux])),
+                .product(
+                    name: "NIOTransportServices", package: "swift-nio-transport-services",
+                    condition: .when(platforms: [.macOS, .iOS, .tvOS, .watchOS, .visionOS, .macCatalyst])),
+            ],
+            swiftSettings: strict),
         // Seed 003's anonymous auto-cleanup: a Service that sleeps until the schedule's next due
         // time and purges through the writer.
         .target(
@@ -146,6 +169,8 @@ let package = Package(
             name: "hearth",
             dependencies: [
                 "HearthApp", "HearthTools", "HearthDomain", "HearthWire", "HearthStore", "HearthHTTP", "HearthAuth",
+                "HearthBridge",
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .target(name: "CJemalloc", condition: .when(platforms: [.linux])),
                 .target(name: "JemallocOptions", condition: .when(platforms: [.linux])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -174,6 +199,10 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "HearthToolsTests", dependencies: ["HearthTools", "HearthWire", "HearthTesting"], swiftSettings: strictTests),
+        .testTarget(
+            name: "HearthBridgeTests",
+            dependencies: ["HearthBridge", .product(name: "NIOCore", package: "swift-nio")],
+            swiftSettings: strictTests),
         .testTarget(name: "LMDBTests", dependencies: ["LMDB", "HearthTesting"], swiftSettings: strictTests),
         .testTarget(
             name: "HearthDomainTests",

@@ -96,6 +96,11 @@ public enum HearthServer {
                 "INSECURE: the development profile is listening off loopback: anyone who reaches \(configuration.host) is admin (Bearer owner), signs in with unsigned custom tokens and wipes accounts",
                 metadata: ["option": "insecureDevelopmentOnNetwork"])
         }
+        if configuration.servesPlainHTTPOffLoopback {
+            logger.warning(
+                "INSECURE: serving plain HTTP on \(configuration.host): passwords and tokens cross the network unencrypted unless only your TLS proxy reaches this address",
+                metadata: ["option": "insecurePlainHttpOnNetwork"])
+        }
         // The cleanup scheduler starts once the projections caught up (an upgrade not yet folded
         // in must not make an account look due).
         let caughtUp = StartSignal()

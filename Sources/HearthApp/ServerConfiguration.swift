@@ -26,6 +26,10 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Lets the development profile (`Bearer owner`, unsigned custom tokens, the fake IdP,
     /// `/emulator/*`) listen on an address other machines reach. Off: development is loopback only.
     public var insecureDevelopmentOnNetwork = false
+    /// Lets the production profile serve plain HTTP on an address other machines reach (a TLS
+    /// proxy on another host, over a network that is yours). Off: production listens in
+    /// cleartext on loopback only, behind a TLS proxy on the same machine.
+    public var insecurePlainHttpOnNetwork = false
     public var signingAlgorithm = SigningKey.Algorithm.rs256
     /// PEM public keys that may sign custom tokens (the app backend's service account key).
     /// Production accepts custom tokens only when this is set.
@@ -123,7 +127,7 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Keys of the JSON file and their environment variables.
     enum Key: String, CaseIterable {
         case host, port, dataDirectory, profile, project, apiKeys, adminTokens, adminTokenFile, signingAlgorithm
-        case insecureDevelopmentOnNetwork
+        case insecureDevelopmentOnNetwork, insecurePlainHttpOnNetwork
         case customTokenKeys
         case scryptLogN, scryptBlockSize, scryptParallelization, hashThreads, idleTimeoutSeconds
         case requestTimeoutSeconds, requestMinBytesPerSecond, requestTimeoutMaxSeconds, maxConnections
@@ -219,6 +223,7 @@ public struct ServerConfiguration: Sendable, Equatable {
             // A systemd credential (LoadCredential=) or any file holding one token per line.
             adminTokenFileTokens = try Self.credentialLines(try text()).map { AdminCredential(token: $0) }
         case .insecureDevelopmentOnNetwork: insecureDevelopmentOnNetwork = try flag()
+        case .insecurePlainHttpOnNetwork: insecurePlainHttpOnNetwork = try flag()
         case .developmentBrowserAdmin: developmentBrowserAdmin = try flag()
         case .signingAlgorithm:
             guard let parsed = SigningKey.Algorithm(rawValue: try text().uppercased()) else {
@@ -371,6 +376,9 @@ public struct ServerConfiguration: Sendable, Equatable {
         if servesDevelopmentOffLoopback && !insecureDevelopmentOnNetwork {
             throw ConfigurationError.developmentOffLoopback(host)
         }
+        if servesPlainHTTPOffLoopback && !insecurePlainHttpOnNetwork {
+            throw ConfigurationError.plainHTTPOffLoopback(host)
+        }
         if profile == .production && apiKeys.isEmpty {
             throw ConfigurationError.productionNeedsAPIKeys
         }
@@ -509,6 +517,12 @@ public struct ServerConfiguration: Sendable, Equatable {
         profile == .development && !ListenAddress.isLoopback(host)
     }
 
+    /// Production in cleartext where other machines reach it: passwords and tokens would cross
+    /// the network unencrypted unless a TLS proxy is the only thing that does.
+    var servesPlainHTTPOffLoopback: Bool {
+        profile == .production && !ListenAddress.isLoopback(host)
+    }
+
     /// The connection and buffered-bytes limits, under a connection cap `hearth serve` derived.
     public func connectionLimits(maxConnections: Int) -> ConnectionGovernor.Limits {
         ConnectionGovernor.Limits(
@@ -543,6 +557,7 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
     case productionNeedsAPIKeys
     case weakAdminToken(String)
     case developmentOffLoopback(String)
+    case plainHTTPOffLoopback(String)
 
     public var description: String {
         switch self {
@@ -558,6 +573,10 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
             "the development profile serves Bearer owner, unsigned custom tokens and the fake IdP to anyone who can reach it, "
                 + "so it listens on loopback only (\(host) is not): use 127.0.0.1 or ::1, the production profile, "
                 + "or --insecure-development-on-network if this network is yours alone"
+        case .plainHTTPOffLoopback(let host):
+            "production serves sign-ins in plain HTTP, so it listens on loopback only (\(host) is not), behind a TLS "
+                + "proxy on this machine (README, \"Hearth behind TLS\"); if the proxy is on another host and the network between "
+                + "is yours alone, say so with insecurePlainHttpOnNetwork: true"
         }
     }
 }

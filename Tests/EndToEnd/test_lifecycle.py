@@ -9,6 +9,7 @@ import subprocess
 import tempfile
 import time
 
+import pytest
 import requests
 
 from conftest import BINARY, free_port
@@ -145,18 +146,22 @@ def test_watchdog_pings_only_while_the_writer_commits():
             process.wait(timeout=30)
 
 
-def test_the_unit_verifies_and_is_tightly_confined():
-    """systemd-analyze verify on the shipped unit (pointed at this binary), and its exposure."""
-    unit = os.path.join(os.path.dirname(__file__), "..", "..", "systemd", "hearth.service")
+@pytest.mark.parametrize("name, ceiling", [("hearth.service", 2.0), ("hearth-bridge.service", 2.0)])
+def test_the_units_verify_and_are_tightly_confined(name, ceiling):
+    """systemd-analyze verify on each shipped unit (pointed at this binary), and its exposure."""
+    unit = os.path.join(os.path.dirname(__file__), "..", "..", "systemd", name)
     with open(unit) as file:
         text = file.read().replace("/usr/bin/hearth", os.path.realpath(BINARY))
     with tempfile.TemporaryDirectory(prefix="hearth-unit-") as root:
-        copy = os.path.join(root, "hearth.service")
+        text = text.replace("/etc/hearth/bridge.env", os.path.join(root, "bridge.env"))
+        with open(os.path.join(root, "bridge.env"), "w") as file:
+            file.write("HEARTH_BRIDGE_LISTEN=127.0.0.1:9100\nHEARTH_BRIDGE_UPSTREAM=https://auth.example.com\n")
+        copy = os.path.join(root, name)
         with open(copy, "w") as file:
             file.write(text)
         verified = subprocess.run(["systemd-analyze", "verify", copy], capture_output=True, text=True)
         assert verified.returncode == 0, verified.stdout + verified.stderr
-        assert "hearth.service" not in verified.stdout + verified.stderr, verified.stdout + verified.stderr
+        assert name not in verified.stdout + verified.stderr, verified.stdout + verified.stderr
         security = subprocess.run(["systemd-analyze", "security", "--offline=true", copy], capture_output=True, text=True)
-        exposure = float(security.stdout.split("Overall exposure level for hearth.service:")[1].split()[0])
-        assert exposure <= 2.0, security.stdout[-2000:]
+        exposure = float(security.stdout.split(f"Overall exposure level for {name}:")[1].split()[0])
+        assert exposure <= ceiling, security.stdout[-2000:]

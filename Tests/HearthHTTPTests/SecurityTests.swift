@@ -202,7 +202,7 @@ struct SecurityTests {
         #expect(throws: ConfigurationError.self) { try ServerConfiguration.load(file: file, environment: [:]) }
     }
 
-    @Test("the development profile listens on loopback only, unless the insecure option says otherwise")
+    @Test("development, and production's plain HTTP, listen on loopback only, unless an insecure option says otherwise")
     func developmentStaysOnLoopback() throws {
         for host in ["127.0.0.1", "127.8.9.10", "localhost", "::1", "[::1]", "::ffff:127.0.0.1"] {
             #expect(throws: Never.self, "\(host)") {
@@ -215,9 +215,20 @@ struct SecurityTests {
             }
             let allowed = try ServerConfiguration.load(file: nil, environment: ["HEARTH_HOST": host]) { $0.insecureDevelopmentOnNetwork = true }
             #expect(allowed.host == host)
-            let production = try ServerConfiguration.load(
-                file: nil, environment: ["HEARTH_HOST": host, "HEARTH_PROFILE": "production", "HEARTH_API_KEYS": #"{"k":"p"}"#])
-            #expect(production.host == host)
+            let production: [String: String] = ["HEARTH_HOST": host, "HEARTH_PROFILE": "production", "HEARTH_API_KEYS": #"{"k":"p"}"#]
+            // Production off loopback is plain HTTP on the network: refused unless the option names the risk.
+            #expect(throws: ConfigurationError.plainHTTPOffLoopback(host), "\(host)") {
+                try ServerConfiguration.load(file: nil, environment: production)
+            }
+            let named = try ServerConfiguration.load(
+                file: nil, environment: production.merging(["HEARTH_INSECURE_PLAIN_HTTP_ON_NETWORK": "true"]) { $1 })
+            #expect(named.host == host && named.insecurePlainHttpOnNetwork)
+        }
+        for host in ["127.0.0.1", "::1"] {
+            #expect(throws: Never.self) {
+                try ServerConfiguration.load(
+                    file: nil, environment: ["HEARTH_HOST": host, "HEARTH_PROFILE": "production", "HEARTH_API_KEYS": #"{"k":"p"}"#])
+            }
         }
         let viaEnvironment = try ServerConfiguration.load(
             file: nil, environment: ["HEARTH_HOST": "0.0.0.0", "HEARTH_INSECURE_DEVELOPMENT_ON_NETWORK": "true"])

@@ -1,0 +1,139 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// What the bridge forwards and how a request and a response are rewritten on the way: pure
+/// functions of the heads, so every rule is tested without a socket.
+struct ForwardingRules: Sendable {
+    let upstream: Upstream
+    /// `127.0.0.1:PORT`, the one `Host` requests may carry.
+    let listenAuthority: String
+
+    init(upstream: Upstream, listenHost: String, listenPort: Int) {
+        self.upstream = upstream
+        let host = listenHost.hasPrefix("[") ? listenHost : (listenHost.contains(":") ? "[\(listenHost)]" : listenHost)
+        listenAuthority = "\(host):\(listenPort)"
+    }
+
+    enum Refusal: Error, Equatable {
+        /// Another `Host` than the bridge's own loopback address: a page that rebound a DNS
+        /// name to 127.0.0.1, or a request meant for somewhere else.
+        case foreignHost(String)
+        /// An absolute URL or CONNECT: the bridge is not a proxy to anywhere but its upstream.
+        case notOriginForm(String)
+        case method(String)
+    }
+
+    /// The request as the upstream gets it, or why it is refused.
+    func upstreamHead(for head: HTTPRequestHead) -> Result<HTTPRequestHead, Refusal> {
+        let hosts = head.headers["host"]
+        guard hosts.count == 1, let host = hosts.first, host.lowercased() == listenAuthority else {
+            return .failure(.foreignHost(hosts.joined(separator: ",")))
+        }
+        guard head.method != .CONNECT else { return .failure(.method("CONNECT")) }
+        guard head.uri.hasPrefix("/"), !head.uri.hasPrefix("//") else { return .failure(.notOriginForm(head.uri)) }
+        var headers = Self.endToEnd(head.headers)
+        headers.remove(name: "host")
+        headers.remove(name: "expect")
+        headers.replaceOrAdd(name: "host", value: upstream.authority)
+        // The upstream connection is kept alive whatever the client asked of its own.
+        var forwarded = HTTPRequestHead(version: .http1_1, method: head.method, uri: upstream.pathPrefix + head.uri)
+        forwarded.headers = headers
+        return .success(forwarded)
+    }
+
+    /// The response as the client gets it: the upstream connection's own headers removed.
+    func clientHead(for head: HTTPResponseHead, closing: Bool) -> HTTPResponseHead {
+        var headers = Self.endToEnd(head.headers)
+        if closing { headers.replaceOrAdd(name: "connection", value: "close") }
+        return HTTPResponseHead(version: .http1_1, status: head.status, headers: headers)
+    }
+
+    /// RFC 9110 §7.6.1: hop-by-hop fields, and those `Connection` names, stay on their hop.
+    /// `Transfer-Encoding` and `Content-Length` stay: they frame the body, which is streamed.
+    static func endToEnd(_ headers: HTTPHeaders) -> HTTPHeaders {
+        var named = Set(["connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization", "te", "trailer", "upgrade"])
+        for value in headers["connection"] {
+            for token in value.split(separator: ",") {
+                let name = token.trimmingCharacters(in: .whitespaces).lowercased()
+                if name != "transfer-encoding" && name != "content-length" && name != "host" { named.insert(name) }
+            }
+        }
+        var kept = HTTPHeaders()
+        for (name, value) in headers where !named.contains(name.lowercased()) { kept.add(name: name, value: value) }
+        return kept
+    }
+}
+
+/// The bridge's own answers, in the Firebase error envelope the SDKs parse.
+struct BridgeReply: Sendable, Equatable {
+    let status: HTTPResponseStatus
+    let message: String
+
+    static func refused(_ refusal: ForwardingRules.Refusal, listenAuthority: String) -> BridgeReply {
+        switch refusal {
+        case .foreignHost(let host):
+            BridgeReply(
+                status: .forbidden,
+                message: "PERMISSION_DENIED : the bridge answers only requests for \(listenAuthority), not Host \(host.isEmpty ? "(none)" : host)")
+        case .notOriginForm:
+            BridgeReply(status: .badRequest, message: "INVALID_ARGUMENT : the bridge forwards paths to its upstream only, never absolute URLs")
+        case .method(let method):
+            BridgeReply(status: .methodNotAllowed, message: "INVALID_ARGUMENT : \(method) is not forwarded")
+        }
+    }
+
+    static func unavailable(_ failure: UpstreamFailure) -> BridgeReply {
+        BridgeReply(status: failure == .timedOut ? .gatewayTimeout : .serviceUnavailable, message: failure.message)
+    }
+
+    var statusName: String {
+        switch status {
+        case .forbidden: "PERMISSION_DENIED"
+        case .badRequest, .methodNotAllowed: "INVALID_ARGUMENT"
+        case .gatewayTimeout: "DEADLINE_EXCEEDED"
+        default: "UNAVAILABLE"
+        }
+    }
+
+    /// `{"error":{"code":503,"message":"…","errors":[…],"status":"UNAVAILABLE"}}`.
+    var body: String {
+        let message = Self.jsonString(message)
+        return #"{"error":{"code":\#(status.code),"message":\#(message),"errors":[{"message":\#(message),"domain":"global","reason":"\#(status == .forbidden ? "forbidden" : "backendError")"}],"status":"\#(statusName)"}}"#
+    }
+
+    static func jsonString(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case _ where scalar.value < 0x20: out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count) + String(scalar.value, radix: 16)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}
+
+/// Why a request could not reach the upstream; each is a 503 (a 504 for silence) with a
+/// message that says which, so an app's log tells a dead server from a wrong certificate.
+enum UpstreamFailure: Error, Equatable, Sendable {
+    case unreachable(String)
+    case untrusted(String)
+    case pinMismatch
+    case busy
+    case timedOut
+    case closed
+
+    var message: String {
+        switch self {
+        case .unreachable(let reason): "UNAVAILABLE : the bridge could not reach its upstream (\(reason))"
+        case .untrusted(let reason): "UNAVAILABLE : the upstream's TLS certificate was refused (\(reason))"
+        case .pinMismatch: "UNAVAILABLE : the upstream's certificate key matches no configured pin"
+        case .busy: "UNAVAILABLE : every connection to the upstream stayed busy; try again"
+        case .timedOut: "DEADLINE_EXCEEDED : the upstream did not answer in time"
+        case .closed: "UNAVAILABLE : the upstream closed the connection before answering"
+        }
+    }
+}
