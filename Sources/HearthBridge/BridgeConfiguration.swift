@@ -12,6 +12,9 @@ public struct BridgeConfiguration: Sendable {
     /// SHA-256 digests (base64) of the SubjectPublicKeyInfo the upstream's certificate must
     /// carry, on top of the chain's verification: one of them must match. Empty: no pinning.
     public var pins: [SPKIPin] = []
+    /// Servers only (`hearth bridge --admin-token-file`): the Admin SDKs' emulator credential
+    /// exchanged for a real admin token, for the users it allows.
+    public var emulatorAdmin: EmulatorAdmin?
     /// The loopback address and port to listen on; port 0 lets the system pick one.
     public var listenHost = "127.0.0.1"
     public var listenPort = 0

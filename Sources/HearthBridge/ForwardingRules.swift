@@ -8,9 +8,12 @@ struct ForwardingRules: Sendable {
     let upstream: Upstream
     /// `127.0.0.1:PORT`, the one `Host` requests may carry.
     let listenAuthority: String
+    /// The admin token `Bearer owner` becomes, on a connection allowed to use it.
+    let adminToken: String?
 
-    init(upstream: Upstream, listenHost: String, listenPort: Int) {
+    init(upstream: Upstream, listenHost: String, listenPort: Int, adminToken: String? = nil) {
         self.upstream = upstream
+        self.adminToken = adminToken
         let host = listenHost.hasPrefix("[") ? listenHost : (listenHost.contains(":") ? "[\(listenHost)]" : listenHost)
         listenAuthority = "\(host):\(listenPort)"
     }
@@ -36,6 +39,9 @@ struct ForwardingRules: Sendable {
         headers.remove(name: "host")
         headers.remove(name: "expect")
         headers.replaceOrAdd(name: "host", value: upstream.authority)
+        if let adminToken, headers["authorization"] == [EmulatorAdmin.emulatorCredential] {
+            headers.replaceOrAdd(name: "authorization", value: "Bearer \(adminToken)")
+        }
         // The upstream connection is kept alive whatever the client asked of its own.
         var forwarded = HTTPRequestHead(version: .http1_1, method: head.method, uri: upstream.pathPrefix + head.uri)
         forwarded.headers = headers

@@ -177,8 +177,19 @@ public final class HearthBridge: Sendable {
         channel.closeFuture.whenComplete { [self] _ in
             _ = state.withLockedValue { $0.clients.removeValue(forKey: ObjectIdentifier(channel)) }
         }
+        var adminToken: String?
+        if let admin = configuration.emulatorAdmin {
+            // Loopback is every local user's: the token goes only to the users allowed it, and a
+            // connection of anyone else is refused whole rather than served without it.
+            guard admin.allowedUsers.isEmpty || LoopbackPeer.owner(local: channel.localAddress, remote: channel.remoteAddress).map(admin.allowedUsers.contains) == true else {
+                configuration.logger.warning("connection refused: not from a user --allow-uid names")
+                return channel.close()
+            }
+            adminToken = admin.token
+        }
         let port = channel.localAddress?.port ?? self.port
-        let rules = ForwardingRules(upstream: configuration.upstream, listenHost: configuration.listenHost, listenPort: port)
+        let rules = ForwardingRules(
+            upstream: configuration.upstream, listenHost: configuration.listenHost, listenPort: port, adminToken: adminToken)
         let idleTimeout = configuration.clientIdleTimeout
         return channel.eventLoop.makeCompletedFuture {
             let operations = channel.pipeline.syncOperations

@@ -35,7 +35,7 @@ struct PosixTransport: BridgeTransport {
         ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: Int32(backlog))
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
             .childChannelInitializer(childInitializer)
             .bind(host: host, port: port)
     }
@@ -48,13 +48,13 @@ struct PosixTransport: BridgeTransport {
         let (upstream, pins) = (upstream, pins)
         let connected = ClientBootstrap(group: eventLoop)
             .connectTimeout(connectTimeout)
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let operations = channel.pipeline.syncOperations
                     try operations.addHandler(
                         NIOSSLClientHandler(context: context, serverHostname: upstream.hostIsAddress ? nil : upstream.host))
-                    try operations.addHandler(HandshakeVerdict(pins: pins, verdict: verified))
+                    try operations.addHandler(HandshakeVerdict(upstream: upstream, pins: pins, verdict: verified))
                 }.flatMap { initializer(channel) }
             }
             .connect(host: upstream.host, port: upstream.port)
@@ -90,10 +90,12 @@ struct PosixTransport: BridgeTransport {
 /// to the connection before: the pool hands it out only after.
 final class HandshakeVerdict: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = NIOAny
+    private let upstream: Upstream
     private let pins: [SPKIPin]
     private let verdict: EventLoopPromise<Void>
 
-    init(pins: [SPKIPin], verdict: EventLoopPromise<Void>) {
+    init(upstream: Upstream, pins: [SPKIPin], verdict: EventLoopPromise<Void>) {
+        self.upstream = upstream
         self.pins = pins
         self.verdict = verdict
     }
@@ -115,6 +117,10 @@ final class HandshakeVerdict: ChannelInboundHandler, RemovableChannelHandler {
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if let error = error as? NIOSSLError {
             verdict.fail(UpstreamFailure.untrusted(Self.describe(error)))
+        } else if let error = error as? NIOSSLExtraError, error == .failedToValidateHostname {
+            verdict.fail(UpstreamFailure.untrusted("the certificate is not for \(upstream.host)"))
+        } else if error is NIOSSLExtraError {
+            verdict.fail(UpstreamFailure.untrusted(String(describing: error)))
         } else {
             verdict.fail(UpstreamFailure.unreachable(String(describing: error)))
         }

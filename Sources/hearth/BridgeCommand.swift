@@ -32,6 +32,17 @@ struct Bridge: AsyncParsableCommand {
         help: "A base64 SHA-256 digest of the upstream certificate's SubjectPublicKeyInfo it must carry (repeat for a backup key).")
     var pins: [String] = []
 
+    @Option(
+        help: """
+            A file holding an admin token (adminTokens), sent in place of the `Bearer owner` the Admin SDKs \
+            send in emulator mode. Any local user who reaches the port is then that admin: name who may \
+            with --allow-uid.
+            """)
+    var adminTokenFile: String?
+
+    @Option(name: .customLong("allow-uid"), help: "With --admin-token-file: a uid whose connections are served (repeat; default: any local user).")
+    var allowedUsers: [UInt32] = []
+
     @Option(help: "Client connections served at once.")
     var maxConnections = 1024
 
@@ -52,6 +63,14 @@ struct Bridge: AsyncParsableCommand {
             if let caFile { configuration.trust = .certificates(pemFile: caFile) }
         } catch let error as BridgeError {
             throw ValidationError(error.description)
+        }
+        if let adminTokenFile {
+            guard let data = FileManager.default.contents(atPath: adminTokenFile),
+                let token = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines), !token.isEmpty
+            else { throw ValidationError("can not read an admin token from \(adminTokenFile)") }
+            configuration.emulatorAdmin = EmulatorAdmin(token: token, allowedUsers: Set(allowedUsers))
+        } else if !allowedUsers.isEmpty {
+            throw ValidationError("--allow-uid restricts who uses --admin-token-file; without a token there is nothing to restrict")
         }
         configuration.maxClientConnections = maxConnections
         configuration.maxUpstreamConnections = maxUpstreamConnections

@@ -94,3 +94,41 @@ struct ForwardingRulesTests {
         #expect(throws: BridgeError.listenNotLoopback("0.0.0.0")) { try configuration.validate() }
     }
 }
+
+@Suite("the Admin SDK sidecar: Bearer owner exchanged, for the users allowed")
+struct EmulatorAdminTests {
+    @Test("exactly `Bearer owner` becomes the admin token; any other credential passes as it is")
+    func exchange() throws {
+        let rules = ForwardingRules(upstream: try Upstream("https://auth.example.com"), listenHost: "127.0.0.1", listenPort: 9100, adminToken: "real-token")
+        func authorization(_ value: String) throws -> [String] {
+            var headers = HTTPHeaders([("Host", "127.0.0.1:9100")])
+            headers.add(name: "Authorization", value: value)
+            return try rules.upstreamHead(for: HTTPRequestHead(version: .http1_1, method: .POST, uri: "/", headers: headers)).get()
+                .headers["authorization"]
+        }
+        #expect(try authorization("Bearer owner") == ["Bearer real-token"])
+        #expect(try authorization("Bearer ya29.other") == ["Bearer ya29.other"])
+        #expect(try authorization("Bearer owner2") == ["Bearer owner2"])
+        let plain = ForwardingRules(upstream: try Upstream("https://auth.example.com"), listenHost: "127.0.0.1", listenPort: 9100)
+        var headers = HTTPHeaders([("Host", "127.0.0.1:9100"), ("Authorization", "Bearer owner")])
+        headers.add(name: "X", value: "y")
+        #expect(try plain.upstreamHead(for: HTTPRequestHead(version: .http1_1, method: .POST, uri: "/", headers: headers)).get().headers["authorization"] == ["Bearer owner"])
+    }
+
+    @Test("the client's uid is read from the kernel's socket table, by both addresses")
+    func peerOwner() throws {
+        let server = try SocketAddress(ipAddress: "127.0.0.1", port: 9080)
+        let client = try SocketAddress(ipAddress: "127.0.0.1", port: 51234)
+        #expect(LoopbackPeer.key(server) == "0100007F:2378")
+        #expect(LoopbackPeer.key(try SocketAddress(ipAddress: "::1", port: 443)) == "00000000000000000000000001000000:01BB")
+        let table = """
+              sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
+               0: 0100007F:2378 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 1 1 0 100 0 0 10 0
+               1: 0100007F:2378 0100007F:C862 01 00000000:00000000 00:00000000 00000000     0        0 2 1 0 20 4 30 10 -1
+               2: 0100007F:C862 0100007F:2378 01 00000000:00000000 00:00000000 00000000  1000        0 3 1 0 20 4 30 10 -1
+            """
+        #expect(LoopbackPeer.owner(in: table, client: "0100007F:C862", server: "0100007F:2378") == 1000)
+        #expect(LoopbackPeer.owner(in: table, client: "0100007F:C863", server: "0100007F:2378") == nil)
+        _ = client
+    }
+}
