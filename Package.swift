@@ -201,7 +201,9 @@ let package = Package(
             name: "HearthToolsTests", dependencies: ["HearthTools", "HearthWire", "HearthTesting"], swiftSettings: strictTests),
         .testTarget(
             name: "HearthBridgeTests",
-            dependencies: ["HearthBridge", .product(name: "NIOCore", package: "swift-nio")],
+            dependencies: [
+                "HearthBridge", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             swiftSettings: strictTests),
         .testTarget(name: "LMDBTests", dependencies: ["LMDB", "HearthTesting"], swiftSettings: strictTests),
         .testTarget(

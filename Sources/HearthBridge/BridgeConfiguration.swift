@@ -79,8 +79,10 @@ public struct Upstream: Sendable, Equatable, CustomStringConvertible {
         self.host = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         self.port = url.port ?? 443
         guard (1...65_535).contains(port) else { throw BridgeError.invalidUpstream("port \(port)") }
-        var path = url.path
+        // As it goes on the request line: percent-encoded.
+        var path = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? ""
         while path.hasSuffix("/") { path.removeLast() }
+        guard !ForwardingRules.hasDotSegment(path) else { throw BridgeError.invalidUpstream("\(url.absoluteString): no dot segments") }
         self.pathPrefix = path
     }
 

@@ -26,6 +26,9 @@ final class ClientHandler: ChannelDuplexHandler, UpstreamExchange {
     private var state = State.idle
     private var context: ChannelHandlerContext?
     private var keepAlive = true
+    /// The client waits for `100 Continue` before its body (the bridge answers it itself:
+    /// `Expect` is not forwarded).
+    private var expectsContinue = false
     private var requestEnded = false
     private var responseStarted = false
     private var upstreamReusable = false
@@ -47,8 +50,10 @@ final class ClientHandler: ChannelDuplexHandler, UpstreamExchange {
         case .head(let head):
             guard case .idle = state else { return context.close(promise: nil) }
             keepAlive = head.isKeepAlive
+            expectsContinue = head.version == .http1_1 && head.headers["expect"].contains { $0.lowercased() == "100-continue" }
             requestEnded = false
             responseStarted = false
+            upstreamReusable = false
             switch rules.upstreamHead(for: head) {
             case .failure(let refusal):
                 state = .refusing
@@ -95,9 +100,12 @@ final class ClientHandler: ChannelDuplexHandler, UpstreamExchange {
             answer(.unavailable(failure), context: context)
         case .success(let connection):
             state = .forwarding(connection)
-            connection.handler.exchange = self
+            connection.handler.begin(self)
             for part in parts { connection.channel.write(part, promise: nil) }
             connection.channel.flush()
+            if expectsContinue && !requestEnded {
+                context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .continue))), promise: nil)
+            }
             resumeReading()
         }
     }
@@ -117,18 +125,26 @@ final class ClientHandler: ChannelDuplexHandler, UpstreamExchange {
             context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
         case .end(let trailers):
             guard case .forwarding(let connection) = state else { return }
-            connection.handler.exchange = nil
+            guard responseStarted else {
+                // An end without a response (after a 101, say): nothing sane to pass on.
+                connection.channel.close(promise: nil)
+                return upstreamFailed(.closed)
+            }
+            connection.handler.end()
             // A response that ended before its request did (an early 413, say): the rest of
             // the request has nowhere to go, so neither connection carries another.
             let complete = requestEnded
             pool.release(connection, reusable: upstreamReusable && complete)
-            let written = context.eventLoop.makePromise(of: Void.self)
-            context.writeAndFlush(wrapOutboundOut(.end(trailers)), promise: written)
+            // The state is settled before the end is written: writing it hands the client's
+            // next pipelined request (HTTPServerPipelineHandler held it) to channelRead at once.
             if keepAlive && complete {
                 state = .idle
-                resumeReading()
+                context.writeAndFlush(wrapOutboundOut(.end(trailers)), promise: nil)
+                if case .idle = state { resumeReading() }
             } else {
                 state = .closed
+                let written = context.eventLoop.makePromise(of: Void.self)
+                context.writeAndFlush(wrapOutboundOut(.end(trailers)), promise: written)
                 written.futureResult.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
             }
         }
@@ -139,7 +155,8 @@ final class ClientHandler: ChannelDuplexHandler, UpstreamExchange {
     func upstreamBecameWritable() { resumeReading() }
 
     func upstreamFailed(_ failure: UpstreamFailure) {
-        guard case .forwarding = state, let context else { return }
+        guard case .forwarding(let connection) = state, let context else { return }
+        connection.handler.end()
         state = .refusing
         if responseStarted {
             // Half a response can not be taken back: the client sees the connection end.
@@ -178,7 +195,7 @@ final class ClientHandler: ChannelDuplexHandler, UpstreamExchange {
     func channelInactive(context: ChannelHandlerContext) {
         if case .forwarding(let connection) = state {
             // Mid-exchange: the upstream connection is in an unknown state, so it goes.
-            connection.handler.exchange = nil
+            connection.handler.end()
             connection.channel.close(promise: nil)
         }
         state = .closed

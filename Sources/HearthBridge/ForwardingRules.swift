@@ -33,11 +33,21 @@ struct ForwardingRules: Sendable {
         guard hosts.count == 1, let host = hosts.first, host.lowercased() == listenAuthority else {
             return .failure(.foreignHost(hosts.joined(separator: ",")))
         }
-        guard head.method != .CONNECT else { return .failure(.method("CONNECT")) }
+        guard head.method != .CONNECT, head.method != .TRACE else { return .failure(.method(head.method.rawValue)) }
         guard head.uri.hasPrefix("/"), !head.uri.hasPrefix("//") else { return .failure(.notOriginForm(head.uri)) }
+        // Dot segments would walk out of the upstream's path prefix once the upstream resolves them.
+        guard !Self.hasDotSegment(head.uri) else { return .failure(.notOriginForm(head.uri)) }
         var headers = Self.endToEnd(head.headers)
         headers.remove(name: "host")
         headers.remove(name: "expect")
+        if headers.contains(name: "transfer-encoding") {
+            // The parser accepted the body as chunked (chunked last) and hands it over decoded:
+            // it goes upstream re-chunked under exactly this header, never under a spelling the
+            // encoder would not chunk, so the upstream frames it as the bridge does.
+            headers.remove(name: "transfer-encoding")
+            headers.remove(name: "content-length")
+            headers.add(name: "transfer-encoding", value: "chunked")
+        }
         headers.replaceOrAdd(name: "host", value: upstream.authority)
         if let adminToken, headers["authorization"] == [EmulatorAdmin.emulatorCredential] {
             headers.replaceOrAdd(name: "authorization", value: "Bearer \(adminToken)")
@@ -46,6 +56,15 @@ struct ForwardingRules: Sendable {
         var forwarded = HTTPRequestHead(version: .http1_1, method: head.method, uri: upstream.pathPrefix + head.uri)
         forwarded.headers = headers
         return .success(forwarded)
+    }
+
+    /// `.` or `..` as a path segment, raw or percent-encoded (`%2e`), before the query.
+    static func hasDotSegment(_ uri: String) -> Bool {
+        let path = uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        return path.split(separator: "/", omittingEmptySubsequences: false).contains { segment in
+            let decoded = segment.lowercased().replacingOccurrences(of: "%2e", with: ".")
+            return decoded == "." || decoded == ".."
+        }
     }
 
     /// The response as the client gets it: the upstream connection's own headers removed.

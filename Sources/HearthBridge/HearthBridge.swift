@@ -110,6 +110,11 @@ public final class HearthBridge: Sendable {
         let (port, stopped, listening) = state.withLockedValue { ($0.port, $0.stopped, $0.listener != nil) }
         guard !stopped else { throw BridgeError.invalidSetting("the bridge was stopped") }
         guard !listening else { return }
+        // Connections pooled before the background may have died meanwhile (their idle timers
+        // do not run while the app is suspended): none is reused.
+        for pool in pools.values {
+            try? await pool.eventLoop.submit { pool.value.closeIdle() }.get()
+        }
         try await bind(port: port ?? configuration.listenPort).get()
     }
 
@@ -136,14 +141,16 @@ public final class HearthBridge: Sendable {
     /// Stops listening and closes every connection, keeping the port and the threads: when the
     /// app goes to the background (iOS reclaims listening sockets of suspended apps).
     public func suspend() async {
-        let (listener, clients) = state.withLockedValue { state in
-            defer {
-                state.listener = nil
-                state.clients = [:]
-            }
-            return (state.listener, Array(state.clients.values))
+        // The listener first, so that no connection is accepted after the clients are listed.
+        let listener = state.withLockedValue { state in
+            defer { state.listener = nil }
+            return state.listener
         }
         try? await listener?.close()
+        let clients = state.withLockedValue { state in
+            defer { state.clients = [:] }
+            return Array(state.clients.values)
+        }
         for client in clients { try? await client.close() }
         for pool in pools.values {
             try? await pool.eventLoop.submit { pool.value.closeIdle() }.get()
@@ -152,15 +159,16 @@ public final class HearthBridge: Sendable {
 
     /// Stops for good: connections closed, threads ended.
     public func stop() async {
+        // Stopped first: a foreground notification still queued can not listen again.
+        let already = state.withLockedValue { state in
+            defer { state.stopped = true }
+            return state.stopped
+        }
         lifecycle.withLockedValue { follower in
             follower?.cancel()
             follower = nil
         }
         await suspend()
-        let already = state.withLockedValue { state in
-            defer { state.stopped = true }
-            return state.stopped
-        }
         if !already { await transport.shutdown() }
     }
 

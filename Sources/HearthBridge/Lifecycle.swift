@@ -1,10 +1,6 @@
 import Foundation
 import Logging
 
-#if canImport(UIKit)
-import UIKit
-#endif
-
 /// The notifications the bridge suspends and resumes on: iOS reclaims a suspended app's
 /// listening sockets, so the bridge closes its own on the way to the background and listens
 /// again, on the same port, on the way back.
@@ -17,11 +13,14 @@ public struct BridgeLifecycle: Sendable {
         self.resume = resume
     }
 
-    /// UIKit's background and foreground notifications where there is UIKit, else none.
+    /// UIKit's background and foreground notifications where there is UIKit, else none. By
+    /// their names (`UIApplication.didEnterBackgroundNotification`'s raw value): the constants
+    /// are main-actor isolated, and the bridge reads them from anywhere.
     public static var platformDefault: BridgeLifecycle? {
-        #if canImport(UIKit) && !os(watchOS)
+        #if os(iOS) || os(tvOS) || os(visionOS) || targetEnvironment(macCatalyst)
         BridgeLifecycle(
-            suspend: UIApplication.didEnterBackgroundNotification, resume: UIApplication.willEnterForegroundNotification)
+            suspend: Notification.Name("UIApplicationDidEnterBackgroundNotification"),
+            resume: Notification.Name("UIApplicationWillEnterForegroundNotification"))
         #else
         nil
         #endif

@@ -15,14 +15,13 @@ struct NetworkTransport: BridgeTransport {
     let upstream: Upstream
     let pins: [SPKIPin]
     let connectTimeout: TimeAmount
-    private let anchors: [SecCertificate]?
+    /// DER: `SecCertificate` is not Sendable; the certificates are made where they are used.
+    private let anchors: [[UInt8]]?
     private let verifyQueue = DispatchQueue(label: "hearth.bridge.verify")
 
     init(configuration: BridgeConfiguration) throws {
         if case .certificates(let file) = configuration.trust {
-            anchors = try PEM.certificates(in: try PEM.read(file)).compactMap {
-                SecCertificateCreateWithData(nil, Data($0) as CFData)
-            }
+            anchors = try PEM.certificates(in: try PEM.read(file))
         } else {
             anchors = nil
         }
@@ -60,6 +59,8 @@ struct NetworkTransport: BridgeTransport {
             }, verifyQueue)
         return NIOTSConnectionBootstrap(group: eventLoop)
             .connectTimeout(connectTimeout)
+            // Fail at once when the upstream is unreachable, rather than wait for the network.
+            .channelOption(NIOTSChannelOptions.waitForActivity, value: false)
             .tlsOptions(options)
             .channelInitializer(initializer)
             .connect(host: upstream.host, port: upstream.port)
@@ -67,10 +68,11 @@ struct NetworkTransport: BridgeTransport {
     }
 
     /// nil when the certificate is trusted for `host` and carries a pinned key.
-    static func evaluate(_ trust: SecTrust, host: String, anchors: [SecCertificate]?, pins: [SPKIPin]) -> UpstreamFailure? {
+    static func evaluate(_ trust: SecTrust, host: String, anchors: [[UInt8]]?, pins: [SPKIPin]) -> UpstreamFailure? {
         SecTrustSetPolicies(trust, SecPolicyCreateSSL(true, host as CFString))
         if let anchors {
-            SecTrustSetAnchorCertificates(trust, anchors as CFArray)
+            let certificates = anchors.compactMap { SecCertificateCreateWithData(nil, Data($0) as CFData) }
+            SecTrustSetAnchorCertificates(trust, certificates as CFArray)
             SecTrustSetAnchorCertificatesOnly(trust, true)
         }
         var error: CFError?

@@ -59,6 +59,16 @@ struct PosixTransport: BridgeTransport {
             }
             .connect(host: upstream.host, port: upstream.port)
         connected.whenFailure { verified.fail($0) }
+        let timeout = connectTimeout
+        connected.whenSuccess { channel in
+            // connectTimeout covers the TCP connect only: a peer that never finishes TLS must
+            // not hold a pool slot (and the request waiting on it) for ever.
+            let deadline = channel.eventLoop.scheduleTask(in: timeout) {
+                verified.fail(UpstreamFailure.unreachable("\(upstream.authority): the TLS handshake timed out"))
+                channel.close(promise: nil)
+            }
+            verified.futureResult.whenComplete { _ in deadline.cancel() }
+        }
         return connected.flatMap { channel in
             verified.futureResult.map { channel }.flatMapErrorThrowing { error in
                 channel.close(promise: nil)

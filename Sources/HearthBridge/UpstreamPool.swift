@@ -78,8 +78,7 @@ final class UpstreamPool {
             channel.eventLoop.makeCompletedFuture {
                 let operations = channel.pipeline.syncOperations
                 try operations.addHTTPClientHandlers()
-                try operations.addHandler(IdleStateHandler(readTimeout: timeout))
-                try operations.addHandler(UpstreamHandler())
+                try operations.addHandler(UpstreamHandler(responseTimeout: timeout))
             }
         }.assumeIsolated().whenComplete { [self] result in
             switch result {
@@ -138,19 +137,56 @@ protocol UpstreamExchange: AnyObject {
 }
 
 /// The end of the upstream connection's pipeline: hands responses to the exchange using the
-/// connection, reads only as fast as the client takes the bytes, and reports a silent
-/// upstream or a closed connection.
+/// connection, reads only as fast as the client takes the bytes, and reports an upstream silent
+/// for `responseTimeout` while it is being read (not while the client holds it back) or a
+/// closed connection.
 final class UpstreamHandler: ChannelDuplexHandler {
     typealias InboundIn = HTTPClientResponsePart
     typealias OutboundIn = HTTPClientRequestPart
     typealias OutboundOut = HTTPClientRequestPart
 
-    weak var exchange: (any UpstreamExchange)?
+    private(set) weak var exchange: (any UpstreamExchange)?
+    private let responseTimeout: TimeAmount
     private var context: ChannelHandlerContext?
     private var readPending = false
+    private var lastHeard = NIODeadline.now()
+    private var silence: Scheduled<Void>?
+
+    init(responseTimeout: TimeAmount) {
+        self.responseTimeout = responseTimeout
+    }
 
     func handlerAdded(context: ChannelHandlerContext) { self.context = context }
-    func handlerRemoved(context: ChannelHandlerContext) { self.context = nil }
+    func handlerRemoved(context: ChannelHandlerContext) {
+        silence?.cancel()
+        self.context = nil
+    }
+
+    /// An exchange starts using the connection: its response is due within `responseTimeout`.
+    func begin(_ exchange: any UpstreamExchange) {
+        self.exchange = exchange
+        lastHeard = .now()
+        watchForSilence()
+    }
+
+    /// The exchange is done with the connection (its response ended, or it gave up).
+    func end() {
+        exchange = nil
+        silence?.cancel()
+        silence = nil
+    }
+
+    private func watchForSilence() {
+        guard let context else { return }
+        silence = context.eventLoop.assumeIsolated().scheduleTask(deadline: lastHeard + responseTimeout) { [self] in
+            guard exchange != nil else { return }
+            // Held back by a slow client: that is not the upstream's silence.
+            if readPending { lastHeard = .now() }
+            if NIODeadline.now() - lastHeard < responseTimeout { return watchForSilence() }
+            take()?.upstreamFailed(.timedOut)
+            context.close(promise: nil)
+        }
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard let exchange else {
@@ -158,6 +194,7 @@ final class UpstreamHandler: ChannelDuplexHandler {
             context.close(promise: nil)
             return
         }
+        lastHeard = .now()
         exchange.upstreamRead(unwrapInboundIn(data))
     }
 
@@ -174,14 +211,6 @@ final class UpstreamHandler: ChannelDuplexHandler {
     func channelInactive(context: ChannelHandlerContext) {
         take()?.upstreamFailed(.closed)
         context.fireChannelInactive()
-    }
-
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if case IdleStateHandler.IdleStateEvent.read = event, let exchange = take() {
-            exchange.upstreamFailed(.timedOut)
-            context.close(promise: nil)
-        }
-        context.fireUserInboundEventTriggered(event)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -204,7 +233,7 @@ final class UpstreamHandler: ChannelDuplexHandler {
     }
 
     private func take() -> (any UpstreamExchange)? {
-        defer { exchange = nil }
+        defer { end() }
         return exchange
     }
 }

@@ -461,6 +461,59 @@ def test_a_1_mib_body_passes_the_bridge(stack, bridge):
     assert ok(api.post(V1 + "lookup", {"idToken": created["idToken"]}))["users"][0]["email"] == body["email"]
 
 
+def raw_exchange(port, payload, wait_for=None):
+    """Bytes to the bridge on one connection; everything it answers until it closes or goes
+    quiet. With `wait_for`, `payload` is a pair sent either side of that reply (Expect)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        first, rest = payload if wait_for else (payload, b"")
+        sock.sendall(first)
+        received = b""
+        if wait_for:
+            while wait_for not in received:
+                chunk = sock.recv(65536)
+                assert chunk, received
+                received += chunk
+            sock.sendall(rest)
+        sock.settimeout(3)
+        try:
+            while True:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    break
+                received += chunk
+        except socket.timeout:
+            pass
+        return received
+
+
+def test_the_bridge_frames_what_clients_send_as_they_send_it(stack, bridge):
+    """Pipelined requests each get their whole answer; a chunked body (spelled `Chunked`) arrives
+    whole; a client that waits for `100 Continue` gets it."""
+    host = f"Host: 127.0.0.1:{bridge.port}\r\n"
+    body = json.dumps({"returnSecureToken": True}).encode()
+    signup = (f"POST {V1}signUp?key={API_KEY} HTTP/1.1\r\n{host}Content-Type: application/json\r\n"
+              f"Content-Length: {len(body)}\r\n\r\n").encode() + body
+    answered = raw_exchange(bridge.port, signup + signup + signup.replace(b"HTTP/1.1\r\n", b"HTTP/1.1\r\nConnection: close\r\n", 1))
+    assert answered.count(b"HTTP/1.1 200 OK") == 3 and answered.count(b'"idToken"') == 3, answered[:600]
+
+    chunked = (f"POST {V1}signUp?key={API_KEY} HTTP/1.1\r\n{host}Content-Type: application/json\r\n"
+               f"Transfer-Encoding: Chunked\r\nConnection: close\r\n\r\n").encode()
+    chunked += b"".join(b"%x\r\n%s\r\n" % (len(piece), piece) for piece in (body[:5], body[5:])) + b"0\r\n\r\n"
+    answered = raw_exchange(bridge.port, chunked)
+    assert answered.startswith(b"HTTP/1.1 200 OK") and answered.count(b'"idToken"') == 1, answered[:600]
+
+    expecting = (f"POST {V1}signUp?key={API_KEY} HTTP/1.1\r\n{host}Content-Type: application/json\r\n"
+                 f"Content-Length: {len(body)}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n").encode()
+    answered = raw_exchange(bridge.port, (expecting, body), wait_for=b"100 Continue\r\n\r\n")
+    assert answered.startswith(b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK"), answered[:300]
+
+    for target in (f"/../{V1}lookup", "http://169.254.169.254/", "*"):
+        answered = raw_exchange(bridge.port, f"GET {target} HTTP/1.1\r\n{host}\r\n".encode())
+        assert answered.startswith(b"HTTP/1.1 400"), (target, answered[:200])
+    answered = raw_exchange(bridge.port, f"TRACE / HTTP/1.1\r\n{host}\r\n".encode())
+    assert answered.startswith(b"HTTP/1.1 405"), answered[:200]
+
+
 def test_200_concurrent_clients_through_the_bridge(stack, bridge):
     concurrent_lookups(stack, Endpoint(bridge.url))
 

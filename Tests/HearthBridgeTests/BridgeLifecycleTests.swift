@@ -3,9 +3,9 @@ import Testing
 
 @testable import HearthBridge
 
+// Linux's socket API (Darwin spells SOCK_STREAM as a plain Int32).
 #if canImport(Glibc)
 import Glibc
-#endif
 
 /// The bridge process-internal: its own answers when the upstream is down, and suspending and
 /// resuming on the app's notifications, on the same port.
@@ -91,3 +91,4 @@ struct BridgeLifecycleTests {
         #expect(Self.post(port: port) == nil)
     }
 }
+#endif

@@ -57,6 +57,24 @@ struct ForwardingRulesTests {
         }
     }
 
+    @Test("a chunked body goes upstream under exactly `chunked`, whatever the client spelled; TRACE and dot segments are refused")
+    func framing() throws {
+        for spelling in ["Chunked", "gzip, chunked", "chunked"] {
+            let forwarded = try rules.upstreamHead(
+                for: head("/x", host: "127.0.0.1:9100", method: .GET, extra: [("Transfer-Encoding", spelling)])).get()
+            #expect(forwarded.headers["transfer-encoding"] == ["chunked"] && forwarded.headers["content-length"].isEmpty, "\(spelling)")
+        }
+        #expect(throws: ForwardingRules.Refusal.self) { try rules.upstreamHead(for: head("/", host: "127.0.0.1:9100", method: .TRACE)).get() }
+        for uri in ["/../admin", "/a/./b", "/a/%2E%2e/b", "/a/..", "/%2e/x?y=1"] {
+            #expect(throws: ForwardingRules.Refusal.self, "\(uri)") { try rules.upstreamHead(for: head(uri, host: "127.0.0.1:9100")).get() }
+        }
+        for uri in ["/a..b/c", "/x?next=/../y", "/.well-known/jwks.json"] {
+            #expect(throws: Never.self, "\(uri)") { try rules.upstreamHead(for: head(uri, host: "127.0.0.1:9100")).get() }
+        }
+        #expect(try Upstream("https://example.com/a%20b/").pathPrefix == "/a%20b")
+        #expect(throws: BridgeError.self) { try Upstream("https://example.com/a/../b") }
+    }
+
     @Test("responses lose the upstream connection's headers; a closing client is told so")
     func responses() {
         let upstream = HTTPResponseHead(
