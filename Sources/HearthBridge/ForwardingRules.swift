@@ -58,12 +58,26 @@ struct ForwardingRules: Sendable {
         return .success(forwarded)
     }
 
-    /// `.` or `..` as a path segment, raw or percent-encoded (`%2e`), before the query.
+    /// `.` or `..` as a path segment, raw or percent-encoded (`%2e`), before the query. On
+    /// the bytes: this runs for every request.
     static func hasDotSegment(_ uri: String) -> Bool {
-        let path = uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-        return path.split(separator: "/", omittingEmptySubsequences: false).contains { segment in
-            let decoded = segment.lowercased().replacingOccurrences(of: "%2e", with: ".")
-            return decoded == "." || decoded == ".."
+        let path = Array(uri.utf8.prefix { $0 != UInt8(ascii: "?") })
+        return path.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).contains { segment in
+            var rest = segment
+            var dots = 0
+            while let first = rest.first, dots < 3 {
+                if first == UInt8(ascii: ".") {
+                    rest = rest.dropFirst()
+                } else if first == UInt8(ascii: "%"), rest.dropFirst().first == UInt8(ascii: "2"),
+                    let third = rest.dropFirst(2).first, third | 0x20 == UInt8(ascii: "e")
+                {
+                    rest = rest.dropFirst(3)
+                } else {
+                    return false
+                }
+                dots += 1
+            }
+            return rest.isEmpty && (dots == 1 || dots == 2)
         }
     }
 
@@ -77,17 +91,23 @@ struct ForwardingRules: Sendable {
     /// RFC 9110 §7.6.1: hop-by-hop fields, and those `Connection` names, stay on their hop.
     /// `Transfer-Encoding` and `Content-Length` stay: they frame the body, which is streamed.
     static func endToEnd(_ headers: HTTPHeaders) -> HTTPHeaders {
-        var named = Set(["connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization", "te", "trailer", "upgrade"])
+        // Removed in place, and only what is there: most heads carry one of them, if any.
+        var kept = headers
         for value in headers["connection"] {
             for token in value.split(separator: ",") {
-                let name = token.trimmingCharacters(in: .whitespaces).lowercased()
-                if name != "transfer-encoding" && name != "content-length" && name != "host" { named.insert(name) }
+                // Trimmed without Foundation: this runs for every request and response.
+                let name = String(token.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+                if !framing.contains(name.lowercased()) { kept.remove(name: name) }
             }
         }
-        var kept = HTTPHeaders()
-        for (name, value) in headers where !named.contains(name.lowercased()) { kept.add(name: name, value: value) }
+        for name in hopByHop where kept.contains(name: name) { kept.remove(name: name) }
         return kept
     }
+
+    private static let hopByHop = [
+        "connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization", "te", "trailer", "upgrade",
+    ]
+    private static let framing: Set<String> = ["transfer-encoding", "content-length", "host"]
 }
 
 /// The bridge's own answers, in the Firebase error envelope the SDKs parse.

@@ -161,7 +161,22 @@ def substitute(text, replacements, source):
     return text
 
 
-class Nginx:
+class Proxy:
+    """A TLS proxy run as a child: started, seen answering over https, stopped."""
+
+    child = None
+
+    def launch(self, argv, output, ca, **options):
+        self.child = Child(type(self).__name__.lower(), argv, output, **options)
+        wait_https(self.child, self.url + "/healthz", ca)
+        return self
+
+    def stop(self):
+        if self.child:
+            self.child.stop()
+
+
+class Nginx(Proxy):
     """The shipped deploy/nginx/hearth.conf, ports, upstream and certificate put in, included
     in an nginx.conf of the test's own (pid, logs and temporary files in `directory`)."""
 
@@ -204,25 +219,18 @@ http {{
 }}
 """)
         self.argv = [NGINX, "-e", str(d / "error.log"), "-p", str(d), "-c", str(d / "nginx.conf"), "-g", "daemon off;"]
-        self.child = None
 
     def start(self, ca):
         checked = subprocess.run(self.argv[:-2] + ["-t", "-q"], capture_output=True, text=True, timeout=30)
         assert checked.returncode == 0, f"nginx -t: {checked.stderr}"
-        self.child = Child("nginx", self.argv, self.directory / "nginx.out")
-        wait_https(self.child, self.url + "/healthz", ca)
-        return self
-
-    def stop(self):
-        if self.child:
-            self.child.stop()
+        return self.launch(self.argv, self.directory / "nginx.out", ca)
 
     def log(self):
         error = self.directory / "error.log"
         return error.read_text(errors="replace")[-4000:] if error.exists() else ""
 
 
-class Caddy:
+class Caddy(Proxy):
     """The shipped deploy/caddy/Caddyfile with its commented `tls cert key` line in force (no
     ACME in a test), the site's name, ports and upstream put in, the admin endpoint off, and
     HOME and XDG directories in `directory`."""
@@ -244,17 +252,10 @@ class Caddy:
         (self.directory / "Caddyfile").write_text(rendered)
         home = self.directory / "home"
         self.env = dict(os.environ, HOME=str(home), XDG_DATA_HOME=str(home / "data"), XDG_CONFIG_HOME=str(home / "config"))
-        self.child = None
 
     def start(self, ca):
-        self.child = Child("caddy", ["caddy", "run", "--config", str(self.directory / "Caddyfile"), "--adapter", "caddyfile"],
-                           self.directory / "caddy.log", env=self.env, cwd=self.directory)
-        wait_https(self.child, self.url + "/healthz", ca)
-        return self
-
-    def stop(self):
-        if self.child:
-            self.child.stop()
+        return self.launch(["caddy", "run", "--config", str(self.directory / "Caddyfile"), "--adapter", "caddyfile"],
+                           self.directory / "caddy.log", ca, env=self.env, cwd=self.directory)
 
     def log(self):
         return self.child.log() if self.child else ""
