@@ -146,13 +146,22 @@ extension AuthService {
         }
     }
 
-    /// Deletes each uid that exists; missing ones count as deleted (Admin `delete_users`).
-    public func deleteAccounts(_ uids: [UserID], _ caller: Caller) async throws {
+    /// Admin `delete_users`: deletes each uid in one write, missing ones counting as deleted;
+    /// without `force` an account that is not disabled stays, and is returned.
+    @discardableResult
+    public func deleteAccounts(_ uids: [UserID], force: Bool, _ caller: Caller) async throws -> Set<UserID> {
         let project = caller.project
-        try await write(caller) { tx in
-            for uid in uids where try tx.account(uid, in: project) != nil {
-                try tx.execute(.deleteAccount(project, uid, by: .admin))
+        return try await write(caller) { tx in
+            var kept: Set<UserID> = []
+            for uid in uids {
+                do {
+                    try tx.execute(.batchDeleteAccount(project, uid, force: force))
+                } catch AuthError.notDisabled {
+                    // `decide` refused before anything was appended: the others go on.
+                    kept.insert(uid)
+                }
             }
+            return kept
         }
     }
 
@@ -162,7 +171,7 @@ extension AuthService {
         while true {
             let page = try read { try $0.accounts(in: caller.project, limit: 500) }.map(\.uid)
             if page.isEmpty { return deleted }
-            try await deleteAccounts(page, caller)
+            try await deleteAccounts(page, force: true, caller)
             deleted += page.count
         }
     }

@@ -203,7 +203,7 @@ extension AuthService {
             // Sent by Hearth itself when an email changes, to the address it replaced.
             throw FirebaseError.bad("OPERATION_NOT_ALLOWED : RECOVER_EMAIL codes are sent only when an email changes")
         case .emailSignIn:
-            guard config.emailPasswordEnabled && config.emailLinkEnabled else { throw FirebaseError(AuthError.operationNotAllowed) }
+            guard config.allowsEmailLinkSignIn else { throw FirebaseError(AuthError.operationNotAllowed) }
             return Recipient(email: try requiredEmail())
         case .passwordReset:
             return Recipient(email: try requiredEmail())

@@ -28,9 +28,11 @@ extension AuthService {
             return try reader.account(issuedRefreshToken: hash, in: project)
         }
         guard let account = found else { throw FirebaseError.invalidRefreshToken }
-        guard !account.disabled else { throw FirebaseError.userDisabled }
-        // Revoked sessions (validSince, password change, email-link takeover) lose their tokens.
-        guard account.refreshTokens.contains(hash) else { throw FirebaseError.tokenExpired }
+        do {
+            try account.admitsRefresh(tokenHash: hash)
+        } catch {
+            throw FirebaseError(error)
+        }
         let idToken = try await tokens.idToken(
             for: account, in: project, method: session.method, now: now, signedInAt: session.signedInAt, extraClaims: session.claims)
         return Refreshed(

@@ -57,12 +57,7 @@ extension AuthService {
         let recovery = current.email != email ? try prepareEmailRecovery(from: current.email, origin: origin) : nil
         let (signedIn, replaced) = try await write(caller, uid: uid) { tx in
             let before = try Self.stillSignedIn(uid, project, since: session.issuedAt, in: tx)
-            var preparation: [Command] = [
-                before.password == nil && (before.email == nil || before.email == email)
-                    ? .setPassword(project, uid, hash, email: email, reason: .initial)
-                    // Replacing a password or an email: `decide` ends the sessions opened before.
-                    : .update(project, uid, Self.byAccountHolder(AccountUpdate(email: email, password: hash)))
-            ]
+            var preparation: [Command] = [.linkPassword(project, uid, hash, email: email)]
             if let displayName {
                 preparation.append(.update(project, uid, AccountUpdate(profile: ProfileUpdated(displayName: displayName))))
             }
@@ -71,12 +66,6 @@ extension AuthService {
         }
         if let recovery, let replaced { deliver(recovery, replaced: replaced, by: signedIn.account, project) }
         return try await self.signedIn(signedIn, caller)
-    }
-
-    private static func byAccountHolder(_ update: AccountUpdate) -> AccountUpdate {
-        var update = update
-        update.byAccountHolder = true
-        return update
     }
 
     /// What an administrator may set when creating a user (Admin SDK `create_user`).

@@ -196,11 +196,13 @@ public final class AuthService: Sendable {
         }
     }
 
-    /// Whether a session that began at `issuedAt` (seconds) may still act for `account`.
-    /// Revocation has whole-second granularity, as in Firebase.
+    /// The domain's rule (`Account.admitsSession`), in Firebase's words.
     private static func checkSession(of account: Account, issuedAt: Int64) throws {
-        guard issuedAt >= account.validSince else { throw FirebaseError.tokenExpired }
-        guard !account.disabled else { throw FirebaseError.userDisabled }
+        do {
+            try account.admitsSession(issuedAt: issuedAt)
+        } catch {
+            throw FirebaseError(error)
+        }
     }
 
     /// The account an ID token spoke for, read again inside the write that acts on it: a

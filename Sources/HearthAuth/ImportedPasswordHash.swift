@@ -13,7 +13,7 @@ enum ImportedPasswordHash {
     static func firebaseScrypt(_ password: String, _ stored: PasswordHash) throws -> Bool {
         guard let signerKey = stored.key, let rounds = stored.rounds, let memoryCost = stored.memoryCost,
             (1...8).contains(rounds), (1...14).contains(memoryCost)
-        else { throw PasswordHashError.unsupported(stored.algorithm) }
+        else { throw PasswordHashError.unsupported(stored.algorithm.rawValue) }
         let derived = try KDF.Scrypt.deriveKey(
             from: Array(password.utf8), salt: stored.salt + (stored.saltSeparator ?? []), outputByteCount: 32,
             rounds: 1 << memoryCost, blockSize: rounds, parallelism: 1)
@@ -26,7 +26,7 @@ enum ImportedPasswordHash {
     static func bcrypt(_ password: String, _ stored: PasswordHash) throws -> Bool {
         guard stored.hash.starts(with: Array("$2".utf8)), !stored.hash.contains(0),
             let setting = String(validating: stored.hash, as: UTF8.self)
-        else { throw PasswordHashError.unsupported(stored.algorithm) }
+        else { throw PasswordHashError.unsupported(stored.algorithm.rawValue) }
         // A NUL would end the C string early and let a prefix of the password match.
         guard !password.utf8.contains(0) else { return false }
         let size = MemoryLayout<crypt_data>.size
@@ -40,9 +40,9 @@ enum ImportedPasswordHash {
     /// PBKDF2 with SHA-256 or SHA-1, `rounds` iterations, as long as the stored hash.
     static func pbkdf2(_ password: String, _ stored: PasswordHash) throws -> Bool {
         guard let rounds = stored.rounds, rounds >= 1, !stored.hash.isEmpty else {
-            throw PasswordHashError.unsupported(stored.algorithm)
+            throw PasswordHashError.unsupported(stored.algorithm.rawValue)
         }
-        let function: KDF.Insecure.PBKDF2.HashFunction = stored.algorithm == "PBKDF2_SHA256" ? .sha256 : .insecureSHA1
+        let function: KDF.Insecure.PBKDF2.HashFunction = stored.algorithm == .pbkdf2SHA256 ? .sha256 : .insecureSHA1
         let derived = try KDF.Insecure.PBKDF2.deriveKey(
             from: Array(password.utf8), salt: stored.salt, using: function, outputByteCount: stored.hash.count,
             unsafeUncheckedRounds: rounds)
@@ -51,15 +51,15 @@ enum ImportedPasswordHash {
 
     /// HMAC keyed with the imported key over salt + password (or password + salt).
     static func hmac(_ password: String, _ stored: PasswordHash) throws -> Bool {
-        guard let key = stored.key.map(SymmetricKey.init(data:)) else { throw PasswordHashError.unsupported(stored.algorithm) }
+        guard let key = stored.key.map(SymmetricKey.init(data:)) else { throw PasswordHashError.unsupported(stored.algorithm.rawValue) }
         let message = stored.passwordFirst ? Array(password.utf8) + stored.salt : stored.salt + Array(password.utf8)
         let code: [UInt8] =
             switch stored.algorithm {
-            case "HMAC_SHA512": Array(HMAC<SHA512>.authenticationCode(for: message, using: key))
-            case "HMAC_SHA256": Array(HMAC<SHA256>.authenticationCode(for: message, using: key))
-            case "HMAC_SHA1": Array(HMAC<Insecure.SHA1>.authenticationCode(for: message, using: key))
-            case "HMAC_MD5": Array(HMAC<Insecure.MD5>.authenticationCode(for: message, using: key))
-            default: throw PasswordHashError.unsupported(stored.algorithm)
+            case .hmacSHA512: Array(HMAC<SHA512>.authenticationCode(for: message, using: key))
+            case .hmacSHA256: Array(HMAC<SHA256>.authenticationCode(for: message, using: key))
+            case .hmacSHA1: Array(HMAC<Insecure.SHA1>.authenticationCode(for: message, using: key))
+            case .hmacMD5: Array(HMAC<Insecure.MD5>.authenticationCode(for: message, using: key))
+            default: throw PasswordHashError.unsupported(stored.algorithm.rawValue)
             }
         return constantTimeEquals(code, stored.hash)
     }

@@ -21,7 +21,7 @@ public struct PasswordHasher: Sendable {
         }
     }
 
-    public static let algorithm = "SCRYPT"
+    public static let algorithm = PasswordHash.Algorithm.hearthScrypt
     public static let minimumPasswordLength = 6
 
     public let parameters: Parameters
@@ -85,21 +85,21 @@ public struct PasswordHasher: Sendable {
 
     static func verify(_ password: String, against stored: PasswordHash) throws -> Bool {
         // Checked before any work: a hash outside the limits never matches (see StoredHashLimits).
-        guard StoredHashLimits.violation(stored) == nil else { throw PasswordHashError.unsupported(stored.algorithm) }
+        guard StoredHashLimits.violation(stored) == nil else { throw PasswordHashError.unsupported(stored.algorithm.rawValue) }
         switch stored.algorithm {
-        case algorithm, "STANDARD_SCRYPT":
+        case _ where stored.algorithm.isStandardScrypt:
             guard let logN = stored.memoryCost, let blockSize = stored.blockSize, let parallelization = stored.parallelization
-            else { throw PasswordHashError.unsupported(stored.algorithm) }
+            else { throw PasswordHashError.unsupported(stored.algorithm.rawValue) }
             let parameters = Parameters(
                 logN: logN, blockSize: blockSize, parallelization: parallelization, keyLength: stored.hash.count)
             let candidate = try hash(password, salt: stored.salt, parameters)
             return constantTimeEquals(candidate.hash, stored.hash)
-        case "FIREBASE_SCRYPT": return try ImportedPasswordHash.firebaseScrypt(password, stored)
-        case "BCRYPT": return try ImportedPasswordHash.bcrypt(password, stored)
-        case "PBKDF2_SHA256", "PBKDF_SHA1": return try ImportedPasswordHash.pbkdf2(password, stored)
-        case "HMAC_SHA512", "HMAC_SHA256", "HMAC_SHA1", "HMAC_MD5": return try ImportedPasswordHash.hmac(password, stored)
+        case .firebaseScrypt: return try ImportedPasswordHash.firebaseScrypt(password, stored)
+        case .bcrypt: return try ImportedPasswordHash.bcrypt(password, stored)
+        case _ where stored.algorithm.isPBKDF2: return try ImportedPasswordHash.pbkdf2(password, stored)
+        case _ where stored.algorithm.hmacDigestLength != nil: return try ImportedPasswordHash.hmac(password, stored)
         default:
-            throw PasswordHashError.unsupported(stored.algorithm)
+            throw PasswordHashError.unsupported(stored.algorithm.rawValue)
         }
     }
 

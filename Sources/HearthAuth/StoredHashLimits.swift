@@ -27,23 +27,23 @@ public enum StoredHashLimits {
     /// they can be checked once per request (before any hash is seen).
     public static func costViolation(_ stored: PasswordHash) -> String? {
         switch stored.algorithm {
-        case PasswordHasher.algorithm, "STANDARD_SCRYPT":
+        case _ where stored.algorithm.isStandardScrypt:
             guard let logN = stored.memoryCost, scryptLogN.contains(logN) else { return "INVALID_MEMORY_COST" }
             guard let r = stored.blockSize, scryptBlockSize.contains(r) else { return "INVALID_BLOCK_SIZE" }
             guard let p = stored.parallelization, scryptParallelization.contains(p) else { return "INVALID_PARALLELIZATION" }
             // Hearth's own hashes follow the configured parameters, which may use more memory.
-            if stored.algorithm != PasswordHasher.algorithm && (128 << logN) * r > scryptMemoryBytes {
+            if stored.algorithm != .hearthScrypt && (128 << logN) * r > scryptMemoryBytes {
                 return "INVALID_MEMORY_COST"
             }
             return nil
-        case "FIREBASE_SCRYPT":
+        case .firebaseScrypt:
             guard let rounds = stored.rounds, (1...8).contains(rounds) else { return "INVALID_ROUNDS" }
             guard let memoryCost = stored.memoryCost, (1...14).contains(memoryCost) else { return "INVALID_MEMORY_COST" }
             return nil
-        case "PBKDF2_SHA256", "PBKDF_SHA1":
+        case _ where stored.algorithm.isPBKDF2:
             guard let rounds = stored.rounds, pbkdf2Rounds.contains(rounds) else { return "INVALID_ROUNDS" }
             return nil
-        case "BCRYPT", "HMAC_SHA512", "HMAC_SHA256", "HMAC_SHA1", "HMAC_MD5":
+        case _ where stored.algorithm == .bcrypt || stored.algorithm.hmacDigestLength != nil:
             return nil  // bcrypt's cost is inside the hash; HMAC has none
         default:
             return "INVALID_HASH_ALGORITHM"
@@ -53,14 +53,14 @@ public enum StoredHashLimits {
     /// The limits on the hash itself (and the key it depends on), user by user.
     static func shapeViolation(_ stored: PasswordHash) -> String? {
         switch stored.algorithm {
-        case PasswordHasher.algorithm, "STANDARD_SCRYPT":
+        case _ where stored.algorithm.isStandardScrypt:
             guard stored.keyLength.map({ $0 == stored.hash.count }) ?? true else { return "INVALID_DERIVED_KEY_LENGTH" }
             return hashBytes.contains(stored.hash.count) ? nil : "INVALID_PASSWORD_HASH"
-        case "FIREBASE_SCRYPT":
+        case .firebaseScrypt:
             // The hash is the signer key encrypted (AES-CTR), so exactly as long as the key.
             guard let key = stored.key, hashBytes.contains(key.count) else { return "INVALID_SIGNER_KEY" }
             return stored.hash.count == key.count ? nil : "INVALID_PASSWORD_HASH"
-        case "BCRYPT":
+        case .bcrypt:
             // "$2a$", "$2b$" or "$2y$", a two-digit cost, "$", then 53 characters of salt and hash.
             let text = stored.hash
             guard text.count == 60, text[0] == UInt8(ascii: "$"), text[1] == UInt8(ascii: "2"),
@@ -68,12 +68,11 @@ public enum StoredHashLimits {
                 let cost = Int(String(decoding: text[4..<6], as: UTF8.self))
             else { return "INVALID_PASSWORD_HASH" }
             return bcryptCost.contains(cost) ? nil : "INVALID_ROUNDS"
-        case "PBKDF2_SHA256", "PBKDF_SHA1":
+        case _ where stored.algorithm.isPBKDF2:
             return hashBytes.contains(stored.hash.count) ? nil : "INVALID_PASSWORD_HASH"
-        case "HMAC_SHA512", "HMAC_SHA256", "HMAC_SHA1", "HMAC_MD5":
+        case _ where stored.algorithm.hmacDigestLength != nil:
             guard let key = stored.key, !key.isEmpty else { return "MISSING_SIGNER_KEY" }
-            let digest = ["HMAC_SHA512": 64, "HMAC_SHA256": 32, "HMAC_SHA1": 20, "HMAC_MD5": 16][stored.algorithm]
-            return stored.hash.count == digest ? nil : "INVALID_PASSWORD_HASH"
+            return stored.hash.count == stored.algorithm.hmacDigestLength ? nil : "INVALID_PASSWORD_HASH"
         default:
             return "INVALID_HASH_ALGORITHM"
         }

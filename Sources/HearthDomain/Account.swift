@@ -1,8 +1,7 @@
 /// A stored password hash. Hearth hashes with scrypt; imported accounts keep their original
 /// algorithm until the next successful sign-in re-hashes them.
 public struct PasswordHash: Equatable, Hashable, Sendable {
-    /// "SCRYPT" (Hearth), "FIREBASE_SCRYPT", "STANDARD_SCRYPT", "BCRYPT", "PBKDF2_SHA256", "HMAC_SHA256", ...
-    public var algorithm: String
+    public var algorithm: Algorithm
     public var hash: [UInt8]
     public var salt: [UInt8]
     /// Work factors; which ones apply depends on the algorithm (scrypt: N as log2 in memoryCost, r, p).
@@ -19,7 +18,7 @@ public struct PasswordHash: Equatable, Hashable, Sendable {
     public var passwordFirst: Bool
 
     public init(
-        algorithm: String, hash: [UInt8], salt: [UInt8], rounds: Int? = nil, memoryCost: Int? = nil,
+        algorithm: Algorithm, hash: [UInt8], salt: [UInt8], rounds: Int? = nil, memoryCost: Int? = nil,
         blockSize: Int? = nil, parallelization: Int? = nil, keyLength: Int? = nil, key: [UInt8]? = nil,
         saltSeparator: [UInt8]? = nil, passwordFirst: Bool = false
     ) {

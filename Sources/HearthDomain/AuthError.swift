@@ -30,6 +30,11 @@ public enum AuthError: Error, Equatable, Hashable, Sendable, CustomStringConvert
     case configurationNotFound
     /// A sensitive change by a session that signed in too long ago (`RecentSignIn`).
     case credentialTooOld
+    /// A session begun before the account's sessions were revoked (`validSince`), or a refresh
+    /// token the account no longer holds.
+    case tokenExpired
+    /// Batch deletion without `force` of an account that is not disabled.
+    case notDisabled
 
     /// The Firebase error message string (`error.message` in the envelope).
     public var firebaseCode: String {
@@ -54,6 +59,8 @@ public enum AuthError: Error, Equatable, Hashable, Sendable, CustomStringConvert
         case .configurationExists: "CONFIGURATION_EXISTS"
         case .configurationNotFound: "CONFIGURATION_NOT_FOUND"
         case .credentialTooOld: "CREDENTIAL_TOO_OLD_LOGIN_AGAIN"
+        case .tokenExpired: "TOKEN_EXPIRED"
+        case .notDisabled: "NOT_DISABLED"
         }
     }
 

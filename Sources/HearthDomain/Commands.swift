@@ -30,6 +30,14 @@ public enum Command: Equatable, Sendable {
     case update(ProjectID, UserID, AccountUpdate)
     case revokeRefreshToken(ProjectID, UserID, tokenHash: String)
     case deleteAccount(ProjectID, UserID, by: AccountDeleted.Actor)
+    /// One account of the Admin SDK's batch delete (`delete_users`): a missing one counts as
+    /// deleted (no event), and without `force` only a disabled one goes (Firebase's
+    /// `NOT_DISABLED`), decided inside the write that deletes it.
+    case batchDeleteAccount(ProjectID, UserID, force: Bool)
+    /// A signed-in user links a password (`signUp` with an ID token): the first password on an
+    /// account without another email is set; replacing a password or an email is an update by
+    /// the account holder, which ends the sessions opened before.
+    case linkPassword(ProjectID, UserID, PasswordHash, email: String)
     case purgeAnonymous(ProjectID, UserID)
     case issueOOBCode(ProjectID, codeHash: String, OOBCodeIssued)
     case consumeOOBCode(ProjectID, codeHash: String)
@@ -48,7 +56,8 @@ public enum Command: Equatable, Sendable {
             .confirmEmailByProvider(let project, let uid, _), .resetPassword(let project, let uid, _, _, _),
             .applyEmailCode(let project, let uid, _, _),
             .update(let project, let uid, _), .revokeRefreshToken(let project, let uid, _),
-            .deleteAccount(let project, let uid, _), .purgeAnonymous(let project, let uid):
+            .deleteAccount(let project, let uid, _), .batchDeleteAccount(let project, let uid, _),
+            .linkPassword(let project, let uid, _, _), .purgeAnonymous(let project, let uid):
             .account(project, uid)
         case .issueOOBCode(let project, let hash, _), .consumeOOBCode(let project, let hash):
             .oobCode(project, hash)

@@ -71,6 +71,19 @@ public enum Decide {
         case .deleteAccount(let project, let uid, let actor):
             _ = try existingAccount(uid, project, state)
             return [.accountDeleted(AccountDeleted(by: actor))]
+        case .batchDeleteAccount(let project, let uid, let force):
+            guard let account = try state.account(uid, in: project) else { return [] }
+            guard force || account.disabled else { throw AuthError.notDisabled }
+            return [.accountDeleted(AccountDeleted(by: .admin))]
+        case .linkPassword(let project, let uid, let hash, let email):
+            let account = try existingAccount(uid, project, state)
+            let email = normalizeEmail(email)
+            if account.password == nil && (account.email == nil || account.email == email) {
+                return try decide(.setPassword(project, uid, hash, email: email, reason: .initial), state: state, now: now)
+            }
+            var update = AccountUpdate(email: email, password: hash)
+            update.byAccountHolder = true
+            return try decide(.update(project, uid, update), state: state, now: now)
         case .purgeAnonymous(let project, let uid):
             let account = try existingAccount(uid, project, state)
             guard account.isAnonymous else { throw AuthError.notAnonymous }
@@ -123,8 +136,7 @@ public enum Decide {
 
     /// Email links need the Email/Password provider and email links on (`passwordRequired` false).
     private static func requireEmailLink(_ project: ProjectID, _ state: some DecisionState) throws {
-        let config = try state.config(of: project)
-        guard config.emailPasswordEnabled && config.emailLinkEnabled else { throw AuthError.operationNotAllowed }
+        guard try state.config(of: project).allowsEmailLinkSignIn else { throw AuthError.operationNotAllowed }
     }
 
     private static func existingAccount(_ uid: UserID, _ project: ProjectID, _ state: some DecisionState) throws -> Account {

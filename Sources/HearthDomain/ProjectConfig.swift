@@ -2,7 +2,7 @@
 /// are the Auth Emulator's: every method on, localhost authorized, cleanup off.
 public struct ProjectConfig: Equatable, Sendable, Encodable {
     public var emailPasswordEnabled = true
-    /// Email link needs email/password enabled too.
+    /// Email link needs email/password enabled too (`allowsEmailLinkSignIn`).
     public var emailLinkEnabled = true
     public var anonymousEnabled = true
     /// Federated providers that may sign in; `nil` allows any (development profile).
@@ -14,6 +14,9 @@ public struct ProjectConfig: Equatable, Sendable, Encodable {
     /// How long after creation (or after cleanup was turned on) an anonymous account is purged:
     /// Firebase's 30 days. Shorter only for tests and staging (`anonymousCleanupAfterSeconds`).
     public var anonymousCleanupPeriodSeconds = ProjectConfig.anonymousCleanupPeriodRange.upperBound
+    /// Whether email links sign in (and may be sent): the Email/Password provider on, and
+    /// email links with it (`passwordRequired` false).
+    public var allowsEmailLinkSignIn: Bool { emailPasswordEnabled && emailLinkEnabled }
     /// One account per email address (Firebase's default); off lets federated accounts share one.
     public var oneAccountPerEmail = true
     /// Email enumeration protection (`emailPrivacyConfig.enableImprovedEmailPrivacy`).

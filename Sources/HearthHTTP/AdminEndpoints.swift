@@ -59,20 +59,14 @@ extension IdentityToolkitAPI {
         let ids = try call.fields.strings("localIds")
         guard (1...1000).contains(ids.count) else { throw FirebaseError.bad("LOCAL_ID_LIST_EXCEEDS_LIMIT") }
         let force = try call.fields.bool("force") ?? false
-        var errors: [JSONValue] = []
-        var deletable: [UserID] = []
-        for (index, id) in ids.enumerated() {
-            guard let uid = UserID(id) else { continue }
-            if !force, let account = try service.account(uid, call.caller), !account.disabled {
-                errors.append([
-                    "index": .int(Int64(index)), "localId": .string(id),
-                    "message": "NOT_DISABLED : Disable the account before batch deletion.",
-                ])
-                continue
-            }
-            deletable.append(uid)
+        let kept = try await service.deleteAccounts(ids.compactMap(UserID.init), force: force, call.caller)
+        let errors: [JSONValue] = ids.enumerated().compactMap { index, id in
+            guard let uid = UserID(id), kept.contains(uid) else { return nil }
+            return [
+                "index": .int(Int64(index)), "localId": .string(id),
+                "message": "NOT_DISABLED : Disable the account before batch deletion.",
+            ]
         }
-        try await service.deleteAccounts(deletable, call.caller)
         return errors.isEmpty ? [:] : ["errors": .array(errors)]
     }
 
@@ -114,29 +108,24 @@ extension IdentityToolkitAPI {
     /// The request-level refusals, in Firebase's order: with `sanityCheck`, an email (with one
     /// account per email) or a provider's raw id twice in the payload; without `allowOverwrite`,
     /// a localId twice (a missing one counts as "").
+    /// Firebase's request-level duplicate checks (the domain's `ImportBatch`), in its words.
     static func checkDuplicates(_ entries: [RequestFields], sanityCheck: Bool, overwrite: Bool, oneAccountPerEmail: Bool) throws {
-        if sanityCheck && oneAccountPerEmail {
-            var emails: Set<String> = []
-            for email in try entries.compactMap({ try $0.string("email") }) where !emails.insert(email).inserted {
-                throw FirebaseError.bad("DUPLICATE_EMAIL : \(email)")
-            }
+        let batch = try entries.map { entry in
+            ImportBatch.Entry(
+                localId: try entry.string("localId") ?? "", email: try entry.string("email"),
+                identities: try entry.objects("providerUserInfo").compactMap { provider in
+                    guard let providerId = try provider.string("providerId"), let rawId = try provider.string("rawId") else { return nil }
+                    return (providerId, rawId)
+                })
         }
-        if sanityCheck {
-            var rawIds: Set<String> = []
-            for entry in entries {
-                for provider in try entry.objects("providerUserInfo") {
-                    guard let providerId = try provider.string("providerId"), let rawId = try provider.string("rawId") else { continue }
-                    if !rawIds.insert(providerId + "\u{0}" + rawId).inserted {
-                        throw FirebaseError.bad("DUPLICATE_RAW_ID : Provider id(\(providerId)), Raw id(\(rawId))")
-                    }
-                }
-            }
-        }
-        if !overwrite {
-            var localIds: Set<String> = []
-            for localId in try entries.map({ try $0.string("localId") ?? "" }) where !localIds.insert(localId).inserted {
-                throw FirebaseError.bad("DUPLICATE_LOCAL_ID : \(localId)")
-            }
+        do {
+            try ImportBatch.check(batch, sanityCheck: sanityCheck, overwrite: overwrite, oneAccountPerEmail: oneAccountPerEmail)
+        } catch .email(let email) {
+            throw FirebaseError.bad("DUPLICATE_EMAIL : \(email)")
+        } catch .rawId(let providerId, let rawId) {
+            throw FirebaseError.bad("DUPLICATE_RAW_ID : Provider id(\(providerId)), Raw id(\(rawId))")
+        } catch .localId(let localId) {
+            throw FirebaseError.bad("DUPLICATE_LOCAL_ID : \(localId)")
         }
     }
 
@@ -207,9 +196,8 @@ extension IdentityToolkitAPI {
 /// The top-level hash options of a batchCreate: how the imported `passwordHash`es were made.
 /// Checked once per request, so a bad option is one clear 400 rather than a failure per user.
 struct ImportHashOptions {
-    /// As stored: Firebase's modified scrypt, which the API calls "SCRYPT", is "FIREBASE_SCRYPT"
-    /// here, apart from Hearth's own standard scrypt.
-    var algorithm: String?
+    /// As stored (Firebase's modified scrypt, which the API calls "SCRYPT", is `.firebaseScrypt`).
+    var algorithm: PasswordHash.Algorithm?
     var rounds: Int?
     var memoryCost: Int?
     var blockSize: Int?
@@ -229,13 +217,16 @@ struct ImportHashOptions {
         case "PASSWORD_AND_SALT": passwordFirst = true
         default: throw FirebaseError.bad("INVALID_PASSWORD_HASH_ORDER")
         }
-        switch name {
-        case "SCRYPT":
-            algorithm = "FIREBASE_SCRYPT"
+        guard let algorithm = PasswordHash.Algorithm(importName: name) else {
+            // Accepting a hash no sign-in could ever check would lock those users out silently.
+            throw FirebaseError.bad("INVALID_HASH_ALGORITHM : Hearth cannot verify \(name) password hashes")
+        }
+        self.algorithm = algorithm
+        switch algorithm {
+        case .firebaseScrypt:
             guard key != nil else { throw FirebaseError.bad("MISSING_SIGNER_KEY") }
             saltSeparator = try Self.bytes(fields, "saltSeparator", error: "INVALID_SALT_SEPARATOR")
-        case "STANDARD_SCRYPT":
-            algorithm = name
+        case .standardScrypt:
             // N is given as itself, and must be a power of two; it is stored as log2(N).
             guard let cost = try fields.int("cpuMemCost"), cost > 1, cost & (cost - 1) == 0, cost <= 1 << 20 else {
                 throw FirebaseError.bad("INVALID_MEMORY_COST")
@@ -244,14 +235,10 @@ struct ImportHashOptions {
             blockSize = try fields.int("blockSize").map(Int.init)
             parallelization = try fields.int("parallelization").map(Int.init)
             keyLength = try fields.int("dkLen").map(Int.init)
-        case "PBKDF2_SHA256", "PBKDF_SHA1", "BCRYPT":
-            algorithm = name
-        case "HMAC_SHA512", "HMAC_SHA256", "HMAC_SHA1", "HMAC_MD5":
-            algorithm = name
+        case _ where algorithm.hmacDigestLength != nil:
             guard key != nil else { throw FirebaseError.bad("MISSING_SIGNER_KEY") }
         default:
-            // Accepting a hash no sign-in could ever check would lock those users out silently.
-            throw FirebaseError.bad("INVALID_HASH_ALGORITHM : Hearth cannot verify \(name) password hashes")
+            break  // bcrypt and PBKDF2: their parameters are the per-user hash's and `rounds`
         }
         // Work factors hold for every user of the request: one clear 400, before any user.
         if let violation = StoredHashLimits.costViolation(stored(hash: [], salt: [])) { throw FirebaseError.bad(violation) }

@@ -45,25 +45,30 @@ struct HealthAPI: Sendable {
     }
 }
 
-/// The last readiness answer, fresh for a second; concurrent callers share one probe.
+/// The last readiness answer, fresh for a second of the daemon's clock (a test moves it);
+/// concurrent callers share one probe.
 actor ReadinessCache {
     private let probe: ReadinessProbe
-    private var last: (at: ContinuousClock.Instant, checks: [ReadinessCheck])?
+    /// Unix milliseconds.
+    private let now: @Sendable () -> Int64
+    private var last: (at: Int64, checks: [ReadinessCheck])?
     private var running: Task<[ReadinessCheck], Never>?
-    static let freshFor: Duration = .seconds(1)
+    static let freshForMilliseconds: Int64 = 1000
 
-    init(_ probe: @escaping ReadinessProbe) {
+    init(_ probe: @escaping ReadinessProbe, now: @escaping @Sendable () -> Int64) {
         self.probe = probe
+        self.now = now
     }
 
     func checks() async -> [ReadinessCheck] {
-        if let last, last.at.duration(to: .now) < Self.freshFor { return last.checks }
+        // A clock set back counts as stale, not as fresh for ever.
+        if let last, (0..<Self.freshForMilliseconds).contains(now() - last.at) { return last.checks }
         if let running { return await running.value }
         let task = Task { [probe] in await probe() }
         running = task
         let checks = await task.value
         running = nil
-        last = (.now, checks)
+        last = (now(), checks)
         return checks
     }
 }

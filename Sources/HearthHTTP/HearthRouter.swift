@@ -43,7 +43,7 @@ public enum HearthRouter {
             JSONResponse.ok(["authEmulator": ["ready": true, "server": "hearth"]])
         }
         // For load balancers and monitors: not under the Google path prefixes.
-        let health = HealthAPI(readiness: ReadinessCache(readiness), access: access)
+        let health = HealthAPI(readiness: ReadinessCache(readiness, now: { service.now }), access: access)
         router.get("/healthz") { _, _ in health.healthz() }
         router.get("/readyz") { request, _ in await health.readyz(request) }
         let metricsAPI = MetricsAPI(access: access, exposition: metrics)

@@ -11,7 +11,7 @@ extension PasswordHash: BinaryCodable {
     }
 
     public func encode(to writer: inout ByteWriter) {
-        writer.write(algorithm)
+        writer.write(algorithm.rawValue)
         writer.write(bytes: hash)
         writer.write(bytes: salt)
         writer.write(rounds)
@@ -30,7 +30,7 @@ extension PasswordHash: BinaryCodable {
 
     public init(from reader: inout ByteReader, layout: Layout) throws {
         self.init(
-            algorithm: try reader.readString(), hash: try reader.readBytes(), salt: try reader.readBytes(),
+            algorithm: .init(rawValue: try reader.readString()), hash: try reader.readBytes(), salt: try reader.readBytes(),
             rounds: try reader.readOptionalInt(), memoryCost: try reader.readOptionalInt(),
             blockSize: try reader.readOptionalInt(), parallelization: try reader.readOptionalInt(),
             keyLength: try reader.readOptionalInt())

@@ -3,7 +3,7 @@ import HearthDomain
 /// At least one payload of every event type, with optional fields both filled and empty.
 public enum SampleEvents {
     static let hash = PasswordHash(
-        algorithm: "FIREBASE_SCRYPT", hash: Array(0..<32), salt: [1, 2, 3], rounds: 8, memoryCost: 14)
+        algorithm: .firebaseScrypt, hash: Array(0..<32), salt: [1, 2, 3], rounds: 8, memoryCost: 14)
     static let link = ProviderLink(
         providerId: "github.com", federatedId: "1234", email: "octo@x.io", displayName: "Octo",
         photoUrl: "https://x.io/o.png", screenName: "octo")

@@ -17,7 +17,7 @@ public enum DemoLedger {
         func run(_ command: Command, as actor: Metadata.Actor = .endUser, _ id: String? = nil) async throws {
             _ = try await store.execute(command, metadata: Metadata(actor: actor, actorId: id, requestId: "demo"))
         }
-        let scrypt = { (seed: UInt8) in PasswordHash(algorithm: "SCRYPT", hash: Array(repeating: seed, count: 32), salt: Array(repeating: seed &+ 1, count: 16), memoryCost: 14, blockSize: 8, parallelization: 1, keyLength: 32) }
+        let scrypt = { (seed: UInt8) in PasswordHash(algorithm: .hearthScrypt, hash: Array(repeating: seed, count: 32), salt: Array(repeating: seed &+ 1, count: 16), memoryCost: 14, blockSize: 8, parallelization: 1, keyLength: 32) }
         let anonymous = UserID("demo-anonymous")!
         let impostor = UserID("demo-alice")!
         let github = UserID("demo-bob")!
@@ -56,7 +56,7 @@ public enum DemoLedger {
                 progress(min(head, UInt64(target)), UInt64(target))
             }
         }
-        let hash = PasswordHash(algorithm: "SCRYPT", hash: Array(repeating: 7, count: 32), salt: Array(repeating: 9, count: 16), memoryCost: 14, blockSize: 8, parallelization: 1, keyLength: 32)
+        let hash = PasswordHash(algorithm: .hearthScrypt, hash: Array(repeating: 7, count: 32), salt: Array(repeating: 9, count: 16), memoryCost: 14, blockSize: 8, parallelization: 1, keyLength: 32)
         while head < UInt64(target) || account < accountTarget {
             var commands: [Command] = []
             for _ in 0..<1000 {

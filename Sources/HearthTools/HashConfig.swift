@@ -27,30 +27,34 @@ public struct HashConfig: Hashable, Sendable {
 
     public init(algorithm: String) { self.algorithm = algorithm.uppercased() }
 
+    /// The algorithm the flag names, as the ledger records it (nil when Hearth can not verify it).
+    var kind: PasswordHash.Algorithm? { PasswordHash.Algorithm(importName: algorithm) }
+
     /// The configuration a stored hash was made with (`nil` for none Firebase's import knows).
     public init?(stored hash: PasswordHash) {
+        guard let name = hash.algorithm.importName else { return nil }
         switch hash.algorithm {
-        case "SCRYPT", "STANDARD_SCRYPT":
+        case _ where hash.algorithm.isStandardScrypt:
             // Hearth's own scrypt stores log2(N); the flag takes N.
             guard let logN = hash.memoryCost else { return nil }
-            self.init(algorithm: "STANDARD_SCRYPT")
+            self.init(algorithm: name)
             memoryCost = 1 << logN
             parallelization = hash.parallelization
             blockSize = hash.blockSize
             derivedKeyLength = hash.keyLength ?? hash.hash.count
-        case "FIREBASE_SCRYPT":
-            self.init(algorithm: "SCRYPT")
+        case .firebaseScrypt:
+            self.init(algorithm: name)
             key = hash.key
             saltSeparator = hash.saltSeparator ?? []
             rounds = hash.rounds
             memoryCost = hash.memoryCost
-        case "BCRYPT":
-            self.init(algorithm: "BCRYPT")
-        case "PBKDF2_SHA256", "PBKDF_SHA1":
-            self.init(algorithm: hash.algorithm)
+        case .bcrypt:
+            self.init(algorithm: name)
+        case _ where hash.algorithm.isPBKDF2:
+            self.init(algorithm: name)
             rounds = hash.rounds
-        case "HMAC_SHA512", "HMAC_SHA256", "HMAC_SHA1", "HMAC_MD5":
-            self.init(algorithm: hash.algorithm)
+        case _ where hash.algorithm.hmacDigestLength != nil:
+            self.init(algorithm: name)
             key = hash.key
             passwordFirst = hash.passwordFirst
         default:
@@ -66,22 +70,28 @@ public struct HashConfig: Hashable, Sendable {
                 throw Invalid("Must provide valid \(what)(\(range.lowerBound)..\(range.upperBound)) for hash algorithm \(algorithm)")
             }
         }
-        switch algorithm {
-        case "HMAC_SHA512", "HMAC_SHA256", "HMAC_SHA1", "HMAC_MD5":
+        guard let kind else {
+            if PasswordHash.Algorithm.unsaltedDigestNames.contains(algorithm) {
+                throw Invalid("Hearth cannot verify \(algorithm) password hashes; re-hash them (e.g. PBKDF2_SHA256 or SCRYPT) before importing")
+            }
+            throw Invalid("Unsupported hash algorithm \(algorithm)")
+        }
+        switch kind {
+        case _ where kind.hmacDigestLength != nil:
             guard key != nil else { throw Invalid("Must provide hash key(base64 encoded) for hash algorithm \(algorithm)") }
-        case "PBKDF_SHA1", "PBKDF2_SHA256":
+        case _ where kind.isPBKDF2:
             try require(rounds, StoredHashLimits.pbkdf2Rounds, "rounds")
-        case "SCRYPT":
+        case .firebaseScrypt:
             guard key != nil else { throw Invalid("Must provide hash key(base64 encoded) for hash algorithm \(algorithm)") }
             try require(rounds, 1...8, "rounds")
             try require(memoryCost, 1...14, "memory cost")
-        case "STANDARD_SCRYPT":
+        case .standardScrypt:
             guard let cost = memoryCost, cost > 1, cost & (cost - 1) == 0 else {
                 throw Invalid("Must provide a memory cost (N, a power of two) for hash algorithm STANDARD_SCRYPT")
             }
             // The daemon's own limits on what one imported hash may cost to check.
             let stored = PasswordHash(
-                algorithm: algorithm, hash: [], salt: [], memoryCost: cost.trailingZeroBitCount, blockSize: blockSize,
+                algorithm: .standardScrypt, hash: [], salt: [], memoryCost: cost.trailingZeroBitCount, blockSize: blockSize,
                 parallelization: parallelization)
             if let violation = StoredHashLimits.costViolation(stored) {
                 let maxLogN = StoredHashLimits.scryptLogN.upperBound
@@ -92,12 +102,8 @@ public struct HashConfig: Hashable, Sendable {
                     "\(violation): Hearth imports STANDARD_SCRYPT with N up to 2^\(maxLogN), --block-size \(blockSizes), --parallelization \(parallelizations) and at most \(mebibytes) MiB per check"
                 )
             }
-        case "BCRYPT":
-            break
-        case "MD5", "SHA1", "SHA256", "SHA512":
-            throw Invalid("Hearth cannot verify \(algorithm) password hashes; re-hash them (e.g. PBKDF2_SHA256 or SCRYPT) before importing")
         default:
-            throw Invalid("Unsupported hash algorithm \(algorithm)")
+            break  // bcrypt: its cost is inside each hash
         }
     }
 
@@ -162,11 +168,11 @@ public struct HashConfig: Hashable, Sendable {
         if let key { fields["signerKey"] = .string(Base64URL.encode(key)) }
         if let rounds { fields["rounds"] = .int(Int64(rounds)) }
         if passwordFirst { fields["passwordHashOrder"] = "PASSWORD_AND_SALT" }
-        switch algorithm {
-        case "SCRYPT":
+        switch kind {
+        case .firebaseScrypt?:
             fields["saltSeparator"] = .string(Base64URL.encode(saltSeparator ?? []))
             if let memoryCost { fields["memoryCost"] = .int(Int64(memoryCost)) }
-        case "STANDARD_SCRYPT":
+        case .standardScrypt?:
             if let memoryCost { fields["cpuMemCost"] = .int(Int64(memoryCost)) }
             if let parallelization { fields["parallelization"] = .int(Int64(parallelization)) }
             if let blockSize { fields["blockSize"] = .int(Int64(blockSize)) }

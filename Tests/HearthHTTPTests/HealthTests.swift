@@ -3,6 +3,7 @@ import HearthApp
 import HearthAuth
 import HearthHTTP
 import HearthStore
+import HearthTesting
 import HearthWire
 import HummingbirdTesting
 import NIOCore
@@ -35,8 +36,8 @@ struct HealthTests {
         try await harness.server.application.test(.router) { client in
             let api = APIClient(client: client)
             harness.service.store.close()
-            // Past the one-second cache of the last answer.
-            try await Task.sleep(for: .milliseconds(1100))
+            // Past the one-second cache of the last answer, on the daemon's clock.
+            harness.clock.advance(milliseconds: 1100)
             let ready = try await api.send(.get, "/readyz", body: nil, headers: [:])
             #expect(ready.status == 503 && ready["status"] == "not ready")
             #expect(ready["checks"]?["writer"]?["ok"] == false)

@@ -33,7 +33,7 @@ struct LedgerTests {
         let hash = PasswordHash(
             algorithm: "SCRYPT", hash: [1, 2], salt: [3], memoryCost: 14, blockSize: 8, parallelization: 1, keyLength: 32)
         func writeVersion1(_ writer: inout ByteWriter) {
-            writer.write(hash.algorithm)
+            writer.write(hash.algorithm.rawValue)
             writer.write(bytes: hash.hash)
             writer.write(bytes: hash.salt)
             for value in [hash.rounds, hash.memoryCost, hash.blockSize, hash.parallelization, hash.keyLength] {

@@ -69,7 +69,7 @@ struct CommandSequenceProperties {
         let provider = providers[(n / 11) % providers.count]
         let federatedId = "f\((n / 13) % 3)"
         let hash = PasswordHash(algorithm: "SCRYPT", hash: [UInt8(n % 256)], salt: [1])
-        switch (n / 17) % 14 {
+        switch (n / 17) % 16 {
         case 0: return .createAccount(project, uid, AccountCreated(method: .anonymous, createdAt: 0))
         case 1: return .createAccount(project, uid, AccountCreated(method: .password, createdAt: 0, email: email, password: hash))
         case 2:
@@ -97,6 +97,8 @@ struct CommandSequenceProperties {
                 displayName: n % 2 == 0 ? "N\(n % 3)" : nil, phoneNumber: n % 3 == 0 ? "+1555000\(n % 3)" : nil)
             profile.deleted = [ProfileUpdated.Field.displayName, .photoUrl, .phoneNumber].filter { _ in n % 5 < 3 }
             return .update(project, uid, AccountUpdate(profile: profile))
+        case 13: return .batchDeleteAccount(project, uid, force: n % 2 == 0)
+        case 14: return .linkPassword(project, uid, hash, email: email)
         default: return .revokeRefreshToken(project, uid, tokenHash: "t\(n - 17)")
         }
     }
