@@ -217,7 +217,8 @@ final class FakeProviders: Sendable {
             defer { current = .none }
             return current
         }
-        if fault == .hang { try await Task.sleep(for: .seconds(3)) }
+        // Far longer than any provider timeout a test sets: only the timeout ends the wait.
+        if fault == .hang { try await Task.sleep(for: .seconds(8)) }
         if fault == .redirect { return Response(status: .temporaryRedirect, headers: [.location: issuer + "/elsewhere"]) }
         guard let grant = try await redeem(request) else {
             return Self.json(status: .badRequest, ["error": "invalid_grant"])
