@@ -1,14 +1,14 @@
 import HearthDomain
 import HearthLedger
 import HearthProjections
-@testable import HearthStore
 import LMDB
 
 extension AccountStore {
     /// Appends `payloads` as they are, without `decide`, and folds them into the projections
     /// as the live writer does: how a test records what an older Hearth wrote (a v1 event).
+    /// `package`: for the package's tests and test support only, never an API.
     @discardableResult
-    public func appendAsRecorded(_ payloads: [EventPayload], to stream: StreamID, at time: Int64) throws -> [StoredEvent] {
+    package func appendAsRecorded(_ payloads: [EventPayload], to stream: StreamID, at time: Int64) throws -> [StoredEvent] {
         try environment.writer.perform { [self] txn in
             let envelopes = try ledger.append(payloads, to: stream, metadata: Metadata(actor: .system), at: time, in: txn)
             let writer = projections.writer(txn)
