@@ -131,7 +131,7 @@ let package = Package(
                     condition: .when(platforms: [.macOS, .iOS, .tvOS, .watchOS, .visionOS, .macCatalyst])),
             ],
             swiftSettings: strict),
-        // Seed 003's anonymous auto-cleanup: a Service that sleeps until the schedule's next due
+        // The 30-day anonymous auto-cleanup: a Service that sleeps until the schedule's next due
         // time and purges through the writer.
         .target(
             name: "HearthScheduler",

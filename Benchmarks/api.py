@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""The API benchmark of spec/PERFORMANCE.md: starts the real daemon on a temporary data
-directory, measures each ceiling and each workload in the same run, and prints the ratios.
+"""The API benchmark: starts the real daemon on a temporary data directory, measures each
+ceiling and each workload in the same run, and prints the ratios (on shared, noisy machines an
+absolute number moves from run to run).
 
     Benchmarks/api.py [--binary .build/release/hearth] [--duration 10] [--connections 64]
 
@@ -10,10 +11,11 @@ scrypt N=2^14 r=8 p=1 hashes per second on all cores (Python's hashlib). Workloa
 sign-up, token refresh, accounts:lookup and password sign-in at 64 connections (wrk), the
 last one while a paced client measures the p99 of lookups beside it.
 
-Then seed 003's worst day over HTTP: a daemon starts on a data directory whose `--cleanup`
-anonymous accounts (1,000,000 by default; `hearth bench cleanup --prepare` builds it) are all
-due, so its scheduler purges them at once, while wrk signs up at 64 connections and a paced
-client times sign-ups beside it: the time to purge them all, and the sign-ups' p99 meanwhile.
+Then anonymous cleanup's worst day over HTTP: a daemon starts on a data directory whose
+`--cleanup` anonymous accounts (1,000,000 by default; `hearth bench cleanup --prepare` builds
+it) are all due, so its scheduler purges them at once, while wrk signs up at 64 connections and
+a paced client times sign-ups beside it: the time to purge them all, and the sign-ups' p99
+meanwhile.
 
 Then, on a data directory holding `--accounts` accounts (1,000,000 by default; `hearth demo`
 builds it, about six events each): time from exec to the daemon's `READY=1` (sd_notify, read

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The users-import benchmark of spec/PERFORMANCE.md: `hearth users import` of a
+"""The users-import benchmark: `hearth users import` of a
 `firebase auth:export` file of 1,000,000 password users (Firebase's modified scrypt hashes,
 kept as they are) into the real daemon on a temporary data directory, against the ceiling
 measured in the same run: raw LMDB appends of 300-byte events, 1,000 per durable commit

@@ -1,11 +1,11 @@
 import HearthDomain
 import HearthStore
 
-/// Email-link (passwordless) sign-in: seed 000.
+/// Email-link (passwordless) sign-in: the user signs in by opening a link mailed to the address.
 extension AuthService {
     /// Completes an email link: signs in (creating the account if needed), links the email to
     /// the `idToken`'s user, or reauthenticates. Proving the email removes an unverified password
-    /// and revokes earlier sessions (seed 000 rule 4).
+    /// and revokes earlier sessions (as production Firebase does; its Auth Emulator does not).
     public func signInWithEmailLink(email: String?, oobCode: String?, idToken: String?, _ caller: Caller) async throws
         -> SignInResult
     {

@@ -6,7 +6,8 @@ extension AuthService {
     public enum FederatedOutcome: Sendable {
         case signedIn(SignInResult)
         /// One account per email: the provider's unverified email belongs to another account,
-        /// which must sign in first and link (seed 002 rule 6).
+        /// which must sign in first and link (Firebase's `needConfirmation`, on iOS
+        /// `accountExistsWithDifferentCredential`).
         case needConfirmation(email: String, existingUid: UserID, providers: [ProviderID])
     }
 

@@ -9,7 +9,8 @@ import Foundation
 import HearthWire
 
 /// The key that signs ID tokens. Generated on first start into the data directory (mode 0600)
-/// and published as a JWK; it never enters the ledger (DESIGN rule 6).
+/// and published as a JWK; it never enters the ledger (secrets come from configuration or
+/// files, never from the ledger or logs).
 public struct SigningKey: Sendable {
     public enum Algorithm: String, Sendable, CaseIterable {
         case rs256 = "RS256"

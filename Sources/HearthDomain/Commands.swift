@@ -16,7 +16,8 @@ public enum Command: Equatable, Sendable {
     /// Sets the password; with `email`, also gives the account that email (how an anonymous
     /// user upgrades to email+password).
     case setPassword(ProjectID, UserID, PasswordHash, email: String?, reason: PasswordSet.Reason)
-    /// Email-link sign-in completed for `email` on this account (seed 000's rule applies).
+    /// Email-link sign-in completed for `email` on this account (proving the email verifies it,
+    /// removes what was added while it was unverified and revokes earlier sessions).
     case completeEmailLinkSignIn(ProjectID, UserID, email: String, refreshTokenHash: String?)
     /// A trusted identity provider vouched for the account's own email (signInWithIdp with a
     /// verified email): the same rule as an email link, an unverified password goes.

@@ -255,8 +255,9 @@ public enum Decide {
         return [.emailChanged(EmailChanged(email: email, verified: verified))]
     }
 
-    /// Seed 000: proving the email by link verifies it; a password set while the email was
-    /// unverified (possibly by an impostor) is removed and every earlier session revoked.
+    /// Email-link sign-in: proving the email by link verifies it; a password set while the
+    /// email was unverified (possibly by an impostor) is removed and every earlier session
+    /// revoked.
     private static func completeEmailLink(
         _ account: Account, email: String, _ project: ProjectID, _ state: some DecisionState, now: Int64
     ) throws -> [EventPayload] {
@@ -274,9 +275,10 @@ public enum Decide {
     /// Proven ownership of the account's unverified email verifies it. Every sign-in method
     /// added while it was unverified, by whoever typed that email, goes: the password, and each
     /// provider that is not the address's own authority (Google for Gmail). Then every earlier
-    /// session ends (seed 000), whether or not anything was removed: whoever typed the address
-    /// may hold a session with nothing left to remove (they dropped their own password, or set
-    /// the address on an anonymous account). A repeat proof of a verified email ends nothing.
+    /// session ends (Firebase revokes all existing sessions when an email link is completed),
+    /// whether or not anything was removed: whoever typed the address may hold a session with
+    /// nothing left to remove (they dropped their own password, or set the address on an
+    /// anonymous account). A repeat proof of a verified email ends nothing.
     private static func confirmEmail(_ account: Account, proof: EmailProof, now: Int64) -> [EventPayload] {
         guard let email = account.email, !account.emailVerified else { return [] }
         var events: [EventPayload] = []

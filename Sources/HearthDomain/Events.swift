@@ -123,7 +123,8 @@ public struct ProviderUnlinked: Equatable, Sendable, Encodable {
         /// The user or an administrator unlinked it.
         case unlinked
         /// Email-link sign-in proved the account's unverified email: a provider linked while
-        /// it was unverified, possibly by an impostor, must not survive it (seed 000).
+        /// it was unverified, possibly by an impostor, must not survive it (Firebase removes
+        /// every sign-in method that was not verified).
         case emailLinkVerified = "email_link_verified"
         /// A trusted identity provider vouched for the unverified email, with the same effect.
         case providerVerified = "provider_verified"
@@ -159,7 +160,8 @@ public struct PasswordSet: Equatable, Sendable, Encodable {
 public struct PasswordRemoved: Equatable, Sendable, Encodable {
     public enum Reason: String, Sendable, Encodable, CaseIterable {
         /// Email-link sign-in proved ownership of the email; an unverified password set by
-        /// someone else before must not survive it (seed 000).
+        /// someone else before must not survive it (Firebase removes it, so an impostor who
+        /// created the account can not sign in with it again).
         case emailLinkVerified = "email_link_verified"
         /// A trusted identity provider vouched for the email (signInWithIdp).
         case providerVerified = "provider_verified"
@@ -264,7 +266,8 @@ public struct AccountDeleted: Equatable, Sendable, Encodable {
 public struct AnonymousPurged: Equatable, Sendable, Encodable {
     /// When the cleanup schedule made the account due.
     public var dueAt: Int64
-    /// Which of seed 003's rules scheduled it (absent in v1 events).
+    /// Which cleanup rule scheduled it, created while cleanup was on or existed when it was
+    /// turned on (absent in v1 events).
     public var rule: CleanupSchedule.Rule?
     /// The instant the period counted from: the account's creation or cleanup turned on (v2).
     public var since: Int64?

@@ -1,4 +1,5 @@
-/// Who caused an event, for the audit trail (DESIGN rule 2's causation metadata).
+/// Who caused an event, for the audit trail (the causation metadata every event's envelope
+/// carries: actor, request id, client IP).
 public struct Metadata: Equatable, Hashable, Sendable, Encodable {
     public enum Actor: String, Sendable, Encodable, CaseIterable {
         case endUser = "end_user"

@@ -145,7 +145,8 @@ extension ProjectConfig {
     }
 }
 
-/// When anonymous cleanup purges an account, and by which of seed 003's rules.
+/// When anonymous cleanup purges an account, and by which rule (Firebase's: 30 days after the
+/// account's creation, or after cleanup was turned on for an account that existed then).
 public struct CleanupSchedule: Equatable, Hashable, Sendable, Encodable {
     public enum Rule: String, Sendable, Encodable, CaseIterable {
         /// Created while cleanup was on: due a period after its creation.

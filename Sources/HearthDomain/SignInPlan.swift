@@ -6,7 +6,7 @@ public struct SignInPlan: Equatable, Sendable {
         case signIn(SignInMethod)
         /// The caller's session, ended by its own change, goes on (`Command.continueSession`).
         case continueSession(SignInMethod)
-        /// Seed 000's rule: proving the email verifies it, and may remove a password.
+        /// Email-link sign-in's rule: proving the email verifies it, and may remove a password.
         case emailLink(email: String)
     }
 
@@ -79,7 +79,8 @@ extension ProviderID {
 public enum FederatedSignInOutcome: Equatable, Sendable {
     case signIn(SignInPlan)
     /// One account per email: the provider's unverified email belongs to another account, which
-    /// must sign in first and link (seed 002 rule 6). Nothing is written.
+    /// must sign in first and link (Firebase's `needConfirmation`, on iOS
+    /// `accountExistsWithDifferentCredential`). Nothing is written.
     case needConfirmation(email: String, existingUid: UserID, providers: [ProviderID])
 }
 

@@ -1,4 +1,4 @@
-/// Time, injected (DESIGN rule 5): Unix milliseconds. Tests move a manual clock instead of sleeping.
+/// Time, injected: Unix milliseconds. Tests move a manual clock instead of sleeping.
 public protocol WallClock: Sendable {
     func now() -> Int64
 }

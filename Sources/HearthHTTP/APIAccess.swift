@@ -5,7 +5,7 @@ import HTTPTypes
 import HearthDomain
 import Hummingbird
 
-/// Who may call, and for which project (DESIGN rule 8).
+/// Who may call, and for which project, in each of the two profiles.
 ///
 /// Development: any non-empty API key means the default project; `Bearer owner` is its admin.
 /// Production: API keys are registered per project and admin needs a configured credential.

@@ -6,10 +6,11 @@ import HearthWire
 import Hummingbird
 import NIOCore
 
-/// What a link domain serves for the apps that open email links themselves (seeds 001, 002),
-/// chosen by the request's host among the projects' `linkDomains`: Apple's
-/// apple-app-site-association and Android's assetlinks.json, built from the project's
-/// registered apps, and a page for a link opened where the app is not installed.
+/// What a link domain serves for the apps that open email links themselves (a link's action
+/// code settings name the iOS bundle id or Android package that opens it), chosen by the
+/// request's host among the projects' `linkDomains`: Apple's apple-app-site-association and
+/// Android's assetlinks.json, built from the project's registered apps, and a page for a link
+/// opened where the app is not installed.
 struct AppLinksAPI: Sendable {
     let service: AuthService
     /// The path action links carry (the action handler's): the one path the apps claim.

@@ -3,7 +3,7 @@ import HearthDomain
 import HearthWire
 import Hummingbird
 
-/// Hearth's own admin routes for seed 003's cleanup (no Firebase API has them):
+/// Hearth's own admin routes for the 30-day anonymous auto-cleanup (no Firebase API has them):
 /// `GET /hearth/v1/projects/{p}/cleanup` (status) and `.../cleanup/preview` (what turning it on
 /// would schedule). Admin only; the answers are counts, bounded by the schedule's size.
 public struct CleanupAPI: Sendable {

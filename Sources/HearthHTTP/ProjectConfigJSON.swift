@@ -61,7 +61,7 @@ public enum ProjectConfigJSON {
         Field(
             path: "registeredApps.androidApps", read: { .array($0.androidApps.map(RegisteredAppsJSON.render)) },
             write: { config, value in config.androidApps = try RegisteredAppsJSON.androidApps(value, "registeredApps.androidApps") }),
-        // Hearth's own: shortens seed 003's 30 days, for tests and staging.
+        // Hearth's own: shortens Firebase's 30-day anonymous cleanup period, for tests and staging.
         Field(
             path: "anonymousCleanupAfterSeconds", read: { .string(String($0.anonymousCleanupPeriodSeconds)) },
             write: { config, value in

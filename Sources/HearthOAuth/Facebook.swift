@@ -2,9 +2,10 @@ import HearthAuth
 import HearthDomain
 import HearthWire
 
-/// Facebook Login's access tokens (seed 001's and 003's linking examples): the Graph API's
-/// `debug_token`, asked with the app's own token (`<app id>|<app secret>`), must say the token
-/// is valid and issued to the configured app; then `/me` gives the profile.
+/// Facebook Login's access tokens (Firebase lets an account, an anonymous one included, link
+/// Facebook and then sign in with it): the Graph API's `debug_token`, asked with the app's own
+/// token (`<app id>|<app secret>`), must say the token is valid and issued to the configured
+/// app; then `/me` gives the profile.
 struct Facebook: Sendable {
     let http: ProviderHTTP
     let graph: String

@@ -58,7 +58,7 @@ public final class OAuthGateway: IdentityProviderGateway {
             guard let secret = credential.clientSecret else { throw IdentityProviderFailure.unsupported("facebook.com has no app secret") }
             return try await facebook.verify(accessToken: token, appId: provider.clientId, appSecret: secret)
         default:
-            // Yahoo (seed 004) and every OpenID Connect provider: an access token alone says
+            // Yahoo and every OpenID Connect provider: an access token alone says
             // nothing of the app it was issued to, so it could be replayed from another app.
             throw IdentityProviderFailure.unsupported("a bare access token can not be checked; sign in with the id_token")
         }

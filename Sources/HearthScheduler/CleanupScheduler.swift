@@ -4,12 +4,14 @@ import HearthStore
 import Logging
 import ServiceLifecycle
 
-/// Seed 003's anonymous auto-cleanup, run: sleeps until the schedule's next due time (or until
-/// a commit schedules something sooner), then purges what is due through the writer, a bounded
-/// batch per transaction, one `account.anonymous_purged` event per account. `decide` checks
-/// each account again inside the batch, so one that linked a method meanwhile is never purged.
-/// After downtime the first pass purges everything overdue. On shutdown it stops between
-/// batches; a batch is one transaction, so a purge is recorded whole or not at all.
+/// Anonymous auto-cleanup (once a project turns it on, an anonymous account is deleted 30 days
+/// after its creation, or after the switch for one that existed then), run: sleeps until the
+/// schedule's next due time (or until a commit schedules something sooner), then purges what is
+/// due through the writer, a bounded batch per transaction, one `account.anonymous_purged` event
+/// per account. `decide` checks each account again inside the batch, so one that linked a method
+/// meanwhile is never purged. After downtime the first pass purges everything overdue. On
+/// shutdown it stops between batches; a batch is one transaction, so a purge is recorded whole
+/// or not at all.
 public struct CleanupScheduler: Service {
     let store: AccountStore
     let clock: any SleepingClock

@@ -2,7 +2,7 @@ import HearthDomain
 import HearthStore
 
 /// A wall clock the scheduler can sleep on: the system's, or a test's manual clock, which
-/// wakes sleepers when it is moved (DESIGN rule 5).
+/// wakes sleepers when it is moved (time is injected, so tests move a clock instead of sleeping).
 public protocol SleepingClock: WallClock {
     /// Returns at `instant` (Unix ms) or later; throws `CancellationError` when cancelled.
     func sleep(until instant: Int64) async throws

@@ -4,7 +4,8 @@ import HearthLedger
 import HearthProjections
 import LMDB
 
-/// The event-sourced account store: the write path of DESIGN.md in one place, sealed. Its
+/// The event-sourced account store: the write path (command -> decide -> append -> project, in
+/// one writer transaction, many commands per group commit) in one place, sealed. Its
 /// callers see commands, `StoreReader`, `StoreTransaction`, `StoredEvent` and `StoreError`;
 /// the LMDB environment, the ledger and the projections stay inside.
 ///

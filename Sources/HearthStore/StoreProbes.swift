@@ -2,7 +2,8 @@ import HearthLedger
 import LMDB
 
 /// Measurements of the layers under the store, for `hearth bench ledger`: the ceilings that
-/// Hearth's own paths are compared with (spec/PERFORMANCE.md), measured in the same run.
+/// Hearth's own paths are reported as ratios of, measured in the same run (on shared, noisy
+/// machines an absolute number moves from run to run).
 public enum StoreProbes {
     /// Events per second appended straight through the LMDB wrapper, `perCommit` 300-byte
     /// events per durable commit, in a fresh environment at `path`: the ceiling for

@@ -3,7 +3,7 @@ import HearthScheduler
 import Synchronization
 
 /// A wall clock that moves only when told: tests of expiry and the 30-day cleanup move it
-/// instead of sleeping (DESIGN rule 5). A sleeper wakes when the clock is moved past its time.
+/// instead of sleeping (time is injected). A sleeper wakes when the clock is moved past its time.
 public final class ManualClock: SleepingClock {
     private struct State {
         var now: Int64

@@ -4,8 +4,9 @@ import HearthScheduler
 import HearthStore
 import Logging
 
-/// `hearth bench cleanup`: seed 003's worst day. A project whose anonymous accounts all fall due
-/// at once is purged by the scheduler while sign-ups keep the writer busy. Reported: purges per
+/// `hearth bench cleanup`: anonymous cleanup's worst day (as 30 days after a project with many
+/// anonymous accounts turns it on). A project whose anonymous accounts all fall due at once is
+/// purged by the scheduler while sign-ups keep the writer busy. Reported: purges per
 /// second against LMDB's own append rate in batches of the scheduler's size (measured in the
 /// same run, on the same disk), the time to purge them all, and the sign-ups' latency during
 /// the purge against their latency alone.

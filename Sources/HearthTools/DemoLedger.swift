@@ -12,7 +12,8 @@ public enum DemoLedger {
         return true
     }
 
-    /// A short story that exercises the lifecycle, seed 000's rule included.
+    /// A short story that exercises the lifecycle, including an email link that proves an email
+    /// and removes the unverified password an impostor set.
     public static func story(_ store: AccountStore, project: ProjectID) async throws {
         func run(_ command: Command, as actor: Metadata.Actor = .endUser, _ id: String? = nil) async throws {
             _ = try await store.execute(command, metadata: Metadata(actor: actor, actorId: id, requestId: "demo"))

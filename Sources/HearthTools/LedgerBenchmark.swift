@@ -8,7 +8,8 @@ import HearthDomain
 import HearthStore
 
 /// `hearth bench ledger`: Hearth's write and rebuild paths against LMDB ceilings measured in
-/// the same run, on the same disk (spec/PERFORMANCE.md: ratios, not absolute numbers).
+/// the same run, on the same disk (targets are ratios to those ceilings, not absolute numbers,
+/// which move from run to run on shared machines).
 public struct LedgerBenchmark {
     public var directory: String
     public var rawCommits = 2_000

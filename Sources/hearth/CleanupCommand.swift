@@ -5,7 +5,7 @@ import HearthStore
 import HearthTools
 import HearthWire
 
-/// `hearth cleanup status|preview`: seed 003's anonymous cleanup, read from the data directory
+/// `hearth cleanup status|preview`: the anonymous auto-cleanup, read from the data directory
 /// (safe beside the daemon). The same numbers: `GET /hearth/v1/projects/{p}/cleanup[/preview]`.
 struct Cleanup: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -291,7 +291,8 @@ struct DecideTests {
         }
         #expect(joined.uid == uid("gmail") && !joined.isNewUser && joined.method == .provider(.google))
         for command in joined.commands(refreshTokenHash: "t") { try state.execute(command, now: now) }
-        // The provider proved the email: the password an impostor may have set goes (seed 000).
+        // The provider proved the email: the password an impostor may have set goes, as after an
+        // email link.
         let account = try #require(state.account(uid("gmail"), in: project))
         #expect(account.emailVerified && account.password == nil && account.refreshTokens == ["t"])
         #expect(account.provider(.google)?.federatedId == "g-7")

@@ -2,8 +2,9 @@ import HearthDomain
 import HearthTesting
 import Testing
 
-/// Seed 000's revocation, the `password` provider's reach, and the Email/Password switch, as
-/// `decide` rules (the HTTP suites drive the same rules through the API).
+/// Email-link sign-in's revocation (proving an unverified email ends every earlier session), the
+/// `password` provider's reach, and the Email/Password switch, as `decide` rules (the HTTP suites
+/// drive the same rules through the API).
 @Suite("decide: proving an email, unlinking password, Email/Password off")
 struct SeedRuleTests {
     let project = ProjectID("rules")!

@@ -7,7 +7,7 @@ import HummingbirdTesting
 import NIOCore
 import Testing
 
-/// Seeds 001 and 002: an email link an app opens itself is a universal link (iOS) or App Link
+/// An email link an app opens itself is a universal link (iOS) or App Link
 /// (Android) on one of the project's link domains. Hearth serves, for each link domain (by the
 /// request's Host), the apps' association files built from the project's registered apps, and
 /// a page for a link opened where the app is not installed.

@@ -6,7 +6,7 @@ import HearthTesting
 import HearthWire
 import Testing
 
-@Suite("email-link sign-in (seed 000)")
+@Suite("email-link (passwordless) sign-in")
 struct EmailLinkTests {
     /// Sends a sign-in link the way iOS does and returns the code the outbox lists for `email`.
     static func sendLink(_ api: APIClient, to email: String) async throws -> String {

@@ -5,11 +5,11 @@ import HearthTesting
 import HearthWire
 import Testing
 
-/// Seed 000: "after sign-in completes, every earlier session is revoked". Proving an email that
-/// was unverified (by link, or by a provider that vouches for it) ends every session opened
-/// before, even when the impostor left nothing to remove; a repeat sign-in on a verified email
-/// ends none.
-@Suite("proving an unverified email ends every earlier session (seed 000)")
+/// Firebase, on email-link sign-in: "after sign-in completes, every earlier session is revoked".
+/// Proving an email that was unverified (by link, or by a provider that vouches for it) ends
+/// every session opened before, even when the impostor left nothing to remove; a repeat sign-in
+/// on a verified email ends none.
+@Suite("proving an unverified email ends every earlier session")
 struct EmailProofRevocationTests {
     /// The impostor's setups that leave nothing for the owner's proof to remove, each returning
     /// the impostor's (uid, idToken, refreshToken).

@@ -333,7 +333,7 @@ struct HeadfulSignInTests {
             let again = try await reauth(try providers.idToken(audience: "g-web-client", nonce: nil))
             #expect(again.string("localId") == google.string("localId"))
 
-            // Seed 004: a Yahoo access token says nothing of the app it was issued to.
+            // A bare Yahoo access token says nothing of the app it was issued to: refused.
             let bare = try await signIn("providerId=yahoo.com&access_token=yahoo-access")
             #expect(bare.errorCode == "INVALID_IDP_RESPONSE")
             #expect(bare["error"]?["message"]?.stringValue?.contains("bare access token") == true)

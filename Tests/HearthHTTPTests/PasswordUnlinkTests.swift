@@ -5,7 +5,8 @@ import HearthTesting
 import HearthWire
 import Testing
 
-/// The `password` provider covers both email+password and email link (seed 000 rule 6):
+/// The `password` provider covers both email+password and email link (Firebase lists them as
+/// the sign-in methods `password` and `emailLink` of the one provider id `password`):
 /// `deleteProvider: ["password"]` removes both, and with them the account's email, as the Auth
 /// Emulator does; `deleteAttribute: ["PASSWORD"]` removes the password only.
 @Suite("unlinking the password provider")

@@ -4,11 +4,11 @@ import HearthDomain
 import HearthWire
 import Testing
 
-/// Seed 004 (Yahoo) and seed 002 (GitHub), checked against the fake providers: the scopes and
+/// Yahoo's and GitHub's OAuth sign-in, checked against the fake providers: the scopes and
 /// custom parameters an app asks for reach the provider; the parameters the flow sets itself can
 /// not be replaced; and a Yahoo user whose email an existing account holds signs in the old way,
 /// then links the pending Yahoo credential.
-@Suite("provider scopes, custom parameters and the pending-credential recovery (seeds 002, 004)")
+@Suite("provider scopes, custom parameters and the pending-credential recovery (GitHub, Yahoo)")
 struct ProviderParametersTests {
     /// What the iOS SDK opens for an `OAuthProvider` with `scopes` and `customParameters`.
     static func handlerURL(provider: String, scopes: [String], customParameters: JSONValue) -> String {

@@ -5,7 +5,7 @@ import HearthStore
 import HearthTesting
 import Testing
 
-@Suite("projections: the anonymous-cleanup schedule (seed 003)")
+@Suite("projections: the anonymous-cleanup schedule")
 struct CleanupScheduleTests {
     let day: Int64 = 86_400_000
     let project = TestStore.project

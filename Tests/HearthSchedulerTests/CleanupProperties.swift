@@ -7,7 +7,8 @@ import PropertyBased
 import Testing
 
 /// Random histories of sign-ups, upgrades, cleanup switches, period changes and time, with a
-/// scheduler pass now and then: what seed 003 promises holds after every pass.
+/// scheduler pass now and then: what anonymous cleanup promises (every due account purged, none
+/// that ever linked a sign-in method) holds after every pass.
 @Suite("scheduler: cleanup invariants under random histories")
 struct CleanupProperties {
     static let project = TestStore.project

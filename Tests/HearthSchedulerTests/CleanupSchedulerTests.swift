@@ -6,8 +6,9 @@ import Logging
 import ServiceLifecycle
 import Testing
 
-/// Seed 003's cleanup, run by the scheduler against a real store, with a test clock.
-@Suite("scheduler: anonymous auto-cleanup (seed 003)")
+/// Anonymous auto-cleanup (a period after creation, or after cleanup was turned on), run by the
+/// scheduler against a real store, with a test clock.
+@Suite("scheduler: anonymous auto-cleanup")
 struct CleanupSchedulerTests {
     static let project = TestStore.project
     static let day: Int64 = 86_400_000

@@ -234,7 +234,7 @@ struct CommandSequenceProperties {
         }
     }
 
-    /// Which account a federated identity signs in to (seed 002): the one it is linked to, else
+    /// Which account a federated identity signs in to: the one it is linked to, else
     /// (one account per email) the one with its email, joined only if the provider's word on the
     /// address is trusted; else a new one. Linking adds it to the signed-in account.
     static func checkFederatedRules(
@@ -269,8 +269,9 @@ struct CommandSequenceProperties {
         }
     }
 
-    /// Seed 000: the link's account (the signed-in one, else the email's owner, else a new one)
-    /// ends up with the email verified, and a password set while it was unverified is gone.
+    /// Email-link sign-in: the link's account (the signed-in one, else the email's owner, else a
+    /// new one) ends up with the email verified, and a password set while it was unverified is
+    /// gone.
     static func checkEmailLinkRules(
         _ email: String, linking: UserID?, token: String, _ plan: SignInPlan, before: InMemoryState, after: InMemoryState,
         now: Int64
