@@ -1,11 +1,12 @@
+import Foundation
+import HummingbirdCore
+import Logging
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Foundation
-import HummingbirdCore
-import Logging
 
 /// How many connections `hearth serve` holds at once, so that clients can never take the last
 /// file descriptors. Running out is not only refused connections: `Task.sleep` (Hummingbird's

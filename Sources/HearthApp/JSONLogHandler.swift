@@ -1,11 +1,12 @@
+import Foundation
+import HearthWire
+import Logging
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Foundation
-import HearthWire
-import Logging
 
 /// `HEARTH_LOG_FORMAT=json`: one JSON object per line on stderr, for log shippers: `time`
 /// (ISO 8601, UTC), `level`, `label`, `message`, then the metadata's fields as strings.
@@ -27,7 +28,8 @@ public struct JSONLogHandler: LogHandler {
     public func log(event: LogEvent) {
         var fields: [String: JSONValue] = [:]
         for (key, value) in self.fields(of: event) { fields[key] = .string("\(value)") }
-        fields["time"] = .string(Date.now.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted)))
+        fields["time"] = .string(
+            Date.now.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted)))
         fields["level"] = .string(event.level.rawValue)
         fields["label"] = .string(label)
         fields["message"] = .string(event.message.description)

@@ -40,7 +40,8 @@ extension ServerConfiguration {
                 throw ConfigurationError.invalid("\(path): unknown limit \(name)", source: value.text)
             }
             guard case .int(let number) = value, field.range.contains(Int(number)) else {
-                throw ConfigurationError.invalid("\(path).\(name) (\(field.range.lowerBound) to \(field.range.upperBound))", source: value.text)
+                throw ConfigurationError.invalid(
+                    "\(path).\(name) (\(field.range.lowerBound) to \(field.range.upperBound))", source: value.text)
             }
             limits[keyPath: field.keyPath] = Int(number)
         }

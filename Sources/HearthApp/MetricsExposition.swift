@@ -51,12 +51,15 @@ public enum MetricsExposition {
             gauge("hearth_lmdb_used_bytes", "Bytes of the data file in use (pages up to the last written).", Double(use.usedBytes))
         }
         if let behind = try? store.maintenance.eventsBehind() {
-            gauge("hearth_projection_lag_events", "Events the projections have yet to apply (0: they commit with the ledger).", Double(behind))
+            gauge(
+                "hearth_projection_lag_events", "Events the projections have yet to apply (0: they commit with the ledger).", Double(behind)
+            )
         }
         // NaN (no value) when nothing is scheduled, never a stale time that looks overdue.
         if let due = try? store.read({ try $0.nextCleanupDue().map { Double($0) / 1000 } ?? .nan }) {
             gauge(
-                "hearth_cleanup_next_due_timestamp_seconds", "When the next anonymous account falls due for cleanup (NaN: none is scheduled).",
+                "hearth_cleanup_next_due_timestamp_seconds",
+                "When the next anonymous account falls due for cleanup (NaN: none is scheduled).",
                 due)
         }
         gauge("hearth_password_hash_queue_waiting", "Password hashes waiting for the pool.", Double(service.passwords.waiting))

@@ -31,7 +31,8 @@ enum ProjectSeeding {
                     .changeProjectConfig(project, ProjectConfig().change(to: declaration.settings)),
                     metadata: declaration.inFile ? metadata : defaultsMetadata)
                 logger.info(
-                    declaration.inFile ? "project settings recorded from the config file" : "project settings recorded: the production defaults",
+                    declaration.inFile
+                        ? "project settings recorded from the config file" : "project settings recorded: the production defaults",
                     metadata: ["project": "\(project)"])
             }
             // Each provider likewise: recorded once, from then on the ledger's.

@@ -139,10 +139,11 @@ public struct ServerConfiguration: Sendable, Equatable {
         case providerAllowedNetworks, providerAllowedHosts
 
         var environmentName: String {
-            "HEARTH_" + rawValue.reduce(into: "") { name, character in
-                if character.isUppercase { name += "_" }
-                name += character.uppercased()
-            }.replacingOccurrences(of: "DATA_DIRECTORY", with: "DATA_DIR")
+            "HEARTH_"
+                + rawValue.reduce(into: "") { name, character in
+                    if character.isUppercase { name += "_" }
+                    name += character.uppercased()
+                }.replacingOccurrences(of: "DATA_DIRECTORY", with: "DATA_DIR")
         }
     }
 
@@ -350,7 +351,8 @@ public struct ServerConfiguration: Sendable, Equatable {
             throw ConfigurationError.invalid("requestTimeoutSeconds", source: "\(requestTimeoutSeconds)")
         }
         guard (requestTimeoutSeconds...3600).contains(requestTimeoutMaxSeconds) else {
-            throw ConfigurationError.invalid("requestTimeoutMaxSeconds (at least requestTimeoutSeconds)", source: "\(requestTimeoutMaxSeconds)")
+            throw ConfigurationError.invalid(
+                "requestTimeoutMaxSeconds (at least requestTimeoutSeconds)", source: "\(requestTimeoutMaxSeconds)")
         }
         guard requestMinBytesPerSecond >= 1 else {
             throw ConfigurationError.invalid("requestMinBytesPerSecond", source: "\(requestMinBytesPerSecond)")

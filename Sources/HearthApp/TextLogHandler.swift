@@ -1,9 +1,10 @@
+import Logging
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Logging
 
 /// The default log format, swift-log's `StreamLogHandler` line on stderr (`2026-11-24T06:28:40+0000
 /// info hearth: key=value [Module] message`), but formatted only when a line is written.

@@ -1,12 +1,13 @@
+import Foundation
+import HearthStore
+import Logging
+import ServiceLifecycle
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Foundation
-import HearthStore
-import Logging
-import ServiceLifecycle
 
 /// systemd's watchdog (`WatchdogSec=`): every half period, an empty job through the writer, and
 /// `WATCHDOG=1` only when it committed, so the ping proves the writer alive, not just a timer.

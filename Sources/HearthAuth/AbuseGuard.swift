@@ -1,11 +1,12 @@
+import HearthDomain
+import HearthWire
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import HearthDomain
-import HearthWire
-import Synchronization
 
 /// The abuse limits at work: checked before the work they protect (a password hash, a commit, an
 /// email), counted per project and client address (IPv6 by its /64, what one subscriber holds)
@@ -51,7 +52,9 @@ public final class AbuseGuard: Sendable {
     func admitSignUp(_ caller: Caller, now: Int64) throws {
         guard !caller.isAdmin, let address = Self.addressKey(caller) else { return }
         let limits = policy.limits(for: caller.project)
-        if let wait = signUps.update(key(caller.project, address), now: now, { $0.take(capacity: limits.signUpsPerAddressPerHour, period: Self.hour, now: now) }) {
+        if let wait = signUps.update(
+            key(caller.project, address), now: now, { $0.take(capacity: limits.signUpsPerAddressPerHour, period: Self.hour, now: now) })
+        {
             throw refuse(.signUpsPerAddress, caller, address: address, retryAfter: wait)
         }
     }
@@ -60,7 +63,10 @@ public final class AbuseGuard: Sendable {
     func admitHeadfulStart(_ caller: Caller, now: Int64) throws {
         guard !caller.isAdmin, let address = Self.addressKey(caller) else { return }
         let limits = policy.limits(for: caller.project)
-        if let wait = headfulStarts.update(key(caller.project, address), now: now, { $0.take(capacity: limits.headfulSignInsPerAddressPerHour, period: Self.hour, now: now) }) {
+        if let wait = headfulStarts.update(
+            key(caller.project, address), now: now,
+            { $0.take(capacity: limits.headfulSignInsPerAddressPerHour, period: Self.hour, now: now) })
+        {
             throw refuse(.headfulSignInsPerAddress, caller, address: address, retryAfter: wait)
         }
     }
@@ -137,11 +143,14 @@ public final class AbuseGuard: Sendable {
         guard !caller.isAdmin else { return }
         let limits = policy.limits(for: caller.project)
         if let address = Self.addressKey(caller),
-            let wait = addressEmails.update(key(caller.project, address), now: now, { $0.take(capacity: limits.emailsPerAddressPerHour, period: Self.hour, now: now) })
+            let wait = addressEmails.update(
+                key(caller.project, address), now: now, { $0.take(capacity: limits.emailsPerAddressPerHour, period: Self.hour, now: now) })
         {
             throw refuse(.emailsPerAddress, caller, address: address, retryAfter: wait)
         }
-        if let wait = recipientEmails.update(key(caller.project, recipient), now: now, { $0.take(capacity: limits.emailsPerRecipientPerHour, period: Self.hour, now: now) }) {
+        if let wait = recipientEmails.update(
+            key(caller.project, recipient), now: now, { $0.take(capacity: limits.emailsPerRecipientPerHour, period: Self.hour, now: now) })
+        {
             throw refuse(.emailsPerRecipient, caller, address: nil, retryAfter: wait)
         }
     }

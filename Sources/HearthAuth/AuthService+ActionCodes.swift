@@ -236,7 +236,6 @@ extension AuthService {
         sha256Hex(code)
     }
 
-
 }
 
 extension OOBCodeIssued.RequestType {

@@ -59,8 +59,10 @@ extension AuthService {
     public func signInMethods(for email: String, _ caller: Caller) throws -> SignInMethods? {
         let project = caller.project
         let (found, config) = try read { reader in
-            (try reader.owner(ofEmail: normalizeEmail(email), in: project).flatMap { try reader.account($0, in: project) },
-             try reader.config(of: project))
+            (
+                try reader.owner(ofEmail: normalizeEmail(email), in: project).flatMap { try reader.account($0, in: project) },
+                try reader.config(of: project)
+            )
         }
         if config.improvedEmailPrivacy { return nil }
         guard let account = found else { return SignInMethods(registered: false, allProviders: [], signInMethods: []) }

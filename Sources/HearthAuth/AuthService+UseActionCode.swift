@@ -69,7 +69,9 @@ extension AuthService {
         case .passwordReset, .emailSignIn: throw FirebaseError.invalidOobCode
         }
         let recovery =
-            if code.requestType == .verifyAndChangeEmail, let origin { try prepareEmailRecovery(from: holding, origin: origin) } else { EmailRecovery?.none }
+            if code.requestType == .verifyAndChangeEmail, let origin { try prepareEmailRecovery(from: holding, origin: origin) } else {
+                EmailRecovery?.none
+            }
         let (account, replaced) = try await write(caller, uid: uid) { tx in
             try tx.execute(.consumeOOBCode(project, codeHash: hash))
             try tx.execute(.applyEmailCode(project, uid, email: holding, newEmail: movingTo))

@@ -41,7 +41,8 @@ public struct CustomTokenVerifier: Sendable {
         let audience = parts.payload["aud"]?.stringValue ?? ""
         guard audience == Self.audience else {
             throw invalid(
-                "((Invalid aud (audience): \(audience) Note: Firebase ID Tokens / third-party tokens cannot be used with signInWithCustomToken.))")
+                "((Invalid aud (audience): \(audience) Note: Firebase ID Tokens / third-party tokens cannot be used with signInWithCustomToken.))"
+            )
         }
         let unsignedAllowed = acceptsUnsigned && (keys.isEmpty || parts.header["alg"]?.stringValue == "none")
         if !unsignedAllowed { try checkSignatureAndLifetime(parts, now: now) }
@@ -54,7 +55,7 @@ public struct CustomTokenVerifier: Sendable {
             throw invalid(keys.isEmpty ? "custom tokens are not accepted: no customTokenKeys are configured" : "invalid signature")
         }
         guard case .int(let issuedAt)? = parts.payload["iat"], case .int(let expires)? = parts.payload["exp"],
-            expires > issuedAt, case let (lifetime, overflow) = expires.subtractingReportingOverflow(issuedAt), !overflow,
+            expires > issuedAt, case (let lifetime, let overflow) = expires.subtractingReportingOverflow(issuedAt), !overflow,
             lifetime <= Self.maxLifetimeSeconds
         else { throw invalid("iat and exp must span at most one hour") }
         let seconds = now / 1000

@@ -112,14 +112,17 @@ public enum FakeIdentityProvider {
         if let response = params["SAMLResponse"], !response.isEmpty {
             let assertion = try samlAssertion(response)
             if isSAML {
-                if let nameId = assertion["subject"]?["nameId"]?.stringValue, (try? Validation.email(nameId)) != nil { email = nameId.lowercased() }
+                if let nameId = assertion["subject"]?["nameId"]?.stringValue, (try? Validation.email(nameId)) != nil {
+                    email = nameId.lowercased()
+                }
                 rawUserInfo = assertion["attributeStatements"] ?? .null
             }
         }
         return FederatedIdentity(
             providerId: ProviderID(providerId), subject: subject, email: email,
             emailVerified: isSAML || FederatedIdentity.isTrue(claims["email_verified"]),
-            displayName: try profile("name", Validation.MaxBytes.displayName), photoUrl: try profile("picture", Validation.MaxBytes.photoUrl),
+            displayName: try profile("name", Validation.MaxBytes.displayName),
+            photoUrl: try profile("picture", Validation.MaxBytes.photoUrl),
             screenName: try profile("screen_name", Validation.MaxBytes.screenName), rawUserInfo: rawUserInfo,
             idToken: idToken, accessToken: accessToken)
     }

@@ -61,7 +61,8 @@ public struct FirebaseError: Error, Equatable, Sendable, CustomStringConvertible
         httpStatus: 403, message: "The caller does not have permission", status: "PERMISSION_DENIED", reason: "forbidden")
     public static let invalidCredentials = FirebaseError(
         httpStatus: 401,
-        message: "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.",
+        message:
+            "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.",
         status: "UNAUTHENTICATED", reason: "authError")
 
     /// A refused domain rule, in Firebase's words.

@@ -1,4 +1,5 @@
 import HearthWire
+
 /// Compact JWS (RFC 7515) encoding of JSON tokens: `header.payload.signature`, base64url.
 public enum JWT {
     public struct Parts: Sendable {

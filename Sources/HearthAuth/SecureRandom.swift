@@ -1,9 +1,10 @@
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Synchronization
 
 /// Secrets (refresh tokens, action codes, salts) and uids, from the kernel's CSPRNG
 /// (`getentropy`, which is `getrandom`). The bytes are drawn 1 KiB at a time and handed out

@@ -1,12 +1,13 @@
+import Crypto
+import CryptoExtras
+import Foundation
+import HearthWire
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Crypto
-import CryptoExtras
-import Foundation
-import HearthWire
 
 /// The key that signs ID tokens. Generated on first start into the data directory (mode 0600)
 /// and published as a JWK; it never enters the ledger (secrets come from configuration or

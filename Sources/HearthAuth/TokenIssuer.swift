@@ -160,7 +160,8 @@ public struct TokenIssuer: Sendable {
         for uid: UserID, method: SignInMethod, signedInAt: Int64, claims: [String: JSONValue] = [:]
     ) -> RefreshToken {
         let secret = SecureRandom.bytes(32)
-        var text = "3." + Base64URL.encode(Array(uid.rawValue.utf8)) + "." + Base64URL.encode(Array(method.rawValue.utf8)) + "."
+        var text =
+            "3." + Base64URL.encode(Array(uid.rawValue.utf8)) + "." + Base64URL.encode(Array(method.rawValue.utf8)) + "."
             + String(signedInAt) + "." + Base64URL.encode(secret)
         if !claims.isEmpty { text += "." + Base64URL.encode(JSONValue.object(claims).encoded()) }
         return RefreshToken(text: text)

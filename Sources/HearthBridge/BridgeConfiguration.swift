@@ -71,7 +71,8 @@ public struct Upstream: Sendable, Equatable, CustomStringConvertible {
 
     public init(url: URL) throws {
         guard url.scheme?.lowercased() == "https" else {
-            throw BridgeError.invalidUpstream("\(url.absoluteString): the upstream must be https (the bridge exists to keep Hearth's traffic off cleartext)")
+            throw BridgeError.invalidUpstream(
+                "\(url.absoluteString): the upstream must be https (the bridge exists to keep Hearth's traffic off cleartext)")
         }
         guard let host = url.host, !host.isEmpty, url.user == nil, url.password == nil, url.query == nil, url.fragment == nil else {
             throw BridgeError.invalidUpstream("\(url.absoluteString): a host, an optional port and path, nothing else")
@@ -115,7 +116,8 @@ public enum BridgeError: Error, Equatable, CustomStringConvertible {
         case .listenNotLoopback(let host):
             "the bridge listens on loopback only (127.0.0.1 or ::1), not \(host): on any other address it would carry other machines' traffic"
         case .invalidUpstream(let reason): "invalid upstream: \(reason)"
-        case .invalidPin(let pin): "invalid pin \(pin): a base64 SHA-256 digest of a SubjectPublicKeyInfo (44 characters), optionally prefixed sha256/"
+        case .invalidPin(let pin):
+            "invalid pin \(pin): a base64 SHA-256 digest of a SubjectPublicKeyInfo (44 characters), optionally prefixed sha256/"
         case .invalidSetting(let reason): "invalid setting: \(reason)"
         case .unreadable(let path): "can not read \(path)"
         }

@@ -120,9 +120,12 @@ struct BridgeReply: Sendable, Equatable {
         case .foreignHost(let host):
             BridgeReply(
                 status: .forbidden,
-                message: "PERMISSION_DENIED : the bridge answers only requests for \(listenAuthority), not Host \(host.isEmpty ? "(none)" : host)")
+                message:
+                    "PERMISSION_DENIED : the bridge answers only requests for \(listenAuthority), not Host \(host.isEmpty ? "(none)" : host)"
+            )
         case .notOriginForm:
-            BridgeReply(status: .badRequest, message: "INVALID_ARGUMENT : the bridge forwards paths to its upstream only, never absolute URLs")
+            BridgeReply(
+                status: .badRequest, message: "INVALID_ARGUMENT : the bridge forwards paths to its upstream only, never absolute URLs")
         case .method(let method):
             BridgeReply(status: .methodNotAllowed, message: "INVALID_ARGUMENT : \(method) is not forwarded")
         }
@@ -144,7 +147,8 @@ struct BridgeReply: Sendable, Equatable {
     /// `{"error":{"code":503,"message":"…","errors":[…],"status":"UNAVAILABLE"}}`.
     var body: String {
         let message = Self.jsonString(message)
-        return #"{"error":{"code":\#(status.code),"message":\#(message),"errors":[{"message":\#(message),"domain":"global","reason":"\#(status == .forbidden ? "forbidden" : "backendError")"}],"status":"\#(statusName)"}}"#
+        return
+            #"{"error":{"code":\#(status.code),"message":\#(message),"errors":[{"message":\#(message),"domain":"global","reason":"\#(status == .forbidden ? "forbidden" : "backendError")"}],"status":"\#(statusName)"}}"#
     }
 
     static func jsonString(_ text: String) -> String {
@@ -153,7 +157,8 @@ struct BridgeReply: Sendable, Equatable {
             switch scalar {
             case "\"": out += "\\\""
             case "\\": out += "\\\\"
-            case _ where scalar.value < 0x20: out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count) + String(scalar.value, radix: 16)
+            case _ where scalar.value < 0x20:
+                out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count) + String(scalar.value, radix: 16)
             default: out.unicodeScalars.append(scalar)
             }
         }

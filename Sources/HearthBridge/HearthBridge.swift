@@ -179,7 +179,8 @@ public final class HearthBridge: Sendable {
             return true
         }
         guard admitted, let pool = pools[ObjectIdentifier(channel.eventLoop)] else {
-            configuration.logger.warning("client connection refused: at maxClientConnections", metadata: ["limit": "\(configuration.maxClientConnections)"])
+            configuration.logger.warning(
+                "client connection refused: at maxClientConnections", metadata: ["limit": "\(configuration.maxClientConnections)"])
             return channel.close()
         }
         channel.closeFuture.whenComplete { [self] _ in
@@ -189,7 +190,11 @@ public final class HearthBridge: Sendable {
         if let admin = configuration.emulatorAdmin {
             // Loopback is every local user's: the token goes only to the users allowed it, and a
             // connection of anyone else is refused whole rather than served without it.
-            guard admin.allowedUsers.isEmpty || LoopbackPeer.owner(local: channel.localAddress, remote: channel.remoteAddress).map(admin.allowedUsers.contains) == true else {
+            guard
+                admin.allowedUsers.isEmpty
+                    || LoopbackPeer.owner(local: channel.localAddress, remote: channel.remoteAddress).map(admin.allowedUsers.contains)
+                        == true
+            else {
                 configuration.logger.warning("connection refused: not from a user --allow-uid names")
                 return channel.close()
             }

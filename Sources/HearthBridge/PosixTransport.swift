@@ -145,7 +145,9 @@ final class HandshakeVerdict: ChannelInboundHandler, RemovableChannelHandler {
     /// BoringSSL's reason without its error-queue noise: `CERTIFICATE_VERIFY_FAILED`.
     static func describe(_ error: NIOSSLError) -> String {
         let text = String(describing: error)
-        if text.contains("CERTIFICATE_VERIFY_FAILED") { return "certificate verify failed: not from a trusted CA, expired, or for another name" }
+        if text.contains("CERTIFICATE_VERIFY_FAILED") {
+            return "certificate verify failed: not from a trusted CA, expired, or for another name"
+        }
         return text
     }
 }

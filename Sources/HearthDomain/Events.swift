@@ -66,7 +66,9 @@ public enum EventPayload: Equatable, Sendable {
 }
 
 public enum CreationMethod: String, Sendable, Encodable, CaseIterable {
-    case anonymous, password, emailLink = "email_link", federated, admin, `import`
+    case anonymous, password
+    case emailLink = "email_link"
+    case federated, admin, `import`
     /// A custom token minted by the app's backend (`signInWithCustomToken`).
     case custom
 }

@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
-import HearthAuth
 import HTTPTypes
+import HearthAuth
 import HearthDomain
 import Hummingbird
 
@@ -149,7 +149,8 @@ public struct APIAccess: Sendable {
 extension FirebaseError {
     static let ownerFromBrowser = FirebaseError(
         httpStatus: 403,
-        message: "PERMISSION_DENIED : ((The emulator's admin credentials and routes are not for web pages; set developmentBrowserAdmin to allow them.))",
+        message:
+            "PERMISSION_DENIED : ((The emulator's admin credentials and routes are not for web pages; set developmentBrowserAdmin to allow them.))",
         status: "PERMISSION_DENIED", reason: "forbidden")
 }
 

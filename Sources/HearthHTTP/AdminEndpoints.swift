@@ -76,7 +76,8 @@ extension IdentityToolkitAPI {
         guard !entries.isEmpty else { throw FirebaseError.bad("MISSING_USER_ACCOUNT") }
         guard entries.count <= 1000 else { throw FirebaseError.bad("MAXIMUM_USER_COUNT_EXCEEDED") }
         let overwrite = try call.fields.bool("allowOverwrite") ?? false
-        try Self.checkDuplicates(entries, sanityCheck: try call.fields.bool("sanityCheck") ?? false, overwrite: overwrite,
+        try Self.checkDuplicates(
+            entries, sanityCheck: try call.fields.bool("sanityCheck") ?? false, overwrite: overwrite,
             oneAccountPerEmail: try service.config(call.caller).oneAccountPerEmail)
         let hashing = try ImportHashOptions(call.fields)
         var failures: [(index: Int, message: String)] = []
@@ -163,9 +164,11 @@ extension IdentityToolkitAPI {
             } catch let error as FirebaseError {
                 // The per-user messages Firebase gives for these.
                 throw FirebaseError.bad(
-                    error.message.hasPrefix("CLAIMS_TOO_LARGE") ? "Custom claims provided are too large."
-                        : error.message.hasPrefix("FORBIDDEN_CLAIM") ? "Custom claims provided include a reserved claim."
-                        : "Invalid custom claims provided.")
+                    error.message.hasPrefix("CLAIMS_TOO_LARGE")
+                        ? "Custom claims provided are too large."
+                        : error.message.hasPrefix("FORBIDDEN_CLAIM")
+                            ? "Custom claims provided include a reserved claim."
+                            : "Invalid custom claims provided.")
             }
         }
         user.lastSignInAt = try time("lastLoginAt")

@@ -90,14 +90,18 @@ struct AppLinksAPI: Sendable {
         guard let config = try owner(request) else { throw FirebaseError.notFound }
         let query = QueryString(request).values
         var body = "<h1>Open this link in the app</h1>"
-        body += "<p>This link is meant to be opened by the app it was sent from. Open it on the device where the app is "
+        body +=
+            "<p>This link is meant to be opened by the app it was sent from. Open it on the device where the app is "
             + "installed, or install the app and open the link again.</p>"
         // Only the project's own apps: a link's `ibi` or `apn` must not send anyone elsewhere.
         if let bundle = query["ibi"], let store = config.iosApps.first(where: { $0.bundleId == bundle })?.appStoreId {
             body += Self.button("Get the app on the App Store", "https://apps.apple.com/app/id" + store)
         }
-        if let package = query["apn"], config.androidPackages.contains(package) || config.androidApps.contains(where: { $0.packageName == package }) {
-            body += Self.button("Get the app on Google Play", "https://play.google.com/store/apps/details?id=" + FormEncoding.percentEncoded(package))
+        if let package = query["apn"],
+            config.androidPackages.contains(package) || config.androidApps.contains(where: { $0.packageName == package })
+        {
+            body += Self.button(
+                "Get the app on Google Play", "https://play.google.com/store/apps/details?id=" + FormEncoding.percentEncoded(package))
         }
         if let actionURL, !query.isEmpty {
             let carried = FormEncoding.encode(query.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) })
@@ -127,7 +131,10 @@ struct AppLinksAPI: Sendable {
     /// Hearth's own paths, which an action handler's path must not shadow.
     static func isHearthPath(_ path: String) -> Bool {
         let exact: Set<String> = ["/", "/healthz", "/readyz", "/metrics", "/__/auth/handler"]
-        let prefixes = ["/.well-known/", "/identitytoolkit.googleapis.com/", "/securetoken.googleapis.com/", "/www.googleapis.com/", "/hearth/", "/emulator/"]
+        let prefixes = [
+            "/.well-known/", "/identitytoolkit.googleapis.com/", "/securetoken.googleapis.com/", "/www.googleapis.com/", "/hearth/",
+            "/emulator/",
+        ]
         return exact.contains(path) || prefixes.contains { path.hasPrefix($0) }
     }
 }

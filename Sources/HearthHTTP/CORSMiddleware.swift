@@ -1,7 +1,7 @@
 import Foundation
+import HTTPTypes
 import HearthAuth
 import HearthDomain
-import HTTPTypes
 import Hummingbird
 
 /// Cross-origin calls from web apps (the Firebase JS SDK calls the API with `fetch`), as the
@@ -28,7 +28,8 @@ struct CORSMiddleware<Context: RequestContext>: RouterMiddleware {
             return JSONResponse.error(
                 FirebaseError(
                     httpStatus: 403,
-                    message: "UNAUTHORIZED_DOMAIN : ((The origin \(origin.prefix(200)) is not an authorized domain of this project; add its host to authorizedDomains.))",
+                    message:
+                        "UNAUTHORIZED_DOMAIN : ((The origin \(origin.prefix(200)) is not an authorized domain of this project; add its host to authorizedDomains.))",
                     status: "PERMISSION_DENIED", reason: "forbidden"))
         }
         if request.method == .options, request.headers[.accessControlRequestMethod] != nil {
@@ -56,7 +57,8 @@ struct CORSMiddleware<Context: RequestContext>: RouterMiddleware {
     static var privateNetworkRefused: FirebaseError {
         FirebaseError(
             httpStatus: 403,
-            message: "PERMISSION_DENIED : ((Pages on public origins may not reach a development Hearth; set developmentBrowserAdmin to allow it.))",
+            message:
+                "PERMISSION_DENIED : ((Pages on public origins may not reach a development Hearth; set developmentBrowserAdmin to allow it.))",
             status: "PERMISSION_DENIED", reason: "forbidden")
     }
 

@@ -27,12 +27,17 @@ extension IdentityToolkitAPI {
     }
 
     /// requestType by name, or by its proto enum index (the Android SDK sends 6).
-    static let requestTypeIndexes: [Int64: String] = [1: "PASSWORD_RESET", 2: "OLD_EMAIL_AGREE", 3: "NEW_EMAIL_ACCEPT", 4: "VERIFY_EMAIL", 5: "RECOVER_EMAIL", 6: "EMAIL_SIGNIN", 7: "VERIFY_AND_CHANGE_EMAIL"]
+    static let requestTypeIndexes: [Int64: String] = [
+        1: "PASSWORD_RESET", 2: "OLD_EMAIL_AGREE", 3: "NEW_EMAIL_ACCEPT", 4: "VERIFY_EMAIL", 5: "RECOVER_EMAIL", 6: "EMAIL_SIGNIN",
+        7: "VERIFY_AND_CHANGE_EMAIL",
+    ]
 
     func sendOobCode(_ call: Call) async throws -> JSONValue {
         let fields = call.fields
         let requestName: String? =
-            if case .int(let index)? = fields.values["requestType"] { Self.requestTypeIndexes[index] } else { try fields.string("requestType") }
+            if case .int(let index)? = fields.values["requestType"] { Self.requestTypeIndexes[index] } else {
+                try fields.string("requestType")
+            }
         guard let requestName, requestName != "OOB_REQ_TYPE_UNSPECIFIED" else { throw FirebaseError.bad("MISSING_REQ_TYPE") }
         let returnLink = try fields.bool("returnOobLink") ?? false
         guard !returnLink || call.caller.isAdmin else { throw FirebaseError.insufficientPermission }

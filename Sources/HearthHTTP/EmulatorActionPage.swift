@@ -14,10 +14,12 @@ struct EmulatorActionPage: Sendable {
     func handle(_ request: Request, _ context: some RemoteAddressRequestContext) async throws -> Response {
         let query = QueryString(request).values
         guard query["apiKey"].map({ !$0.isEmpty }) == true else {
-            return Self.failure("missing apiKey query parameter", "Please modify the URL to specify an apiKey, such as ...&apiKey=YOUR_API_KEY")
+            return Self.failure(
+                "missing apiKey query parameter", "Please modify the URL to specify an apiKey, such as ...&apiKey=YOUR_API_KEY")
         }
         guard let oobCode = query["oobCode"], !oobCode.isEmpty else {
-            return Self.failure("missing oobCode query parameter", "Please modify the URL to specify an oobCode, such as ...&oobCode=YOUR_OOB_CODE")
+            return Self.failure(
+                "missing oobCode query parameter", "Please modify the URL to specify an oobCode, such as ...&oobCode=YOUR_OOB_CODE")
         }
         let caller = context.developmentCaller(project: project, isAdmin: false)
         // The page redirects there: a `javascript:` URL would run as this origin.
@@ -38,7 +40,8 @@ struct EmulatorActionPage: Sendable {
                 return Self.failure("Missing continueUrl query parameter", "To sign in, append &continueUrl=YOUR_APP_URL to the link.")
             }
             let carried = query.filter { $0.key != "continueUrl" }.sorted { $0.key < $1.key }
-            target.queryItems = (target.queryItems ?? []).filter { item in query[item.name] == nil }
+            target.queryItems =
+                (target.queryItems ?? []).filter { item in query[item.name] == nil }
                 + carried.map { URLQueryItem(name: $0.key, value: $0.value) }
             return Self.redirect(target.string ?? query["continueUrl"] ?? "")
         case "resetPassword":
@@ -50,8 +53,12 @@ struct EmulatorActionPage: Sendable {
             let origin = AuthService.LinkOrigin(baseURL: request.baseURL, apiKey: query["apiKey"] ?? "")
             guard let info = try await Self.unlessSpent({ try await service.applyActionCode(oobCode, caller, origin: origin).1 }) else {
                 return changing
-                    ? Self.failure("Your request to change your email has expired or the link has already been used.", "Try changing your email again.")
-                    : Self.failure("Your request to verify your email has expired or the link has already been used.", "Try verifying your email again.")
+                    ? Self.failure(
+                        "Your request to change your email has expired or the link has already been used.", "Try changing your email again."
+                    )
+                    : Self.failure(
+                        "Your request to verify your email has expired or the link has already been used.",
+                        "Try verifying your email again.")
             }
             if let continueUrl { return Self.redirect(continueUrl) }
             return changing
@@ -78,7 +85,8 @@ struct EmulatorActionPage: Sendable {
                 .badRequest,
                 [
                     "authEmulator": [
-                        "error": newPassword == nil ? "missing newPassword query parameter" : "newPassword must be something other than 'NEW_PASSWORD_HERE'",
+                        "error": newPassword == nil
+                            ? "missing newPassword query parameter" : "newPassword must be something other than 'NEW_PASSWORD_HERE'",
                         "instructions": .string("To reset the password for \(info.email), send an HTTP GET request to the following URL."),
                         "urlTemplate": .string(template),
                     ]

@@ -54,18 +54,25 @@ struct EmulatorIdPPage: Sendable {
             html += "<ul>"
             for link in linked {
                 var finish = base + "&finish=1&sub=\(encoded(link.federatedId))"
-                for (name, value) in [("email", link.email), ("name", link.displayName), ("screen_name", link.screenName), ("picture", link.photoUrl)] {
+                for (name, value) in [
+                    ("email", link.email), ("name", link.displayName), ("screen_name", link.screenName), ("picture", link.photoUrl),
+                ] {
                     if let value { finish += "&\(name)=\(encoded(value))" }
                 }
                 let label = link.displayName ?? link.email ?? link.screenName ?? link.federatedId
-                html += "<li><a href=\"\(HTMLPage.escaped(finish))\">\(HTMLPage.escaped(label))</a> \(HTMLPage.escaped(link.email ?? ""))</li>"
+                html +=
+                    "<li><a href=\"\(HTMLPage.escaped(finish))\">\(HTMLPage.escaped(label))</a> \(HTMLPage.escaped(link.email ?? ""))</li>"
             }
             html += "</ul>"
         }
         html += "<h2>Add a new account</h2><form method=\"get\" action=\"/emulator/auth/handler\">"
-        for (name, value) in carried { html += "<input type=\"hidden\" name=\"\(HTMLPage.escaped(name))\" value=\"\(HTMLPage.escaped(value))\">" }
+        for (name, value) in carried {
+            html += "<input type=\"hidden\" name=\"\(HTMLPage.escaped(name))\" value=\"\(HTMLPage.escaped(value))\">"
+        }
         html += "<input type=\"hidden\" name=\"finish\" value=\"1\">"
-        for (name, label) in [("email", "Email"), ("name", "Display name"), ("screen_name", "Screen name"), ("picture", "Profile photo URL")] {
+        for (name, label) in [
+            ("email", "Email"), ("name", "Display name"), ("screen_name", "Screen name"), ("picture", "Profile photo URL"),
+        ] {
             html += "<p><label>\(label) <input name=\"\(name)\"></label></p>"
         }
         return html + "<p><button type=\"submit\">Sign in with \(HTMLPage.escaped(providerId))</button></p></form>"
@@ -79,4 +86,3 @@ struct EmulatorIdPPage: Sendable {
 private func encoded(_ text: String) -> String {
     FormEncoding.percentEncoded(text)
 }
-

@@ -4,7 +4,8 @@ import NIOCore
 /// The few HTML pages Hearth serves (the fake IdP, the OAuth handler's errors): never cached.
 enum HTMLPage {
     static func response(_ status: HTTPResponse.Status, title: String, body: String) -> Response {
-        let html = "<!doctype html><html><head><meta charset=\"utf-8\"><title>\(title)</title>"
+        let html =
+            "<!doctype html><html><head><meta charset=\"utf-8\"><title>\(title)</title>"
             + "<meta name=\"viewport\" content=\"width=device-width\"></head><body>\(body)</body></html>"
         return Response(
             status: status, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],

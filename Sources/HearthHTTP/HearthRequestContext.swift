@@ -21,7 +21,6 @@ extension RemoteAddressRequestContext {
         remoteAddress?.ipAddress
     }
 
-
     /// The caller of a development page (the emulator's routes): the TCP peer is the client.
     /// The API resolves callers through `APIAccess`, which knows the trusted proxies.
     func developmentCaller(project: ProjectID, isAdmin: Bool) -> Caller {

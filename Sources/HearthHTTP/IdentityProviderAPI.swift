@@ -67,7 +67,9 @@ struct IdentityProviderAPI: Sendable {
 
     private func admin(_ request: Request, _ context: some RemoteAddressRequestContext) throws -> (Caller, QueryString) {
         let query = QueryString(request)
-        let caller = try access.resolve(request, context, query: query, pathProject: context.parameters.get("project").map { Substring($0) }).caller
+        let caller = try access.resolve(
+            request, context, query: query, pathProject: context.parameters.get("project").map { Substring($0) }
+        ).caller
         guard caller.isAdmin else { throw FirebaseError.insufficientPermission }
         return (caller, query)
     }

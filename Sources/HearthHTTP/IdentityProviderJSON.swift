@@ -49,7 +49,9 @@ public enum IdentityProviderJSON {
             body["responseType"] = ["idToken": .bool(provider.responseType.idToken), "code": .bool(provider.responseType.code)]
         }
         // Hearth's own: other clients whose id_tokens count, and which secret is in force.
-        if !provider.additionalClientIds.isEmpty { body["additionalClientIds"] = .array(provider.additionalClientIds.map(JSONValue.string)) }
+        if !provider.additionalClientIds.isEmpty {
+            body["additionalClientIds"] = .array(provider.additionalClientIds.map(JSONValue.string))
+        }
         switch provider.clientSecret {
         case .sealed(_, let fingerprint)?: body["clientSecretFingerprint"] = .string(fingerprint)
         case .file(let path)?: body["clientSecretFile"] = .string(path)
@@ -76,11 +78,13 @@ public enum IdentityProviderJSON {
             case .operatorOnly:
                 throw FirebaseError(
                     httpStatus: 403,
-                    message: "PERMISSION_DENIED : ((clientSecretFile can be set only by the operator's credential or in the config file; send the secret itself as clientSecret.))",
+                    message:
+                        "PERMISSION_DENIED : ((clientSecretFile can be set only by the operator's credential or in the config file; send the secret itself as clientSecret.))",
                     status: "PERMISSION_DENIED", reason: "forbidden")
             case .within(let directory):
                 guard let directory, Self.path(path, isInside: directory) else {
-                    throw FirebaseError.bad("INVALID_CONFIG : ((clientSecretFile must be inside the secretFilesDirectory the operator set.))")
+                    throw FirebaseError.bad(
+                        "INVALID_CONFIG : ((clientSecretFile must be inside the secretFilesDirectory the operator set.))")
                 }
             }
         }

@@ -69,7 +69,8 @@ struct OAuthHandlerPage: Sendable {
             guard service.mayReturnHeadfulResult(to: AppReturn.parameters(query), caller) else {
                 return page(.badRequest, "This app is not registered for the project: the sign-in can not return to it.")
             }
-            let link = app.link(.error(code: "auth/operation-not-allowed", message: error.message), authType: authType, eventId: eventId, origin: origin)
+            let link = app.link(
+                .error(code: "auth/operation-not-allowed", message: error.message), authType: authType, eventId: eventId, origin: origin)
             return Response(status: .found, headers: [.location: link, .cacheControl: "no-store"])
         }
     }

@@ -12,7 +12,9 @@ struct ProjectConfigAPI: Sendable {
 
     func handle(_ request: Request, _ context: some RemoteAddressRequestContext) async throws -> Response {
         let query = QueryString(request)
-        let caller = try access.resolve(request, context, query: query, pathProject: context.parameters.get("project").map { Substring($0) }).caller
+        let caller = try access.resolve(
+            request, context, query: query, pathProject: context.parameters.get("project").map { Substring($0) }
+        ).caller
         guard caller.isAdmin else { throw FirebaseError.insufficientPermission }
         let config: ProjectConfig
         if request.method == .patch {

@@ -29,7 +29,8 @@ enum RegisteredAppsJSON {
             else { throw ProjectConfigJSON.invalidValue(path + ".teamId", "Apple's 10-character Team ID (A-Z, 0-9)") }
             var appStoreId: String?
             if let store = entry["appStoreId"], store != .null {
-                guard let digits = store.stringValue, (1...20).contains(digits.utf8.count), digits.utf8.allSatisfy({ (0x30...0x39).contains($0) })
+                guard let digits = store.stringValue, (1...20).contains(digits.utf8.count),
+                    digits.utf8.allSatisfy({ (0x30...0x39).contains($0) })
                 else { throw ProjectConfigJSON.invalidValue(path + ".appStoreId", "the App Store id's digits") }
                 appStoreId = digits
             }

@@ -60,14 +60,18 @@ enum UserRecord {
         var entries: [JSONValue] = []
         if let email = account.email, account.password != nil || account.emailLinkSignIn {
             var entry: [String: JSONValue] = [
-                "providerId": .string(ProviderID.password.rawValue), "email": .string(email), "rawId": .string(email), "federatedId": .string(email),
+                "providerId": .string(ProviderID.password.rawValue), "email": .string(email), "rawId": .string(email),
+                "federatedId": .string(email),
             ]
             if let name = account.displayName { entry["displayName"] = .string(name) }
             if let photo = account.photoUrl { entry["photoUrl"] = .string(photo) }
             entries.append(.object(entry))
         }
         if let phone = account.phoneNumber {
-            entries.append(["providerId": .string(ProviderID.phone.rawValue), "phoneNumber": .string(phone), "rawId": .string(phone), "federatedId": .string(phone)])
+            entries.append([
+                "providerId": .string(ProviderID.phone.rawValue), "phoneNumber": .string(phone), "rawId": .string(phone),
+                "federatedId": .string(phone),
+            ])
         }
         for link in account.providers {
             var entry: [String: JSONValue] = [

@@ -1,9 +1,10 @@
+import HearthDomain
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import HearthDomain
 
 /// An event as recorded: its place in the global sequence and in its stream, when, why, and
 /// its link in the SHA-256 chain.
@@ -140,7 +141,9 @@ public enum RecordFormat {
 
         mutating func stream(_ reader: inout ByteReader) throws -> StreamID {
             let name = try reader.readByteString()
-            if let stream, !name.isEmpty, name.count == bytes.count, bytes.withUnsafeBytes({ memcmp($0.baseAddress!, name.baseAddress!, name.count) == 0 }) {
+            if let stream, !name.isEmpty, name.count == bytes.count,
+                bytes.withUnsafeBytes({ memcmp($0.baseAddress!, name.baseAddress!, name.count) == 0 })
+            {
                 return stream
             }
             let parsed = try RecordFormat.parseStream(name, at: reader.offset)
@@ -184,7 +187,10 @@ public enum RecordFormat {
         let rest = bytes[(first + 1)...]
         let second = rest.firstIndex(of: 0x2f)
         let category = UnsafeRawBufferPointer(rebasing: bytes[..<first])
-        guard let project = ProjectID(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[(first + 1)..<(second ?? bytes.count)]), as: UTF8.self)) else {
+        guard
+            let project = ProjectID(
+                String(decoding: UnsafeRawBufferPointer(rebasing: bytes[(first + 1)..<(second ?? bytes.count)]), as: UTF8.self))
+        else {
             throw invalid
         }
         if second == nil, category.elementsEqual("project".utf8) { return .project(project) }

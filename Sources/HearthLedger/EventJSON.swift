@@ -1,9 +1,10 @@
+import HearthDomain
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import HearthDomain
 
 /// The JSON form of a recorded event: one line of `hearth audit replay`, and what the schemas
 /// in `schemas/` describe. Keys are sorted, so the same event always prints the same line.

@@ -1,9 +1,10 @@
+import HearthDomain
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import HearthDomain
 
 /// Event payloads to and from their stored bytes. Decoding dispatches on the stored type name
 /// and version; an older version is upcast here, on read, and never rewritten in the ledger.

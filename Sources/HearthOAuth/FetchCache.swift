@@ -42,7 +42,9 @@ final class FetchCache<Value: Sendable>: Sendable {
             guard entries[key]?.inFlight == task else { return }
             entries[key]?.inFlight = nil
             switch result {
-            case .success(let value): entries[key]?.last = Fetched(value: value, at: now); entries[key]?.failure = nil
+            case .success(let value):
+                entries[key]?.last = Fetched(value: value, at: now)
+                entries[key]?.failure = nil
             case .failure(let error): entries[key]?.failure = (error, now)
             }
         }

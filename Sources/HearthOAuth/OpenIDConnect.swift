@@ -123,7 +123,8 @@ final class OpenIDConnect: Sendable {
         }
         return FederatedIdentity(
             providerId: providerId, subject: subject, email: claims["email"]?.stringValue?.lowercased(),
-            emailVerified: FederatedIdentity.isTrue(claims["email_verified"]), displayName: claims["name"]?.stringValue, photoUrl: claims["picture"]?.stringValue,
+            emailVerified: FederatedIdentity.isTrue(claims["email_verified"]), displayName: claims["name"]?.stringValue,
+            photoUrl: claims["picture"]?.stringValue,
             screenName: claims["preferred_username"]?.stringValue ?? claims["nickname"]?.stringValue,
             rawUserInfo: .object(claims), idToken: idToken, accessToken: accessToken)
     }
@@ -154,7 +155,7 @@ final class OpenIDConnect: Sendable {
             ("authorization_endpoint", document.authorizationEndpoint), ("token_endpoint", document.tokenEndpoint),
             ("jwks_uri", document.jwksURI), ("userinfo_endpoint", document.userinfoEndpoint),
         ]
-        for case let (name, text?) in named {
+        for case (let name, let text?) in named {
             let endpoint: ProviderURL
             do {
                 endpoint = try ProviderURL(text)

@@ -1,12 +1,13 @@
+import Dispatch
+import HearthAuth
+import HearthWire
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Dispatch
-import HearthAuth
-import HearthWire
-import Synchronization
 
 /// Where Hearth may connect on behalf of an identity provider's configuration (an admin sets an
 /// `oidc.*` issuer; the issuer's discovery document names the rest): only to public addresses,

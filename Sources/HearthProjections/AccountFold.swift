@@ -1,10 +1,11 @@
+import HearthDomain
+import HearthLedger
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import HearthDomain
-import HearthLedger
 
 /// An account projection key: which account of which project.
 struct AccountKey: Hashable, Sendable {
@@ -177,7 +178,8 @@ final class AccountFold {
         // as bytes, like the keys they make (String == would equate Unicode-equivalent ids).
         func holds(_ links: [ProviderLink], _ link: ProviderLink) -> Bool {
             links.contains {
-                $0.providerId.rawValue.utf8.elementsEqual(link.providerId.rawValue.utf8) && $0.federatedId.utf8.elementsEqual(link.federatedId.utf8)
+                $0.providerId.rawValue.utf8.elementsEqual(link.providerId.rawValue.utf8)
+                    && $0.federatedId.utf8.elementsEqual(link.federatedId.utf8)
             }
         }
         for link in before where !holds(after, link) {

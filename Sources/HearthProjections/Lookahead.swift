@@ -1,11 +1,12 @@
+import Dispatch
+import LMDB
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Dispatch
-import LMDB
-import Synchronization
 
 /// A thread of its own that produces `count` items in order, at most `depth` ahead of the
 /// thread that consumes them: a stage of the catch-up pipeline (decoding chunks of events).
@@ -46,10 +47,12 @@ final class Lookahead<Item: Sendable>: Sendable {
             finished.deliver(.success(()))
         }
         var thread = pthread_t()
-        let created = pthread_create(&thread, nil, { context in
-            Unmanaged<ThreadBody>.fromOpaque(context!).takeRetainedValue().run()
-            return nil
-        }, Unmanaged.passRetained(body).toOpaque())
+        let created = pthread_create(
+            &thread, nil,
+            { context in
+                Unmanaged<ThreadBody>.fromOpaque(context!).takeRetainedValue().run()
+                return nil
+            }, Unmanaged.passRetained(body).toOpaque())
         precondition(created == 0, "cannot start a pipeline thread")
         pthread_detach(thread)
     }

@@ -106,11 +106,12 @@ public struct ProjectionMaintenance: Sendable {
     /// Queues a folded chunk's write on the writer thread; delivers its event count once committed.
     private func write(_ chunk: FoldedChunk, after checkpoint: UInt64) -> Pending<Int> {
         let written = Pending<Int>()
-        environment.writer.enqueue({ [projections] txn in
-            guard try projections.checkpoint(in: txn) == checkpoint else { throw ProjectionError.concurrentWrite }
-            try projections.writer(txn).store(chunk)
-            return chunk.eventCount
-        }, completion: written.deliver)
+        environment.writer.enqueue(
+            { [projections] txn in
+                guard try projections.checkpoint(in: txn) == checkpoint else { throw ProjectionError.concurrentWrite }
+                try projections.writer(txn).store(chunk)
+                return chunk.eventCount
+            }, completion: written.deliver)
         return written
     }
 
@@ -175,4 +176,3 @@ public enum ProjectionError: Error, Equatable, CustomStringConvertible {
         }
     }
 }
-

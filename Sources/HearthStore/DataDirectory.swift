@@ -1,10 +1,11 @@
+import HearthDomain
+import LMDB
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import HearthDomain
-import LMDB
 
 /// A Hearth data directory and everything in it: LMDB's `data.mdb` and `lock.mdb` (the
 /// ledger and its projections), `hearth.lock` (who has it open for writing) and the signing

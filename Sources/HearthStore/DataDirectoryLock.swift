@@ -1,9 +1,10 @@
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Synchronization
 
 /// An exclusive advisory lock on `<data>/hearth.lock`, held by whoever writes the directory
 /// (the daemon, `projections rebuild`, `demo`), so a rebuild can never run under a live

@@ -1,9 +1,10 @@
+import HearthDomain
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import HearthDomain
 
 /// A restore into a data directory, from the first copied byte to the swap, under the
 /// directory's lock (so never beside a daemon). The backup's files are copied into a staging

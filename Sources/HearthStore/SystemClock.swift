@@ -1,9 +1,10 @@
+import HearthDomain
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import HearthDomain
 
 /// The real wall clock.
 public struct SystemClock: WallClock {

@@ -1,9 +1,10 @@
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Synchronization
 
 /// Whether writes are failing for want of disk space: set by a write that fails with ENOSPC
 /// (or EDQUOT), cleared by the next write that commits. The daemon reports it (`/readyz`, the

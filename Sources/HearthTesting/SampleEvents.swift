@@ -38,7 +38,8 @@ public enum SampleEvents {
         .accountDeleted(AccountDeleted(by: .user)),
         .anonymousPurged(AnonymousPurged(dueAt: 99, rule: .existedWhenCleanupTurnedOn, since: 9)),
         .oobCodeIssued(OOBCodeIssued(requestType: .emailSignIn, email: "o@x.io", expiresAt: 5)),
-        .oobCodeIssued(OOBCodeIssued(requestType: .verifyAndChangeEmail, email: "o@x.io", uid: UserID("u1"), newEmail: "p@x.io", expiresAt: 6)),
+        .oobCodeIssued(
+            OOBCodeIssued(requestType: .verifyAndChangeEmail, email: "o@x.io", uid: UserID("u1"), newEmail: "p@x.io", expiresAt: 6)),
         .oobCodeIssued(OOBCodeIssued(requestType: .recoverEmail, email: "o@x.io", uid: UserID("u1"), newEmail: "p@x.io", expiresAt: 7)),
         .oobCodeConsumed,
         .projectConfigChanged(ProjectConfigChange(anonymousCleanup: true)),
@@ -48,7 +49,10 @@ public enum SampleEvents {
                 authorizedDomains: ["localhost", "app.x.io"], linkDomains: ["links.x.io"], anonymousCleanup: false,
                 oneAccountPerEmail: false, anonymousCleanupPeriodSeconds: 60, improvedEmailPrivacy: true,
                 iosBundleIds: ["io.x.app"], androidPackages: ["io.x.android"],
-                iosApps: [IOSApp(bundleId: "io.x.app", teamId: "ABCDE12345", appStoreId: "123"), IOSApp(bundleId: "io.x.clip", teamId: "ABCDE12345")],
+                iosApps: [
+                    IOSApp(bundleId: "io.x.app", teamId: "ABCDE12345", appStoreId: "123"),
+                    IOSApp(bundleId: "io.x.clip", teamId: "ABCDE12345"),
+                ],
                 androidApps: [AndroidApp(packageName: "io.x.android", sha256Hashes: [String(repeating: "AB:", count: 31) + "CD"])])),
         .identityProviderSet(
             IdentityProviderConfig(

@@ -1,10 +1,11 @@
+import HearthDomain
+import HearthStore
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import HearthDomain
-import HearthStore
 
 /// `hearth audit show` output: the account as a JSON object, and the event it reflects.
 public enum AccountJSON {

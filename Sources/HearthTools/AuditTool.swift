@@ -36,6 +36,7 @@ public struct AuditTool {
         let payload = (try? event.payloadJSON()) ?? ""
         var actor = event.metadata.actor.rawValue
         if let id = event.metadata.actorId { actor += ":\(id)" }
-        return "#\(event.sequence)  \(Timestamp.iso8601(milliseconds: event.recordedAt))  \(event.stream) v\(event.streamVersion)  \(event.type.name)  by \(actor)  \(payload)"
+        return
+            "#\(event.sequence)  \(Timestamp.iso8601(milliseconds: event.recordedAt))  \(event.stream) v\(event.streamVersion)  \(event.type.name)  by \(actor)  \(payload)"
     }
 }

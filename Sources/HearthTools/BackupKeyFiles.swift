@@ -74,7 +74,8 @@ enum BackupKeyFiles {
             if let incoming = keyIDs[name] {
                 let replaced = (try? signingKeyID(of: current, named: name)) ?? "unreadable"
                 if replaced != incoming {
-                    changes.append("\(name) changes from key \(replaced) to key \(incoming): ID tokens signed by \(replaced) stop verifying")
+                    changes.append(
+                        "\(name) changes from key \(replaced) to key \(incoming): ID tokens signed by \(replaced) stop verifying")
                 }
             } else if (try? BackupManifest.checksum(of: current)) != (try? BackupManifest.checksum(of: staged + "/" + name)) {
                 changes.append("\(name) differs from the data directory's: secrets sealed under the replaced key open only with it")

@@ -133,7 +133,9 @@ public enum BackupTool {
         let (manifest, bytes) = try BackupManifest.read(from: source)
         let authenticatedBy = try authenticate(manifest, bytes: bytes, in: source, options: options)
         let names = manifest.files.map(\.name)
-        guard names.contains(DataDirectory.ledgerFileName) else { throw BackupError.missingFile(path: source + "/" + DataDirectory.ledgerFileName) }
+        guard names.contains(DataDirectory.ledgerFileName) else {
+            throw BackupError.missingFile(path: source + "/" + DataDirectory.ledgerFileName)
+        }
         guard Set(names).count == names.count else { throw BackupError.unreadableManifest(path: source + "/" + BackupManifest.fileName) }
         for name in names {
             guard DataDirectory.isRestorable(name) else { throw StoreError.notRestorable(name: name) }
@@ -202,7 +204,8 @@ public enum BackupTool {
             let head = try store.ledgerHead()
             guard head.sequence == manifest.headSequence, head.hash == manifest.headHash else {
                 throw BackupError.verificationFailed(
-                    "the backup's ledger ends at event \(head.sequence) (\(head.hash.prefix(16))…), its manifest at \(manifest.headSequence) (\(manifest.headHash.prefix(16))…)")
+                    "the backup's ledger ends at event \(head.sequence) (\(head.hash.prefix(16))…), its manifest at \(manifest.headSequence) (\(manifest.headHash.prefix(16))…)"
+                )
             }
             guard try store.maintenance.digest() == manifest.projectionDigest else {
                 throw BackupError.verificationFailed("the backup's projections differ from the digest its manifest records")
@@ -210,7 +213,8 @@ public enum BackupTool {
             checked = verification.eventsChecked
             behind = try store.maintenance.eventsBehind()
         }
-        let store = behind == 0 ? try staging.openForReading() : try staging.open(as: "hearth restore (rebuilding the backup's projections)")
+        let store =
+            behind == 0 ? try staging.openForReading() : try staging.open(as: "hearth restore (rebuilding the backup's projections)")
         defer { store.close() }
         let stillBehind = try store.maintenance.eventsBehind()
         guard stillBehind == 0 else {

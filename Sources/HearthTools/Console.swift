@@ -64,7 +64,8 @@ public final class ProgressBar {
         let filled = Int(fraction * Double(width))
         let rate = Double(done) / max(seconds(since: start), 0.001)
         let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
-        output.write("\r\(label) [\(bar)] \(Int(fraction * 100))% \(formatCount(done))/\(formatCount(total)) \(formatCount(UInt64(rate)))/s ")
+        output.write(
+            "\r\(label) [\(bar)] \(Int(fraction * 100))% \(formatCount(done))/\(formatCount(total)) \(formatCount(UInt64(rate)))/s ")
         output.flush()
     }
 

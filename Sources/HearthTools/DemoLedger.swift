@@ -18,7 +18,11 @@ public enum DemoLedger {
         func run(_ command: Command, as actor: Metadata.Actor = .endUser, _ id: String? = nil) async throws {
             _ = try await store.execute(command, metadata: Metadata(actor: actor, actorId: id, requestId: "demo"))
         }
-        let scrypt = { (seed: UInt8) in PasswordHash(algorithm: .hearthScrypt, hash: Array(repeating: seed, count: 32), salt: Array(repeating: seed &+ 1, count: 16), memoryCost: 14, blockSize: 8, parallelization: 1, keyLength: 32) }
+        let scrypt = { (seed: UInt8) in
+            PasswordHash(
+                algorithm: .hearthScrypt, hash: Array(repeating: seed, count: 32), salt: Array(repeating: seed &+ 1, count: 16),
+                memoryCost: 14, blockSize: 8, parallelization: 1, keyLength: 32)
+        }
         let anonymous = UserID("demo-anonymous")!
         let impostor = UserID("demo-alice")!
         let github = UserID("demo-bob")!
@@ -28,12 +32,22 @@ public enum DemoLedger {
         // The anonymous user upgrades with email+password: same uid, never auto-deleted now.
         try await run(.setPassword(project, anonymous, scrypt(1), email: "carol@example.com", reason: .initial))
         // Someone creates an account with Alice's email and never verifies it…
-        try await run(.createAccount(project, impostor, AccountCreated(method: .password, createdAt: store.clock.now(), email: "alice@example.com", password: scrypt(2))))
+        try await run(
+            .createAccount(
+                project, impostor,
+                AccountCreated(method: .password, createdAt: store.clock.now(), email: "alice@example.com", password: scrypt(2))))
         try await run(.signIn(project, impostor, method: .password, refreshTokenHash: String(repeating: "b", count: 64)))
         // …then Alice signs in by email link: the unverified password goes, sessions end.
-        try await run(.completeEmailLinkSignIn(project, impostor, email: "alice@example.com", refreshTokenHash: String(repeating: "c", count: 64)))
-        try await run(.createAccount(project, github, AccountCreated(method: .federated, createdAt: store.clock.now(), email: "bob@example.com", providers: [ProviderLink(providerId: "github.com", federatedId: "1234", email: "bob@example.com", screenName: "bob")])))
-        try await run(.linkProvider(project, github, ProviderLink(providerId: "google.com", federatedId: "g-987", email: "bob@example.com")))
+        try await run(
+            .completeEmailLinkSignIn(project, impostor, email: "alice@example.com", refreshTokenHash: String(repeating: "c", count: 64)))
+        try await run(
+            .createAccount(
+                project, github,
+                AccountCreated(
+                    method: .federated, createdAt: store.clock.now(), email: "bob@example.com",
+                    providers: [ProviderLink(providerId: "github.com", federatedId: "1234", email: "bob@example.com", screenName: "bob")])))
+        try await run(
+            .linkProvider(project, github, ProviderLink(providerId: "google.com", federatedId: "g-987", email: "bob@example.com")))
         try await run(.unlinkProviders(project, github, ["github.com"]))
         try await run(.update(project, github, AccountUpdate(customClaims: #"{"admin":true}"#)), as: .admin, "owner")
         try await run(.update(project, github, AccountUpdate(disabled: true)), as: .admin, "owner")
@@ -57,7 +71,9 @@ public enum DemoLedger {
                 progress(min(head, UInt64(target)), UInt64(target))
             }
         }
-        let hash = PasswordHash(algorithm: .hearthScrypt, hash: Array(repeating: 7, count: 32), salt: Array(repeating: 9, count: 16), memoryCost: 14, blockSize: 8, parallelization: 1, keyLength: 32)
+        let hash = PasswordHash(
+            algorithm: .hearthScrypt, hash: Array(repeating: 7, count: 32), salt: Array(repeating: 9, count: 16), memoryCost: 14,
+            blockSize: 8, parallelization: 1, keyLength: 32)
         while head < UInt64(target) || account < accountTarget {
             var commands: [Command] = []
             for _ in 0..<1000 {
@@ -68,12 +84,18 @@ public enum DemoLedger {
                     commands.append(.createAccount(project, uid, AccountCreated(method: .anonymous, createdAt: now)))
                     commands.append(.signIn(project, uid, method: .anonymous, refreshTokenHash: tokenHash(account, 0)))
                 } else {
-                    commands.append(.createAccount(project, uid, AccountCreated(method: .password, createdAt: now, email: "user\(account)@example.com", password: hash)))
+                    commands.append(
+                        .createAccount(
+                            project, uid,
+                            AccountCreated(method: .password, createdAt: now, email: "user\(account)@example.com", password: hash)))
                     commands.append(.signIn(project, uid, method: .password, refreshTokenHash: tokenHash(account, 0)))
                 }
                 commands.append(.update(project, uid, AccountUpdate(profile: ProfileUpdated(displayName: "User \(account)"))))
                 if account % 4 == 0 {
-                    commands.append(.linkProvider(project, uid, ProviderLink(providerId: "google.com", federatedId: "g\(account)", email: "g\(account)@gmail.com")))
+                    commands.append(
+                        .linkProvider(
+                            project, uid, ProviderLink(providerId: "google.com", federatedId: "g\(account)", email: "g\(account)@gmail.com")
+                        ))
                 }
                 commands.append(.signIn(project, uid, method: .password, refreshTokenHash: tokenHash(account, 1)))
             }

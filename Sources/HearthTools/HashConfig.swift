@@ -72,7 +72,8 @@ public struct HashConfig: Hashable, Sendable {
         }
         guard let kind else {
             if PasswordHash.Algorithm.unsaltedDigestNames.contains(algorithm) {
-                throw Invalid("Hearth cannot verify \(algorithm) password hashes; re-hash them (e.g. PBKDF2_SHA256 or SCRYPT) before importing")
+                throw Invalid(
+                    "Hearth cannot verify \(algorithm) password hashes; re-hash them (e.g. PBKDF2_SHA256 or SCRYPT) before importing")
             }
             throw Invalid("Unsupported hash algorithm \(algorithm)")
         }

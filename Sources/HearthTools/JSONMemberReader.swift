@@ -1,9 +1,10 @@
+import HearthWire
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import HearthWire
 
 /// Reads a file holding one JSON object a piece at a time: each top-level member whole,
 /// except the members named in `streamed` (arrays), whose elements come one by one. A file of
@@ -32,7 +33,12 @@ final class JSONMemberReader {
     /// Bytes dropped from the front of `buffer` so far (for offsets in errors).
     private var consumed = 0
     private var endOfFile = false
-    private enum State { case start, members, firstMember, elements(String), firstElement(String), done }
+    private enum State {
+        case start, members, firstMember
+        case elements(String)
+        case firstElement(String)
+        case done
+    }
     private var state = State.start
 
     private let chunkSize: Int

@@ -1,11 +1,12 @@
+import Foundation
+import HearthDomain
+import HearthStore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Foundation
-import HearthDomain
-import HearthStore
 
 /// `hearth bench ledger`: Hearth's write and rebuild paths against LMDB ceilings measured in
 /// the same run, on the same disk (targets are ratios to those ceilings, not absolute numbers,

@@ -73,7 +73,9 @@ public enum UsersImport {
         if plan.passwordUsers > 0 {
             guard let config = plan.hashConfig else {
                 throw Invalid(
-                    description: "the file has password hashes but says not how they were made: pass --hash-algo and its parameters, as to firebase auth:import")
+                    description:
+                        "the file has password hashes but says not how they were made: pass --hash-algo and its parameters, as to firebase auth:import"
+                )
             }
             try config.validate()
         }
@@ -95,7 +97,9 @@ public enum UsersImport {
                 guard let value = JSONValue.parse(bytes) else { throw Invalid(description: "hashConfig is not JSON") }
                 plan.hashConfig = try HashConfig(json: value)
             case .member("otherHashConfigs", let bytes):
-                guard let groups = JSONValue.parse(bytes)?.arrayValue else { throw Invalid(description: "otherHashConfigs must be an array") }
+                guard let groups = JSONValue.parse(bytes)?.arrayValue else {
+                    throw Invalid(description: "otherHashConfigs must be an array")
+                }
                 for group in groups {
                     let config = try HashConfig(json: group["hashConfig"] ?? .null)
                     for uid in group["localIds"]?.arrayValue ?? [] {
@@ -114,7 +118,9 @@ public enum UsersImport {
             }
         }
         progress(max(size, UInt64(reader.offset)), max(size, UInt64(reader.offset)))
-        guard reader.arraysEntered.contains("users") else { throw Invalid(description: "\(file) has no \"users\" array (the JSON of firebase auth:export)") }
+        guard reader.arraysEntered.contains("users") else {
+            throw Invalid(description: "\(file) has no \"users\" array (the JSON of firebase auth:export)")
+        }
         return plan
     }
 
@@ -140,7 +146,9 @@ public enum UsersImport {
         if let providers = user["providerUserInfo"] {
             guard let entries = providers.arrayValue else { throw fail("has invalid data format: providerUserInfo must be an array") }
             for entry in entries {
-                guard let fields = entry.objectValue else { throw fail("has invalid data format: providerUserInfo entries must be objects") }
+                guard let fields = entry.objectValue else {
+                    throw fail("has invalid data format: providerUserInfo entries must be objects")
+                }
                 let extra = fields.keys.filter { !providerKeys.contains($0) }.sorted()
                 guard extra.isEmpty else { throw fail("has unsupported keys: \(extra.joined(separator: ","))") }
             }
@@ -249,7 +257,9 @@ public enum UsersImport {
             case .success(let reply) where reply.status != 200:
                 let answer = JSONValue.parse(reply.body)
                 let message = answer?["error"]?["message"]?.stringValue ?? String(decoding: reply.body.prefix(200), as: UTF8.self)
-                let hint = reply.status == 401 || reply.status == 403 ? " (an import needs an admin token: --token, $HEARTH_ADMIN_TOKEN or the config file's)" : ""
+                let hint =
+                    reply.status == 401 || reply.status == 403
+                    ? " (an import needs an admin token: --token, $HEARTH_ADMIN_TOKEN or the config file's)" : ""
                 fatal = fatal ?? Invalid(description: "the daemon refused a batch (\(reply.status)): \(message)\(hint)")
             case .success(let reply):
                 done += localIds.count

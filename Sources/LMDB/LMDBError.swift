@@ -1,9 +1,10 @@
+import CLMDB
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import CLMDB
 
 /// An LMDB return code other than success, with LMDB's own message.
 public struct LMDBError: Error, Equatable, Hashable, CustomStringConvertible, Sendable {

@@ -48,11 +48,13 @@ public final class Writer: @unchecked Sendable {
         self.maxBatchSize = max(1, maxBatchSize)
         let box = Unmanaged.passRetained(self)
         var tid = pthread_t()
-        let created = pthread_create(&tid, nil, { context in
-            let writer = Unmanaged<Writer>.fromOpaque(context!).takeRetainedValue()
-            writer.run()
-            return nil
-        }, box.toOpaque())
+        let created = pthread_create(
+            &tid, nil,
+            { context in
+                let writer = Unmanaged<Writer>.fromOpaque(context!).takeRetainedValue()
+                writer.run()
+                return nil
+            }, box.toOpaque())
         precondition(created == 0, "cannot start the LMDB writer thread")
         thread = tid
     }

@@ -85,7 +85,10 @@ struct Audit: AsyncParsableCommand {
             let (account, through) = try AuditTool(store: store).account(uid, in: project.project, at: time)
             guard let account, let through else {
                 let err = Output.standardError
-                err.line(through == nil ? "no account \(uid) existed at that time" : "account \(uid) was deleted by then (event #\(through!.sequence), \(through!.type.name))")
+                err.line(
+                    through == nil
+                        ? "no account \(uid) existed at that time"
+                        : "account \(uid) was deleted by then (event #\(through!.sequence), \(through!.type.name))")
                 err.flush()
                 throw ExitCode(1)
             }

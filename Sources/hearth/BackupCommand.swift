@@ -7,7 +7,9 @@ import HearthTools
 struct BackupKeyOptions: ParsableArguments {
     @Option(
         name: .customLong("key-file"),
-        help: "The backup key (default: $HEARTH_BACKUP_KEY_FILE): at least 32 bytes, e.g. openssl rand -base64 32 > FILE. Keep it away from the backups.")
+        help:
+            "The backup key (default: $HEARTH_BACKUP_KEY_FILE): at least 32 bytes, e.g. openssl rand -base64 32 > FILE. Keep it away from the backups."
+    )
     var keyFile: String?
 
     /// The key named, if any.

@@ -1,11 +1,12 @@
+import ArgumentParser
+import HearthAuth
+import HearthTools
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import ArgumentParser
-import HearthAuth
-import HearthTools
 
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -86,7 +87,8 @@ struct Bench: AsyncParsableCommand {
                     let reference = ceiling.first { $0.threads == rate.threads }
                     let isCeiling = rate.library.hasPrefix("OpenSSL")
                     return LedgerBenchmark.Row(
-                        name: "RS256 sign, \(rate.library), \(rate.threads) thread\(rate.threads == 1 ? "" : "s")\(isCeiling ? " (ceiling)" : "")",
+                        name:
+                            "RS256 sign, \(rate.library), \(rate.threads) thread\(rate.threads == 1 ? "" : "s")\(isCeiling ? " (ceiling)" : "")",
                         rate: rate.perSecond, unit: "signs/s", ceiling: isCeiling ? nil : "OpenSSL, same threads",
                         ratio: isCeiling ? nil : reference.map { rate.perSecond / $0.perSecond })
                 }

@@ -40,7 +40,9 @@ struct Bridge: AsyncParsableCommand {
             """)
     var adminTokenFile: String?
 
-    @Option(name: .customLong("allow-uid"), help: "With --admin-token-file: a uid whose connections are served (repeat; default: any local user).")
+    @Option(
+        name: .customLong("allow-uid"),
+        help: "With --admin-token-file: a uid whose connections are served (repeat; default: any local user).")
     var allowedUsers: [UInt32] = []
 
     @Option(help: "Client connections served at once.")

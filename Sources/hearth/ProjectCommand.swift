@@ -22,7 +22,8 @@ struct Project: AsyncParsableCommand {
 
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Print the project's settings as GET /v2/projects/{p}/config does (reads the data directory; safe beside the daemon).")
+            abstract: "Print the project's settings as GET /v2/projects/{p}/config does (reads the data directory; safe beside the daemon)."
+        )
 
         @OptionGroup var data: DataOptions
         @OptionGroup var project: Audit.ProjectOption

@@ -22,7 +22,9 @@ struct Projections: AsyncParsableCommand {
             out.line("seconds:   \(String(format3(summary.seconds)))")
             out.line("events/s:  \(formatCount(UInt64(summary.eventsPerSecond)))")
             out.line("digest:    \(summary.digestAfter)")
-            out.line(summary.matches ? "matches the projections it replaced" : "DIFFERS from the projections it replaced (\(summary.digestBefore))")
+            out.line(
+                summary.matches
+                    ? "matches the projections it replaced" : "DIFFERS from the projections it replaced (\(summary.digestBefore))")
             out.flush()
         }
     }

@@ -1,10 +1,11 @@
+import ArgumentParser
+import HearthDomain
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import ArgumentParser
-import HearthDomain
 
 func environmentValue(_ name: String) -> String? {
     getenv(name).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }

@@ -52,7 +52,10 @@ struct Users: AsyncParsableCommand {
         @OptionGroup var project: Audit.ProjectOption
         @Argument(help: "The JSON file (firebase auth:export's format).") var file: String
 
-        @Option(name: .customLong("hash-algo"), help: "SCRYPT (Firebase's), STANDARD_SCRYPT, BCRYPT, PBKDF2_SHA256, PBKDF_SHA1, HMAC_SHA512, HMAC_SHA256, HMAC_SHA1 or HMAC_MD5.")
+        @Option(
+            name: .customLong("hash-algo"),
+            help:
+                "SCRYPT (Firebase's), STANDARD_SCRYPT, BCRYPT, PBKDF2_SHA256, PBKDF_SHA1, HMAC_SHA512, HMAC_SHA256, HMAC_SHA1 or HMAC_MD5.")
         var hashAlgorithm: String?
         @Option(name: .customLong("hash-key"), help: "The hash key (SCRYPT's signer key, HMAC's key), in base64.")
         var hashKey: String?
@@ -85,12 +88,16 @@ struct Users: AsyncParsableCommand {
             }
             progress.finish()
             let out = Output.standardOutput
-            out.line("imported \(formatCount(UInt64(summary.imported))) of \(formatCount(UInt64(summary.users))) users into \(project.project) in \(summary.batches) batches")
+            out.line(
+                "imported \(formatCount(UInt64(summary.imported))) of \(formatCount(UInt64(summary.users))) users into \(project.project) in \(summary.batches) batches"
+            )
             out.line("seconds: \(format3(summary.seconds)) (\(formatCount(UInt64(summary.usersPerSecond))) users/s)")
             out.flush()
             if summary.mfaDropped > 0 {
                 let errors = Output.standardError
-                errors.line("note: \(summary.mfaDropped) users had second factors (mfaInfo); Hearth has no multi-factor sign-in, so they sign in with their first factor alone")
+                errors.line(
+                    "note: \(summary.mfaDropped) users had second factors (mfaInfo); Hearth has no multi-factor sign-in, so they sign in with their first factor alone"
+                )
                 errors.flush()
             }
             Self.listRefused(summary)

@@ -1,12 +1,13 @@
+import HearthDomain
+import HearthScheduler
+import HearthStore
+import Logging
+
 // A child process for the crash-safety test: appends under load, printing every append the
 // store acknowledged ("<sequence> <hash>"), until the test SIGKILLs it.
 #if canImport(Glibc)
 import Glibc
 #endif
-import HearthDomain
-import HearthScheduler
-import HearthStore
-import Logging
 
 /// Anonymous accounts of the purge run.
 let purgeAccounts = 20_000
@@ -63,7 +64,11 @@ await withTaskGroup(of: Void.self) { group in
                 index += 1
                 let uid = UserID("\(run)-\(worker)-\(index)")!
                 let commands: [Command] = [
-                    .createAccount(project, uid, AccountCreated(method: .password, createdAt: 0, email: "\(uid)@crash.test", password: PasswordHash(algorithm: "SCRYPT", hash: [1], salt: [2]))),
+                    .createAccount(
+                        project, uid,
+                        AccountCreated(
+                            method: .password, createdAt: 0, email: "\(uid)@crash.test",
+                            password: PasswordHash(algorithm: "SCRYPT", hash: [1], salt: [2]))),
                     .signIn(project, uid, method: "password", refreshTokenHash: "\(uid)"),
                     .update(project, uid, AccountUpdate(profile: ProfileUpdated(displayName: "Worker \(worker)"))),
                 ]

@@ -8,11 +8,12 @@ import signal
 import socket
 import subprocess
 import tempfile
-import time
 
 import firebase_admin
 import pytest
 import requests
+
+from waiting import eventually
 
 BINARY = os.environ.get("HEARTH_BINARY", ".build/debug/hearth")
 PROJECT = "demo-hearth"
@@ -22,6 +23,21 @@ def free_port():
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+def buffered_request_bytes(port):
+    """Bytes of requests the daemon on `port` has received and not yet answered (/metrics, open in
+    development, charges its own request too: those bytes are taken off)."""
+    request = b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(request)
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    for line in answer.partition(b"\r\n\r\n")[2].decode().splitlines():
+        if line.startswith("hearth_request_buffered_bytes "):
+            return int(float(line.split()[1])) - len(request)
+    raise AssertionError(f"no hearth_request_buffered_bytes in /metrics: {answer[:500]!r}")
 
 
 class Daemon:
@@ -45,15 +61,15 @@ class Daemon:
             self.wrapper + [BINARY, "serve", "--data", self.data_dir, "--port", str(self.port)],
             stdout=self.log, stderr=self.log, env=env,
         )
-        deadline = time.time() + 30
-        while time.time() < deadline:
+
+        def serving():
             assert self.process.poll() is None, "hearth serve exited during start-up"
             try:
-                if requests.get(self.url + "/", timeout=1).ok:
-                    return
+                return requests.get(self.url + "/", timeout=1).ok
             except requests.ConnectionError:
-                time.sleep(0.05)
-        raise AssertionError("hearth serve did not become ready in 30 s")
+                return False
+
+        eventually(serving, timeout=30, message=f"hearth serve to become ready on {self.url}")
 
     def stop(self):
         """SIGTERM: drain, flush the writer, exit 0."""

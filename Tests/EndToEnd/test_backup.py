@@ -18,6 +18,7 @@ import requests
 from firebase_admin import auth
 
 from conftest import BINARY, PROJECT, Daemon, free_port
+from waiting import eventually
 
 KEY = {"key": "e2e-key"}
 
@@ -58,8 +59,8 @@ def test_backup_under_write_load_restores_every_acknowledged_event(daemon, admin
     threads = [threading.Thread(target=sign_up_until_stopped) for _ in range(6)]
     for thread in threads:
         thread.start()
-    while len(acknowledged) < 300:
-        time.sleep(0.02)
+    eventually(lambda: len(acknowledged) >= 300, timeout=60, interval=0.02,
+               message=lambda: f"300 acknowledged sign-ups (only {len(acknowledged)})")
 
     backup_dir = tmp_path / "backup"
     began = time.monotonic()
@@ -68,7 +69,9 @@ def test_backup_under_write_load_restores_every_acknowledged_event(daemon, admin
     ended = time.monotonic()
     with lock:
         during_backup = sum(1 for at, _ in acknowledged if began <= at <= ended)
-    time.sleep(0.3)
+    # The load goes on past the backup's end.
+    eventually(lambda: acknowledged[-1][0] > ended, timeout=30, interval=0.02,
+               message="a sign-up acknowledged after the backup ended")
     stop.set()
     for thread in threads:
         thread.join()

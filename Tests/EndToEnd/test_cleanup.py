@@ -4,11 +4,11 @@ operator's tools (hearth cleanup, hearth project, hearth audit) show and prove i
 
 import json
 import subprocess
-import time
 
 import requests
 
 from conftest import BINARY, PROJECT, Daemon, free_port
+from waiting import eventually
 
 KEY = "?key=e2e-key"
 
@@ -46,10 +46,8 @@ def test_the_daemon_purges_anonymous_accounts_and_the_tools_prove_it(tmp_path):
                   "returnSecureToken": True})
         assert linked.status_code == 200, linked.text
 
-        deadline = time.time() + 15
-        while lookup(daemon, anonymous["idToken"]).status_code == 200:
-            assert time.time() < deadline, "the anonymous account was not purged within 15 s"
-            time.sleep(0.1)
+        eventually(lambda: lookup(daemon, anonymous["idToken"]).status_code != 200, timeout=15, interval=0.1,
+                   message="the anonymous account to be purged")
         gone = lookup(daemon, anonymous["idToken"])
         assert gone.json()["error"]["message"] == "USER_NOT_FOUND"
         refreshed = requests.post(

@@ -7,12 +7,12 @@ Needs a tmpfs mount (root); CI runs as root. Elsewhere the test says why it is s
 import os
 import subprocess
 import tempfile
-import time
 
 import pytest
 import requests
 
 from conftest import BINARY, Daemon, free_port
+from waiting import eventually
 
 KEY = "disk-test-key"
 
@@ -85,8 +85,9 @@ def test_a_full_disk_refuses_writes_plainly_and_loses_nothing(small_disk, tmp_pa
         resumed = call(daemon, "signUp", {"returnSecureToken": True})
         assert resumed.status_code == 200, resumed.text
         acknowledged.append(resumed.json()["localId"])
-        time.sleep(1.1)  # past /readyz's one-second cache
-        assert requests.get(daemon.url + "/readyz", timeout=10).status_code == 200
+        # Once /readyz's one-second cache has let go of the full disk.
+        eventually(lambda: requests.get(daemon.url + "/readyz", timeout=10).status_code == 200, timeout=5, interval=0.1,
+                   message="/readyz to answer 200 again once the disk has room")
     finally:
         daemon.stop()
     daemon.log.flush()

@@ -12,7 +12,8 @@ import time
 import pytest
 import requests
 
-from conftest import BINARY, PROJECT, Daemon, free_port
+from conftest import BINARY, PROJECT, Daemon, buffered_request_bytes, free_port
+from waiting import eventually, throughout
 
 SIGN_UP = "/identitytoolkit.googleapis.com/v1/accounts:signUp?key=k"
 
@@ -78,24 +79,25 @@ def test_more_connections_than_descriptors_wait_and_the_daemon_lives(tmp_path):
             except BlockingIOError:
                 pass
             flood.append(sock)
-        # Long enough for libdispatch's once-a-second monitor to run several times.
-        time.sleep(4)
-        assert daemon.process.poll() is None, "the daemon died under the connection flood"
+        # Deliberately four seconds: long enough for libdispatch's once-a-second monitor to run
+        # several times, the daemon living throughout.
+        throughout(lambda: daemon.process.poll() is None, 4, interval=0.1,
+                   message="the daemon lives under the connection flood")
         open_fds = len(os.listdir(f"/proc/{daemon.process.pid}/fd"))
         assert open_fds < 256 - 32, open_fds
         for sock in flood:
             sock.close()
-        deadline = time.time() + 30
-        while True:
+
+        def answered():
             try:
-                answer = requests.post(daemon.url + SIGN_UP, json={}, timeout=5)
-                break
+                return [requests.post(daemon.url + SIGN_UP, json={}, timeout=5)]  # any answer, even one not ok
             except requests.RequestException:
-                assert time.time() < deadline, "no answer 30 s after the flood closed"
-                time.sleep(0.2)
+                return None
+
+        [answer] = eventually(answered, timeout=30, interval=0.2, message="an answer once the flood closed")
         assert answer.status_code == 200 and answer.json()["idToken"]
-        time.sleep(2)
-        assert daemon.process.poll() is None
+        # Deliberately two seconds more, the daemon living throughout.
+        throughout(lambda: daemon.process.poll() is None, 2, interval=0.1, message="the daemon lives after the flood")
         with open(daemon.log_path, encoding="utf-8", errors="replace") as log:
             assert "connection limit reached" in log.read()
     finally:
@@ -130,7 +132,7 @@ def trickle(daemon, first, then, interval=0.5):
             pass
         except ConnectionResetError:
             break
-        time.sleep(interval)
+        time.sleep(interval)  # deliberate: the trickle's pace
         assert time.monotonic() - started < 30, "the trickle was never cut off"
     sock.setblocking(True)
     responses = read_responses(sock)
@@ -148,8 +150,8 @@ def test_a_trickled_body_is_cut_off_with_408(strict_daemon):
     status, headers, body = responses[0]
     assert headers["connection"] == "close"
     assert json.loads(body)["error"]["code"] == 408
-    time.sleep(0.5)
-    assert account_count(strict_daemon) == 0
+    # Nor does the cut-off request run afterwards.
+    throughout(lambda: account_count(strict_daemon) == 0, 0.5, message="no account is created")
 
 
 def test_a_trickled_header_is_cut_off_with_408(strict_daemon):
@@ -172,7 +174,7 @@ def test_many_trickling_connections_all_close_and_others_are_served(strict_daemo
                 pass
         # Served meanwhile.
         assert requests.post(strict_daemon.url + SIGN_UP, json={}, timeout=5).status_code == 200
-        time.sleep(1)
+        time.sleep(1)  # deliberate: the trickle's pace, a byte a second
     for sock in socks:
         assert [status for status, _, _ in read_responses(sock)] == [408]
         sock.close()
@@ -185,7 +187,7 @@ def test_a_fair_body_in_pieces_is_served(strict_daemon):
     with socket.create_connection(("127.0.0.1", strict_daemon.port), timeout=10) as sock:
         sock.sendall((f"POST {SIGN_UP} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
                       f"Connection: close\r\nContent-Length: {len(body)}\r\n\r\n").encode() + body[:10])
-        time.sleep(1)
+        time.sleep(1)  # deliberate: the rest of the body a second later, within the allowance
         sock.sendall(body[10:])
         responses = read_responses(sock)
     assert [status for status, _, _ in responses] == [200]
@@ -222,14 +224,17 @@ def test_a_request_the_client_abandons_mid_body_is_not_run(daemon):
     """A head and a whole JSON object, but fewer bytes than Content-Length, then the client goes
     away: the request fails, it does not run on what arrived."""
     body = b"{}"
+    sent = (f"POST {SIGN_UP} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            "Content-Length: 50\r\n\r\n").encode() + body
     with socket.create_connection(("127.0.0.1", daemon.port), timeout=10) as sock:
-        sock.sendall((f"POST {SIGN_UP} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                      "Content-Length: 50\r\n\r\n").encode() + body)
-        time.sleep(0.3)
+        sock.sendall(sent)
+        # The daemon has it all before the client goes.
+        eventually(lambda: buffered_request_bytes(daemon.port) >= len(sent), timeout=10,
+                   message="the daemon to receive the head and the partial body")
         sock.shutdown(socket.SHUT_WR)
         read_responses(sock)
-    time.sleep(0.5)
-    assert account_count(daemon) == 0
+    # Nor does the abandoned request run afterwards.
+    throughout(lambda: account_count(daemon) == 0, 0.5, message="no account is created")
 
 
 def test_connection_close_then_more_does_not_hold_the_connection(daemon):
@@ -246,10 +251,8 @@ def test_connection_close_then_more_does_not_hold_the_connection(daemon):
         sock.sendall(payload)
         assert [status for status, _, _ in read_responses(sock)] == [200, 400]
         # The socket stays open on this side; the daemon's descriptor for it must go.
-        deadline = time.monotonic() + 8
-        while descriptors() > baseline:
-            assert time.monotonic() < deadline, "the daemon still holds the connection"
-            time.sleep(0.2)
+        eventually(lambda: descriptors() <= baseline, timeout=8, interval=0.2,
+                   message="the daemon to let go of the connection")
 
 
 def test_development_refuses_to_listen_off_loopback(tmp_path):
@@ -271,14 +274,15 @@ def test_development_refuses_to_listen_off_loopback(tmp_path):
             [BINARY, "serve", "--data", str(tmp_path / "allowed"), "--host", "0.0.0.0", "--port", str(port),
              "--insecure-development-on-network"], stdout=output, stderr=output)
     try:
-        deadline = time.time() + 30
-        while True:
+        def serving():
             try:
-                if requests.get(f"http://127.0.0.1:{port}/", timeout=1).ok:
-                    break
+                return requests.get(f"http://127.0.0.1:{port}/", timeout=1).ok
             except requests.ConnectionError:
-                assert time.time() < deadline and process.poll() is None, log.read_text()[-2000:]
-                time.sleep(0.1)
+                assert process.poll() is None, log.read_text()[-2000:]
+                return False
+
+        eventually(serving, timeout=30, interval=0.1,
+                   message=lambda: f"the daemon to serve on the network:\n{log.read_text()[-2000:]}")
     finally:
         process.terminate()
         process.wait(timeout=30)

@@ -12,7 +12,8 @@ import time
 import pytest
 import requests
 
-from conftest import BINARY, free_port
+from conftest import BINARY, buffered_request_bytes, free_port
+from waiting import eventually
 
 
 @contextlib.contextmanager
@@ -55,9 +56,12 @@ def test_stopping_is_told_before_the_server_drains():
         assert listener.recv(256) == b"READY=1"
         body = b'{"returnSecureToken":true}'
         slow = socket.create_connection(("127.0.0.1", port), timeout=30)
-        slow.sendall(b"POST /identitytoolkit.googleapis.com/v1/accounts:signUp?key=k HTTP/1.1\r\nHost: x\r\n"
-                     b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body) + body[:5])
-        time.sleep(0.3)
+        begun = (b"POST /identitytoolkit.googleapis.com/v1/accounts:signUp?key=k HTTP/1.1\r\nHost: x\r\n"
+                 b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body) + body[:5])
+        slow.sendall(begun)
+        # In flight: the daemon has what was sent of it.
+        eventually(lambda: buffered_request_bytes(port) >= len(begun), timeout=10,
+                   message="the daemon to receive the slow request's head and first bytes")
         process.send_signal(signal.SIGTERM)
         assert listener.recv(256) == b"STOPPING=1"
         assert process.poll() is None, "the daemon must still be draining the request in flight"
@@ -86,13 +90,13 @@ def test_second_daemon_on_same_data_directory_is_refused():
 
 
 def wait_until_serving(port):
-    for _ in range(300):
+    def serving():
         try:
-            if requests.get(f"http://127.0.0.1:{port}/", timeout=1).ok:
-                return
+            return requests.get(f"http://127.0.0.1:{port}/", timeout=1).ok
         except requests.ConnectionError:
-            time.sleep(0.1)
-    raise AssertionError("hearth serve did not start")
+            return False
+
+    eventually(serving, timeout=30, interval=0.1, message="hearth serve to start")
 
 
 def serve_log_line(env):

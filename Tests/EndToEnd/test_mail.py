@@ -9,7 +9,6 @@ import os
 import ssl
 import tempfile
 import threading
-import time
 import urllib.parse
 
 import pytest
@@ -22,6 +21,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from conftest import Daemon, free_port
+from waiting import eventually, throughout
 
 API_KEY = "prod-key"
 ACTION_URL = "https://app.example.com/auth/action"
@@ -148,6 +148,15 @@ def call(daemon, method, body):
     )
 
 
+def metric(daemon, name):
+    """A value from the daemon's /metrics (0 while it has none)."""
+    text = requests.get(f"{daemon.url}/metrics", headers={"Authorization": f"Bearer {ADMIN_TOKEN}"}, timeout=10).text
+    for line in text.splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[1])
+    return 0.0
+
+
 def link_in(message):
     """The action link in the email's text, and its query."""
     text = message.get_body(("plain",)).get_content()
@@ -229,7 +238,8 @@ def test_links_wait_for_a_relay_that_is_down(production):
     sent = call(daemon, "sendOobCode", {"requestType": "EMAIL_SIGNIN", "email": "late@example.com", "continueUrl": "http://localhost/done",
                                         "canHandleCodeInApp": True})
     assert sent.status_code == 200, sent.text
-    time.sleep(0.5)  # the first attempt has failed by now
+    eventually(lambda: metric(daemon, "hearth_mail_retries_total") >= 1, timeout=10,
+               message="the first attempt to fail and a retry to be scheduled")
     server = relay(mailbox, smtp_port, "none", tls_context)
     server.start()
     try:
@@ -256,7 +266,9 @@ def test_a_refused_recipient_is_not_retried_and_does_not_hold_up_others(producti
             link = {"requestType": "EMAIL_SIGNIN", "email": address, "continueUrl": "http://localhost/", "canHandleCodeInApp": True}
             assert call(daemon, "sendOobCode", link).status_code == 200
         assert mailbox.wait(daemon, 1)["envelope_to"] == ["accepted@example.com"]
-        time.sleep(2)  # past the first retry's delay: a 5xx is final
+        # Deliberately past the first retry's delay (1 s): a 5xx is final, so no retry comes.
+        throughout(lambda: len(mailbox.refused) <= 1 and len(mailbox.messages) <= 1, 2, interval=0.1,
+                   message="no second attempt at either recipient")
         assert mailbox.refused == ["refused@example.com"] and len(mailbox.messages) == 1
         metrics = requests.get(f"{daemon.url}/metrics", headers={"Authorization": f"Bearer {ADMIN_TOKEN}"}, timeout=10).text
         assert "hearth_mail_delivered_total 1" in metrics and "hearth_mail_failed_total 1" in metrics, metrics[:3000]

@@ -24,6 +24,7 @@ from firebase_admin import auth
 from conftest import BINARY, PROJECT, Daemon, free_port
 from tls_support import (BUNDLE_ID, SESSION_ID, Authority, Bridge, Caddy, FakeGitHub, Nginx, free_tcp_port,
                          github_headful, handler_query)
+from waiting import eventually
 
 API_KEY = "tls-e2e-key"
 ADMIN_TOKEN = "tls-e2e-admin-token-7f3a9c2e5b1d4086"
@@ -169,17 +170,17 @@ def envelope(reply, code):
 
 def client_in_log(stack, request_id, deadline_seconds=5):
     """The `client` Hearth logged for the request with this id."""
-    deadline = time.monotonic() + deadline_seconds
-    while time.monotonic() < deadline:
+    def logged():
         stack.daemon.log.flush()
         with open(stack.daemon.log_path, errors="replace") as log:
             for line in log:
                 if request_id in line and line.startswith("{"):
                     entry = json.loads(line)
                     if entry.get("requestId") == request_id and "client" in entry:
-                        return entry["client"]
-        time.sleep(0.05)
-    raise AssertionError(f"no log line for request {request_id}")
+                        return [entry["client"]]  # whatever it is, even empty
+        return None
+
+    return eventually(logged, timeout=deadline_seconds, message=f"a log line for request {request_id}")[0]
 
 
 # --- Through the proxies directly ---------------------------------------------------------------

@@ -23,6 +23,7 @@ from pathlib import Path
 import requests
 
 from conftest import BINARY
+from waiting import eventually
 
 REPO = Path(__file__).resolve().parents[2]
 NGINX_CONF = REPO / "deploy" / "nginx" / "hearth.conf"
@@ -137,19 +138,21 @@ class Child:
 
 def wait_https(child, url, ca, deadline_seconds=30):
     """Until `url` answers 200 over TLS verified with `ca` (through to Hearth)."""
-    deadline = time.monotonic() + deadline_seconds
     last = None
-    while time.monotonic() < deadline:
+
+    def serving():
+        nonlocal last
         assert child.running(), f"{child.name} exited during start-up:\n{child.log()}"
         try:
             reply = requests.get(url, verify=str(ca), timeout=2)
-            if reply.status_code == 200:
-                return
             last = reply.status_code
+            return reply.status_code == 200
         except requests.RequestException as error:
             last = error
-        time.sleep(0.05)
-    raise AssertionError(f"{child.name} did not serve {url} in {deadline_seconds} s ({last}):\n{child.log()}")
+            return False
+
+    eventually(serving, timeout=deadline_seconds,
+               message=lambda: f"{child.name} to serve {url} (last: {last}):\n{child.log()}")
 
 
 def substitute(text, replacements, source):

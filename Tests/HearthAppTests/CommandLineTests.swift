@@ -16,7 +16,12 @@ struct CommandLineTests {
         let test = try TestStore(label: "cli")
         let start = test.clock.now()
         let alice = UserID("alice")!
-        try test.run(.createAccount(project, alice, AccountCreated(method: .password, createdAt: start, email: "alice@x.io", password: PasswordHash(algorithm: "SCRYPT", hash: [1], salt: [2]))))
+        try test.run(
+            .createAccount(
+                project, alice,
+                AccountCreated(
+                    method: .password, createdAt: start, email: "alice@x.io",
+                    password: PasswordHash(algorithm: "SCRYPT", hash: [1], salt: [2]))))
         try test.run(.signIn(project, alice, method: "password", refreshTokenHash: "impostor"))
         test.clock.advance(milliseconds: 3_600_000)
         try test.run(.createAccount(project, UserID("bob")!, AccountCreated(method: .anonymous, createdAt: test.clock.now())))
@@ -43,7 +48,8 @@ struct CommandLineTests {
         let alice = try hearth(["audit", "replay", "--project", project.rawValue, "--uid", "alice"], data: data)
         #expect(alice.standardOutput.split(separator: "\n").count == 8)
         #expect(!alice.standardOutput.contains("account/test-project/bob"))
-        let removed = try hearth(["audit", "replay", "--type", "account.password_removed", "--type", "account.sessions_revoked"], data: data)
+        let removed = try hearth(
+            ["audit", "replay", "--type", "account.password_removed", "--type", "account.sessions_revoked"], data: data)
         #expect(removed.standardOutput.split(separator: "\n").map { $0.contains("email_link_verified") } == [true, true])
         // The summary goes to stderr, so stdout stays pure JSON lines.
         #expect(removed.standardError.hasPrefix("replayed 2 events (9 read) in "))
@@ -62,7 +68,8 @@ struct CommandLineTests {
         let (test, start) = try ledger()
         try test.close()
         let data = test.directory.path
-        let before = try hearth(["audit", "show", "--project", project.rawValue, "--uid", "alice", "--at", String(start + 60_000)], data: data)
+        let before = try hearth(
+            ["audit", "show", "--project", project.rawValue, "--uid", "alice", "--at", String(start + 60_000)], data: data)
         #expect(before.status == 0)
         #expect(before.standardOutput.contains(#""password" : {"#))
         #expect(before.standardOutput.contains(#""emailVerified" : false"#))

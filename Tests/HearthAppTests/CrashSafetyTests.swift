@@ -1,11 +1,12 @@
 import Foundation
 import HearthDomain
 import HearthLedger
-@testable import HearthStore
-import LMDB
 import HearthTesting
 import HearthTools
+import LMDB
 import Testing
+
+@testable import HearthStore
 
 /// A child appends under load and is SIGKILLed at random moments, 20 times. After each kill
 /// the chain verifies, every acknowledged append is there with the same hash, projections
@@ -17,7 +18,8 @@ struct CrashSafetyTests {
         var generator = SystemRandomNumberGenerator()
         var acknowledgedTotal = 0
         for round in 1...20 {
-            let acknowledged = try runAndKill(directory.path, run: "r\(round)", afterMilliseconds: Int.random(in: 30...400, using: &generator))
+            let acknowledged = try runAndKill(
+                directory.path, run: "r\(round)", afterMilliseconds: Int.random(in: 30...400, using: &generator))
             acknowledgedTotal += acknowledged.count
 
             let store = try DataDirectory(directory.path).openForReading()

@@ -54,12 +54,16 @@ struct AbuseLimitTests {
             limits.passwordFailed(try limits.reservePasswordAttempt(email: "ann@example.com", guesser, now: now), now: now)
         }
         for delay in [1000, 2000, 4000, 5000, 5000] {
-            #expect(throws: FirebaseError.self) { try limits.reservePasswordAttempt(email: "ann@example.com", guesser, now: now + Int64(delay) - 1) }
+            #expect(throws: FirebaseError.self) {
+                try limits.reservePasswordAttempt(email: "ann@example.com", guesser, now: now + Int64(delay) - 1)
+            }
             now += Int64(delay)
             limits.passwordFailed(try limits.reservePasswordAttempt(email: "ann@example.com", guesser, now: now), now: now)
         }
         // The owner, from anywhere, is held to the account's wait too; a reset or a correct password clears it.
-        #expect(throws: FirebaseError.self) { try limits.reservePasswordAttempt(email: "ann@example.com", Self.caller("192.0.2.1"), now: now) }
+        #expect(throws: FirebaseError.self) {
+            try limits.reservePasswordAttempt(email: "ann@example.com", Self.caller("192.0.2.1"), now: now)
+        }
         limits.release(try limits.reservePasswordAttempt(email: "bob@example.com", Self.caller("192.0.2.1"), now: now), now: now)
         limits.passwordProven(email: "ann@example.com", project: Self.project)
         let owner = try limits.reservePasswordAttempt(email: "ann@example.com", Self.caller("192.0.2.1"), now: now)
@@ -75,7 +79,9 @@ struct AbuseLimitTests {
             limits.passwordFailed(try limits.reservePasswordAttempt(email: "user\(index)@example.com", sprayer, now: 0), now: 0)
         }
         // The same /64 is the same client.
-        #expect(throws: FirebaseError.self) { try limits.reservePasswordAttempt(email: "new@example.com", Self.caller("2001:db8:1:2::99"), now: 1) }
+        #expect(throws: FirebaseError.self) {
+            try limits.reservePasswordAttempt(email: "new@example.com", Self.caller("2001:db8:1:2::99"), now: 1)
+        }
         _ = try limits.reservePasswordAttempt(email: "new@example.com", Self.caller("2001:db8:1:3::1"), now: 1)
         #expect(limits.refusals[.passwordFailuresPerAddress] == 1)
         #expect(AbuseGuard.addressKey(Self.caller("::1")) == "0:0:0:0::/64")
@@ -97,7 +103,9 @@ struct AbuseLimitTests {
         }
         #expect(admitted.count == 5)
         for attempt in admitted { limits.passwordFailed(attempt, now: 0) }
-        #expect(throws: FirebaseError.self) { try limits.reservePasswordAttempt(email: "ann@example.com", Self.caller("192.0.2.1"), now: 1) }
+        #expect(throws: FirebaseError.self) {
+            try limits.reservePasswordAttempt(email: "ann@example.com", Self.caller("192.0.2.1"), now: 1)
+        }
         // One address sprays 300 accounts at once: 25 checks.
         let sprayed = (0..<300).compactMap { index in
             try? limits.reservePasswordAttempt(email: "u\(index)@example.com", Self.caller("198.51.100.7"), now: 0)

@@ -7,8 +7,9 @@ import Testing
 struct JSONTests {
     @Test("parses what RFC 8259 allows, keeps integers, refuses everything else")
     func strictness() {
-        #expect(JSONValue.parse(Array(#" {"a":[1,-2.5,1e3,true,null,"\u00e9\ud83d\ude00"]} "#.utf8))
-            == ["a": [1, .double(-2.5), .double(1000), true, .null, .string("é😀")]])
+        #expect(
+            JSONValue.parse(Array(#" {"a":[1,-2.5,1e3,true,null,"\u00e9\ud83d\ude00"]} "#.utf8))
+                == ["a": [1, .double(-2.5), .double(1000), true, .null, .string("é😀")]])
         #expect(JSONValue.parse(Array("9223372036854775807".utf8)) == .int(.max))
         #expect(JSONValue.parse(Array("9223372036854775808".utf8)) == .double(9_223_372_036_854_775_808))
         for bad in [
@@ -26,8 +27,9 @@ struct JSONTests {
 
     @Test("encoding round-trips through the parser")
     func roundTrip() async {
-        #expect(JSONValue.string("plain \"q\" \\ \n\t\u{1}\u{1f} é😀 end").encoded()
-            == Array(#""plain \"q\" \\ \n\t\u0001\u001f é😀 end""#.utf8))
+        #expect(
+            JSONValue.string("plain \"q\" \\ \n\t\u{1}\u{1f} é😀 end").encoded()
+                == Array(#""plain \"q\" \\ \n\t\u0001\u001f é😀 end""#.utf8))
         await propertyCheck(input: Gen.int(in: 0...1_000_000).array(of: 0...12)) { numbers in
             var object: [String: JSONValue] = [:]
             for number in numbers {

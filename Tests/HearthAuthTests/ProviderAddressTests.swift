@@ -25,7 +25,10 @@ struct ProviderAddressTests {
 
     @Test("provider URLs: http or https with a host and no user info; issuers without query or fragment")
     func shapes() {
-        for text in ["http+unix://%2Ftmp%2Fs.sock/token", "file:///etc/passwd", "https://user:pw@id.example", "https://", "id.example/x", "https://id.example/ x"] {
+        for text in [
+            "http+unix://%2Ftmp%2Fs.sock/token", "file:///etc/passwd", "https://user:pw@id.example", "https://", "id.example/x",
+            "https://id.example/ x",
+        ] {
             #expect((try? ProviderURL(text)) == nil, "\(text)")
         }
         for text in ["https://id.example/x?", "https://id.example#", "https://id.example/?a=b"] {

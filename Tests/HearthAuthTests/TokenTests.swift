@@ -20,7 +20,9 @@ struct TokenTests {
         return account
     }
 
-    @Test("minted tokens verify, carry the Firebase claims, and fail when expired, tampered or for another project", arguments: SigningKey.Algorithm.allCases)
+    @Test(
+        "minted tokens verify, carry the Firebase claims, and fail when expired, tampered or for another project",
+        arguments: SigningKey.Algorithm.allCases)
     func roundTrip(algorithm: SigningKey.Algorithm) async throws {
         // RS256 signs on the signing pool, as the daemon does.
         let pool = WorkPool(threads: 1, name: "sign-test")
@@ -216,7 +218,9 @@ struct FakeIdentityProviderTests {
         let fromJWT = try FakeIdentityProvider.identity(requestUri: "http://localhost?providerId=yahoo.com&id_token=\(jwt)", postBody: nil)
         #expect(fromJWT.subject == "y-9")
         #expect(throws: FirebaseError.bad("MISSING_REQUEST_URI")) { try FakeIdentityProvider.identity(requestUri: nil, postBody: "") }
-        #expect(throws: FirebaseError.self) { try FakeIdentityProvider.identity(requestUri: "http://localhost", postBody: "id_token=%7B%7D") }
+        #expect(throws: FirebaseError.self) {
+            try FakeIdentityProvider.identity(requestUri: "http://localhost", postBody: "id_token=%7B%7D")
+        }
         #expect(throws: FirebaseError.self) {
             try FakeIdentityProvider.identity(requestUri: "http://localhost", postBody: "providerId=x&id_token=%7B%22sub%22%3A1%7D")
         }

@@ -25,8 +25,11 @@ struct UserIDTests {
     func userIDsSortByTime() {
         let times: [Int64] = [-5, 0, 1, 61, 62, 63, 3_843, 3_844, Self.now - 1, Self.now, Self.now + 1, 218_340_105_584_895]
         let prefixes = times.map { String(UserIDMinter.mint(at: $0).rawValue.prefix(8)) }
-        #expect(prefixes == ["00000000", "00000000", "00000001", "0000000z", "00000010", "00000011", "000000zz", "00000100",
-                             "0V70MWDf", "0V70MWDg", "0V70MWDh", "zzzzzzzz"])
+        #expect(
+            prefixes == [
+                "00000000", "00000000", "00000001", "0000000z", "00000010", "00000011", "000000zz", "00000100",
+                "0V70MWDf", "0V70MWDg", "0V70MWDh", "zzzzzzzz",
+            ])
         #expect(prefixes == prefixes.sorted())
     }
 }

@@ -61,10 +61,13 @@ struct ForwardingRulesTests {
     func framing() throws {
         for spelling in ["Chunked", "gzip, chunked", "chunked"] {
             let forwarded = try rules.upstreamHead(
-                for: head("/x", host: "127.0.0.1:9100", method: .GET, extra: [("Transfer-Encoding", spelling)])).get()
+                for: head("/x", host: "127.0.0.1:9100", method: .GET, extra: [("Transfer-Encoding", spelling)])
+            ).get()
             #expect(forwarded.headers["transfer-encoding"] == ["chunked"] && forwarded.headers["content-length"].isEmpty, "\(spelling)")
         }
-        #expect(throws: ForwardingRules.Refusal.self) { try rules.upstreamHead(for: head("/", host: "127.0.0.1:9100", method: .TRACE)).get() }
+        #expect(throws: ForwardingRules.Refusal.self) {
+            try rules.upstreamHead(for: head("/", host: "127.0.0.1:9100", method: .TRACE)).get()
+        }
         for uri in ["/../admin", "/a/./b", "/a/%2E%2e/b", "/a/..", "/%2e/x?y=1"] {
             #expect(throws: ForwardingRules.Refusal.self, "\(uri)") { try rules.upstreamHead(for: head(uri, host: "127.0.0.1:9100")).get() }
         }
@@ -79,7 +82,9 @@ struct ForwardingRulesTests {
     func responses() {
         let upstream = HTTPResponseHead(
             version: .http1_1, status: .ok,
-            headers: HTTPHeaders([("Content-Length", "5"), ("Connection", "keep-alive"), ("Keep-Alive", "timeout=60"), ("Set-Cookie", "a=b")]))
+            headers: HTTPHeaders([
+                ("Content-Length", "5"), ("Connection", "keep-alive"), ("Keep-Alive", "timeout=60"), ("Set-Cookie", "a=b"),
+            ]))
         let kept = rules.clientHead(for: upstream, closing: false)
         #expect(kept.headers["content-length"] == ["5"] && kept.headers["set-cookie"] == ["a=b"])
         #expect(kept.headers["connection"].isEmpty && kept.headers["keep-alive"].isEmpty)
@@ -99,14 +104,18 @@ struct ForwardingRulesTests {
 
     @Test("upstreams: https only, a host, no credentials or query; listening on loopback only")
     func configuration() throws {
-        for bad in ["http://auth.example.com", "https://user:pw@auth.example.com", "https://auth.example.com/?x=1", "https:///x", "ftp://a"] {
+        for bad in [
+            "http://auth.example.com", "https://user:pw@auth.example.com", "https://auth.example.com/?x=1", "https:///x", "ftp://a",
+        ] {
             #expect(throws: BridgeError.self, "\(bad)") { try Upstream(bad) }
         }
         let upstream = try Upstream("https://[::1]:8443")
         #expect(upstream.host == "::1" && upstream.port == 8443 && upstream.authority == "[::1]:8443" && upstream.hostIsAddress)
         #expect(try Upstream("https://10.0.0.2").hostIsAddress && !(try Upstream("https://auth.example.com").hostIsAddress))
         for host in ["127.0.0.1", "127.1.2.3", "::1"] { #expect(ListenAddress.isLoopback(host)) }
-        for host in ["0.0.0.0", "::", "10.0.0.1", "localhost", "127.0.0", "128.0.0.1"] { #expect(!ListenAddress.isLoopback(host), "\(host)") }
+        for host in ["0.0.0.0", "::", "10.0.0.1", "localhost", "127.0.0", "128.0.0.1"] {
+            #expect(!ListenAddress.isLoopback(host), "\(host)")
+        }
         var configuration = BridgeConfiguration(upstream: upstream)
         configuration.listenHost = "0.0.0.0"
         #expect(throws: BridgeError.listenNotLoopback("0.0.0.0")) { try configuration.validate() }
@@ -117,7 +126,8 @@ struct ForwardingRulesTests {
 struct EmulatorAdminTests {
     @Test("exactly `Bearer owner` becomes the admin token; any other credential passes as it is")
     func exchange() throws {
-        let rules = ForwardingRules(upstream: try Upstream("https://auth.example.com"), listenHost: "127.0.0.1", listenPort: 9100, adminToken: "real-token")
+        let rules = ForwardingRules(
+            upstream: try Upstream("https://auth.example.com"), listenHost: "127.0.0.1", listenPort: 9100, adminToken: "real-token")
         func authorization(_ value: String) throws -> [String] {
             var headers = HTTPHeaders([("Host", "127.0.0.1:9100")])
             headers.add(name: "Authorization", value: value)
@@ -130,7 +140,9 @@ struct EmulatorAdminTests {
         let plain = ForwardingRules(upstream: try Upstream("https://auth.example.com"), listenHost: "127.0.0.1", listenPort: 9100)
         var headers = HTTPHeaders([("Host", "127.0.0.1:9100"), ("Authorization", "Bearer owner")])
         headers.add(name: "X", value: "y")
-        #expect(try plain.upstreamHead(for: HTTPRequestHead(version: .http1_1, method: .POST, uri: "/", headers: headers)).get().headers["authorization"] == ["Bearer owner"])
+        #expect(
+            try plain.upstreamHead(for: HTTPRequestHead(version: .http1_1, method: .POST, uri: "/", headers: headers)).get().headers[
+                "authorization"] == ["Bearer owner"])
     }
 
     @Test("the client's uid is read from the kernel's socket table, by both addresses")

@@ -43,10 +43,11 @@ struct AccountRuleTests {
     @Test("linking a password: the first one is set; replacing a password or an email is the holder's update, ending sessions")
     mutating func linkingAPassword() throws {
         try given(.createAccount(project, uid("anon"), AccountCreated(method: .anonymous, createdAt: now)))
-        #expect(try decide(.linkPassword(project, uid("anon"), hash(1), email: "New@Example.com")) == [
-            .emailChanged(EmailChanged(email: "new@example.com", verified: false)),
-            .passwordSet(PasswordSet(password: hash(1), reason: .initial)),
-        ])
+        #expect(
+            try decide(.linkPassword(project, uid("anon"), hash(1), email: "New@Example.com")) == [
+                .emailChanged(EmailChanged(email: "new@example.com", verified: false)),
+                .passwordSet(PasswordSet(password: hash(1), reason: .initial)),
+            ])
         try given(.linkPassword(project, uid("anon"), hash(1), email: "new@example.com"))
         let replacing = try decide(.linkPassword(project, uid("anon"), hash(2), email: "new@example.com"))
         #expect(replacing.contains(.passwordSet(PasswordSet(password: hash(2), reason: .changed))))
@@ -55,7 +56,9 @@ struct AccountRuleTests {
         #expect(moving.contains { if case .emailChanged(let changed) = $0 { changed.email == "other@example.com" } else { false } })
         // The holder's update: refused while Email/Password is off.
         try given(.changeProjectConfig(project, ProjectConfigChange(emailPasswordEnabled: false)))
-        #expect(throws: AuthError.operationNotAllowed) { try decide(.linkPassword(project, uid("anon"), hash(4), email: "new@example.com")) }
+        #expect(throws: AuthError.operationNotAllowed) {
+            try decide(.linkPassword(project, uid("anon"), hash(4), email: "new@example.com"))
+        }
     }
 
     @Test("a session stands from the last revocation on, while the account is enabled; a refresh token while held")

@@ -19,7 +19,9 @@ struct DecideTests {
         for command in commands { try state.execute(command, now: now) }
     }
 
-    func created(_ method: CreationMethod, email: String? = nil, password: PasswordHash? = nil, providers: [ProviderLink] = []) -> AccountCreated {
+    func created(_ method: CreationMethod, email: String? = nil, password: PasswordHash? = nil, providers: [ProviderLink] = [])
+        -> AccountCreated
+    {
         AccountCreated(method: method, createdAt: now, email: email, password: password, providers: providers)
     }
 
@@ -40,7 +42,9 @@ struct DecideTests {
     @Test mutating func anEmailBelongsToOneAccount() throws {
         try given(.createAccount(project, uid("first"), created(.password, email: "Same@Example.com", password: hash(1))))
         #expect(throws: AuthError.emailExists) {
-            try Decide.decide(.createAccount(project, uid("second"), created(.password, email: "same@example.com", password: hash(2))), state: state, now: now)
+            try Decide.decide(
+                .createAccount(project, uid("second"), created(.password, email: "same@example.com", password: hash(2))), state: state,
+                now: now)
         }
         #expect(state.account(uid("first"), in: project)?.email == "same@example.com")
     }
@@ -54,7 +58,8 @@ struct DecideTests {
             try Decide.decide(.linkProvider(project, uid("other"), github), state: state, now: now)
         }
         #expect(throws: AuthError.providerAlreadyLinked) {
-            try Decide.decide(.linkProvider(project, uid("owner"), ProviderLink(providerId: "github.com", federatedId: "43")), state: state, now: now)
+            try Decide.decide(
+                .linkProvider(project, uid("owner"), ProviderLink(providerId: "github.com", federatedId: "43")), state: state, now: now)
         }
     }
 
@@ -62,12 +67,17 @@ struct DecideTests {
         try given(.createAccount(project, uid("pw"), created(.password, email: "bob@x.io", password: hash(1))))
         let yahoo = ProviderLink(providerId: "yahoo.com", federatedId: "y1", email: "bob@x.io")
         #expect(throws: AuthError.needConfirmation(email: "bob@x.io", existingUid: uid("pw"))) {
-            try Decide.decide(.createAccount(project, uid("fed"), created(.federated, email: "bob@x.io", providers: [yahoo])), state: state, now: now)
+            try Decide.decide(
+                .createAccount(project, uid("fed"), created(.federated, email: "bob@x.io", providers: [yahoo])), state: state, now: now)
         }
         // With several accounts per email allowed, the federated account keeps the email on its provider only.
         try given(.changeProjectConfig(project, ProjectConfigChange(oneAccountPerEmail: false)))
-        let events = try Decide.decide(.createAccount(project, uid("fed"), created(.federated, email: "bob@x.io", providers: [yahoo])), state: state, now: now)
-        guard case .accountCreated(let made) = events.first else { Issue.record("no account"); return }
+        let events = try Decide.decide(
+            .createAccount(project, uid("fed"), created(.federated, email: "bob@x.io", providers: [yahoo])), state: state, now: now)
+        guard case .accountCreated(let made) = events.first else {
+            Issue.record("no account")
+            return
+        }
         #expect(made.email == nil)
         #expect(made.providers == [yahoo])
     }
@@ -76,14 +86,16 @@ struct DecideTests {
         try given(
             .createAccount(project, uid("alice"), created(.password, email: "alice@x.io", password: hash(9))),
             .signIn(project, uid("alice"), method: "password", refreshTokenHash: "impostor-session"))
-        let events = try Decide.decide(.completeEmailLinkSignIn(project, uid("alice"), email: "ALICE@x.io", refreshTokenHash: "alice"), state: state, now: now)
-        #expect(events == [
-            .passwordRemoved(PasswordRemoved(reason: .emailLinkVerified)),
-            .sessionsRevoked(SessionsRevoked(validSince: now / 1000, reason: .emailLinkVerified)),
-            .emailVerified(EmailVerified(email: "alice@x.io")),
-            .signInRecorded(SignInRecorded(method: "emailLink")),
-            .refreshTokenIssued(RefreshTokenIssued(tokenHash: "alice")),
-        ])
+        let events = try Decide.decide(
+            .completeEmailLinkSignIn(project, uid("alice"), email: "ALICE@x.io", refreshTokenHash: "alice"), state: state, now: now)
+        #expect(
+            events == [
+                .passwordRemoved(PasswordRemoved(reason: .emailLinkVerified)),
+                .sessionsRevoked(SessionsRevoked(validSince: now / 1000, reason: .emailLinkVerified)),
+                .emailVerified(EmailVerified(email: "alice@x.io")),
+                .signInRecorded(SignInRecorded(method: "emailLink")),
+                .refreshTokenIssued(RefreshTokenIssued(tokenHash: "alice")),
+            ])
         try given(.completeEmailLinkSignIn(project, uid("alice"), email: "alice@x.io", refreshTokenHash: "alice"))
         let alice = try #require(state.account(uid("alice"), in: project))
         #expect(alice.password == nil)
@@ -96,7 +108,8 @@ struct DecideTests {
         var verified = created(.password, email: "v@x.io", password: hash(3))
         verified.emailVerified = true
         try given(.createAccount(project, uid("v"), verified))
-        let events = try Decide.decide(.completeEmailLinkSignIn(project, uid("v"), email: "v@x.io", refreshTokenHash: nil), state: state, now: now)
+        let events = try Decide.decide(
+            .completeEmailLinkSignIn(project, uid("v"), email: "v@x.io", refreshTokenHash: nil), state: state, now: now)
         #expect(events == [.signInRecorded(SignInRecorded(method: "emailLink"))])
     }
 
@@ -135,10 +148,12 @@ struct DecideTests {
     }
 
     @Test mutating func unlinkingRemovesOnlyWhatIsLinked() throws {
-        try given(.createAccount(project, uid("u"), created(.federated, providers: [ProviderLink(providerId: "github.com", federatedId: "1")])))
-        #expect(try Decide.decide(.unlinkProviders(project, uid("u"), ["github.com", "facebook.com"]), state: state, now: now) == [
-            .providerUnlinked(ProviderUnlinked(providerId: "github.com"))
-        ])
+        try given(
+            .createAccount(project, uid("u"), created(.federated, providers: [ProviderLink(providerId: "github.com", federatedId: "1")])))
+        #expect(
+            try Decide.decide(.unlinkProviders(project, uid("u"), ["github.com", "facebook.com"]), state: state, now: now) == [
+                .providerUnlinked(ProviderUnlinked(providerId: "github.com"))
+            ])
         try given(.unlinkProviders(project, uid("u"), ["github.com"]))
         #expect(state.account(uid("u"), in: project)?.providers == [])
         #expect(state.owner(ofProvider: "github.com", federatedId: "1", in: project) == nil)
@@ -150,7 +165,9 @@ struct DecideTests {
         try given(.consumeOOBCode(project, codeHash: "h1"))
         #expect(throws: AuthError.invalidOobCode) { try Decide.decide(.consumeOOBCode(project, codeHash: "h1"), state: state, now: now) }
         #expect(throws: AuthError.invalidOobCode) { try Decide.decide(.consumeOOBCode(project, codeHash: "nope"), state: state, now: now) }
-        #expect(throws: AuthError.expiredOobCode) { try Decide.decide(.consumeOOBCode(project, codeHash: "h2"), state: state, now: now + 60_000) }
+        #expect(throws: AuthError.expiredOobCode) {
+            try Decide.decide(.consumeOOBCode(project, codeHash: "h2"), state: state, now: now + 60_000)
+        }
     }
 
     @Test mutating func disabledAccountsCannotSignIn() throws {
@@ -167,42 +184,48 @@ struct DecideTests {
         let update = AccountUpdate(
             emailVerified: true, profile: ProfileUpdated(displayName: "P", deleted: [.photoUrl]),
             customClaims: .some(#"{"role":"admin"}"#), disabled: false, revokeSessions: .since(seconds: 1_800_000_100))
-        #expect(try Decide.decide(.update(project, uid("p"), update), state: state, now: now) == [
-            .emailVerified(EmailVerified(email: "p@x.io")),
-            .profileUpdated(ProfileUpdated(displayName: "P")),
-            .customClaimsSet(CustomClaimsSet(claims: #"{"role":"admin"}"#)),
-            .sessionsRevoked(SessionsRevoked(validSince: 1_800_000_100, reason: .admin)),
-        ])
+        #expect(
+            try Decide.decide(.update(project, uid("p"), update), state: state, now: now) == [
+                .emailVerified(EmailVerified(email: "p@x.io")),
+                .profileUpdated(ProfileUpdated(displayName: "P")),
+                .customClaimsSet(CustomClaimsSet(claims: #"{"role":"admin"}"#)),
+                .sessionsRevoked(SessionsRevoked(validSince: 1_800_000_100, reason: .admin)),
+            ])
     }
 
     @Test mutating func aNewPasswordOrEmailEndsEarlierSessionsAtTheWritesInstant() throws {
         try given(.createAccount(project, uid("s"), created(.password, email: "s@x.io", password: hash(1))))
-        #expect(try Decide.decide(.update(project, uid("s"), AccountUpdate(password: hash(2))), state: state, now: now) == [
-            .passwordSet(PasswordSet(password: hash(2), reason: .changed)),
-            .sessionsRevoked(SessionsRevoked(validSince: now / 1000, reason: .passwordChanged)),
-        ])
-        #expect(try Decide.decide(.update(project, uid("s"), AccountUpdate(email: "T@x.io")), state: state, now: now) == [
-            .emailChanged(EmailChanged(email: "t@x.io", verified: false)),
-            .sessionsRevoked(SessionsRevoked(validSince: now / 1000, reason: .emailChanged)),
-        ])
+        #expect(
+            try Decide.decide(.update(project, uid("s"), AccountUpdate(password: hash(2))), state: state, now: now) == [
+                .passwordSet(PasswordSet(password: hash(2), reason: .changed)),
+                .sessionsRevoked(SessionsRevoked(validSince: now / 1000, reason: .passwordChanged)),
+            ])
+        #expect(
+            try Decide.decide(.update(project, uid("s"), AccountUpdate(email: "T@x.io")), state: state, now: now) == [
+                .emailChanged(EmailChanged(email: "t@x.io", verified: false)),
+                .sessionsRevoked(SessionsRevoked(validSince: now / 1000, reason: .emailChanged)),
+            ])
         // The same address in another case is no change, and ends nothing.
         #expect(try Decide.decide(.update(project, uid("s"), AccountUpdate(email: "S@x.io")), state: state, now: now) == [])
         // A user's revocation is now; an administrator's is the second it names.
-        #expect(try Decide.decide(.update(project, uid("s"), AccountUpdate(revokeSessions: .now)), state: state, now: now) == [
-            .sessionsRevoked(SessionsRevoked(validSince: now / 1000, reason: .admin))
-        ])
+        #expect(
+            try Decide.decide(.update(project, uid("s"), AccountUpdate(revokeSessions: .now)), state: state, now: now) == [
+                .sessionsRevoked(SessionsRevoked(validSince: now / 1000, reason: .admin))
+            ])
         let chosen = AccountUpdate(password: hash(3), revokeSessions: .since(seconds: 1_700_000_000))
-        #expect(try Decide.decide(.update(project, uid("s"), chosen), state: state, now: now).last
-            == .sessionsRevoked(SessionsRevoked(validSince: 1_700_000_000, reason: .passwordChanged)))
+        #expect(
+            try Decide.decide(.update(project, uid("s"), chosen), state: state, now: now).last
+                == .sessionsRevoked(SessionsRevoked(validSince: 1_700_000_000, reason: .passwordChanged)))
     }
 
     @Test mutating func aFieldSetAndDeletedInOneUpdateStaysSet() throws {
         try given(.createAccount(project, uid("f"), created(.anonymous)))
         try given(.update(project, uid("f"), AccountUpdate(profile: ProfileUpdated(photoUrl: "https://x.io/p.png"))))
         let update = AccountUpdate(profile: ProfileUpdated(displayName: "F", deleted: [.displayName, .photoUrl]))
-        #expect(try Decide.decide(.update(project, uid("f"), update), state: state, now: now) == [
-            .profileUpdated(ProfileUpdated(displayName: "F", deleted: [.photoUrl]))
-        ])
+        #expect(
+            try Decide.decide(.update(project, uid("f"), update), state: state, now: now) == [
+                .profileUpdated(ProfileUpdated(displayName: "F", deleted: [.photoUrl]))
+            ])
     }
 
     @Test mutating func missingAccountsAreReported() throws {
@@ -217,11 +240,12 @@ struct DecideTests {
 
     @Test mutating func aPasswordResetVerifiesTheEmailAndEndsEverySession() throws {
         try given(.createAccount(project, uid("r"), created(.password, email: "r@x.io", password: hash(1))))
-        #expect(try Decide.decide(.resetPassword(project, uid("r"), hash(2), email: "r@x.io", codeIssuedAt: now), state: state, now: now) == [
-            .passwordSet(PasswordSet(password: hash(2), reason: .reset)),
-            .emailVerified(EmailVerified(email: "r@x.io")),
-            .sessionsRevoked(SessionsRevoked(validSince: now / 1000, reason: .passwordChanged)),
-        ])
+        #expect(
+            try Decide.decide(.resetPassword(project, uid("r"), hash(2), email: "r@x.io", codeIssuedAt: now), state: state, now: now) == [
+                .passwordSet(PasswordSet(password: hash(2), reason: .reset)),
+                .emailVerified(EmailVerified(email: "r@x.io")),
+                .sessionsRevoked(SessionsRevoked(validSince: now / 1000, reason: .passwordChanged)),
+            ])
         // A password set after the code was sent (here: the reset just applied) supersedes it.
         try given(.resetPassword(project, uid("r"), hash(2), email: "r@x.io", codeIssuedAt: now))
         #expect(throws: AuthError.invalidOobCode) {
@@ -238,13 +262,15 @@ struct DecideTests {
         try given(
             .createAccount(project, uid("v"), created(.password, email: "v@x.io", password: hash(1))),
             .createAccount(project, uid("taken"), created(.password, email: "taken@x.io", password: hash(2))))
-        #expect(try Decide.decide(.applyEmailCode(project, uid("v"), email: "v@x.io", newEmail: nil), state: state, now: now) == [
-            .emailVerified(EmailVerified(email: "v@x.io"))
-        ])
-        #expect(try Decide.decide(.applyEmailCode(project, uid("v"), email: "v@x.io", newEmail: "New@x.io"), state: state, now: now) == [
-            .emailChanged(EmailChanged(email: "new@x.io", verified: true)),
-            .sessionsRevoked(SessionsRevoked(validSince: now / 1000, reason: .emailChanged)),
-        ])
+        #expect(
+            try Decide.decide(.applyEmailCode(project, uid("v"), email: "v@x.io", newEmail: nil), state: state, now: now) == [
+                .emailVerified(EmailVerified(email: "v@x.io"))
+            ])
+        #expect(
+            try Decide.decide(.applyEmailCode(project, uid("v"), email: "v@x.io", newEmail: "New@x.io"), state: state, now: now) == [
+                .emailChanged(EmailChanged(email: "new@x.io", verified: true)),
+                .sessionsRevoked(SessionsRevoked(validSince: now / 1000, reason: .emailChanged)),
+            ])
         #expect(throws: AuthError.emailExists) {
             try Decide.decide(.applyEmailCode(project, uid("v"), email: "v@x.io", newEmail: "taken@x.io"), state: state, now: now)
         }
@@ -305,7 +331,8 @@ struct DecideTests {
         #expect(throws: AuthError.emailExists) {
             try Decide.planEmailLinkSignIn(project, email: "a@x.io", linkingTo: uid("anon"), newUid: uid("n"), now: now, state: state)
         }
-        let plan = try Decide.planEmailLinkSignIn(project, email: "b@x.io", linkingTo: uid("anon"), newUid: uid("n"), now: now, state: state)
+        let plan = try Decide.planEmailLinkSignIn(
+            project, email: "b@x.io", linkingTo: uid("anon"), newUid: uid("n"), now: now, state: state)
         #expect(plan.uid == uid("anon") && !plan.isNewUser && plan.preparation.isEmpty)
     }
 
@@ -313,7 +340,8 @@ struct DecideTests {
         try given(.createAccount(project, uid("a"), created(.anonymous)))
         for seconds in [-1, now / 1000 + SessionRevocation.allowedSkewSeconds + 1] {
             #expect(throws: AuthError.revocationTimeOutOfRange) {
-                try Decide.decide(.update(project, uid("a"), AccountUpdate(revokeSessions: .since(seconds: seconds))), state: state, now: now)
+                try Decide.decide(
+                    .update(project, uid("a"), AccountUpdate(revokeSessions: .since(seconds: seconds))), state: state, now: now)
             }
         }
         let ahead = now / 1000 + SessionRevocation.allowedSkewSeconds

@@ -26,7 +26,10 @@ struct EvolveProperties {
             var upgraded = false
             for n in numbers {
                 account = Evolve.account(account, Self.event(n), uid: uid, at: Int64(n))
-                guard let current = account else { Issue.record("account vanished"); return }
+                guard let current = account else {
+                    Issue.record("account vanished")
+                    return
+                }
                 if !current.isAnonymous { upgraded = true }
                 #expect(!(upgraded && current.isAnonymous))
                 #expect(current.isAnonymous == !upgraded)

@@ -33,7 +33,10 @@ struct SeedRuleTests {
         try given(
             .createAccount(project, uid("link"), AccountCreated(method: .emailLink, createdAt: now, email: "l@x.io", emailVerified: true)))
         let events = try Decide.decide(.unlinkProviders(project, uid("link"), [.password]), state: state, now: now)
-        #expect(events == [.providerUnlinked(ProviderUnlinked(providerId: .password)), .emailChanged(EmailChanged(email: nil, verified: false))])
+        #expect(
+            events == [
+                .providerUnlinked(ProviderUnlinked(providerId: .password)), .emailChanged(EmailChanged(email: nil, verified: false)),
+            ])
         try given(.unlinkProviders(project, uid("link"), [.password]))
         let account = try #require(state.account(uid("link"), in: project))
         #expect(account.email == nil && !account.emailLinkSignIn && account.signInMethods.isEmpty)
@@ -45,7 +48,10 @@ struct SeedRuleTests {
             .createAccount(project, uid("link"), AccountCreated(method: .emailLink, createdAt: now, email: "l@x.io", emailVerified: true)))
         let events = try Decide.decide(
             .update(project, uid("link"), AccountUpdate(removeEmail: true, unlinkProviders: [.password])), state: state, now: now)
-        #expect(events == [.emailChanged(EmailChanged(email: nil, verified: false)), .providerUnlinked(ProviderUnlinked(providerId: .password))])
+        #expect(
+            events == [
+                .emailChanged(EmailChanged(email: nil, verified: false)), .providerUnlinked(ProviderUnlinked(providerId: .password)),
+            ])
     }
 
     @Test mutating func emailPasswordOffStopsPasswordAndLinkSignIns() throws {

@@ -54,10 +54,11 @@ final class APIHarness: Sendable {
         configure: (inout ServerConfiguration) -> Void = { _ in }, mailer: (any ActionLinkMailer)? = nil, live: Bool = false,
         _ body: @escaping @Sendable (APIHarness, APIClient) async throws -> Void
     ) async throws {
-        let harness = try APIHarness(configure: { configuration in
-            if live { configuration.port = 0 }
-            configure(&configuration)
-        }, mailer: mailer)
+        let harness = try APIHarness(
+            configure: { configuration in
+                if live { configuration.port = 0 }
+                configure(&configuration)
+            }, mailer: mailer)
         try await harness.server.application.test(live ? .ahc(.http) : .router) { client in
             try await body(harness, APIClient(client: client))
             try EventDump.write(harness.service.store)

@@ -7,8 +7,8 @@ import HearthHTTP
 import HearthTesting
 import HearthWire
 import HummingbirdTesting
-import NIOHTTP1
 import NIOCore
+import NIOHTTP1
 import Synchronization
 import Testing
 
@@ -53,11 +53,14 @@ struct AbuseLimitHTTPTests {
                     group.addTask {
                         var answers: [String: Int] = [:]
                         while !done.isSet {
-                            var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)" + APIClient.v1 + "accounts:signInWithPassword?key=test-key")
+                            var request = HTTPClientRequest(
+                                url: "http://127.0.0.1:\(port)" + APIClient.v1 + "accounts:signInWithPassword?key=test-key")
                             request.method = .POST
                             request.headers.add(name: "Content-Type", value: "application/json")
                             request.headers.add(name: "X-Forwarded-For", value: attacker)
-                            let body: JSONValue = ["email": .string("target\(index % 5)@example.com"), "password": .string("wrong-\(index)")]
+                            let body: JSONValue = [
+                                "email": .string("target\(index % 5)@example.com"), "password": .string("wrong-\(index)"),
+                            ]
                             request.body = .bytes(ByteBuffer(bytes: body.encoded()))
                             let response = try await client.execute(request, timeout: .seconds(30))
                             let json = JSONValue.parse(try await response.body.collect(upTo: 1 << 16).readableBytesView)
@@ -114,7 +117,9 @@ struct AbuseLimitHTTPTests {
             let before = harness.service.passwords.started
             let answers = try await withThrowingTaskGroup(of: String.self) { group in
                 for index in 0..<40 {
-                    group.addTask { try await Self.signIn(api, "target@example.com", "wrong-\(index)", from: "203.0.113.\(index + 1)").errorCode ?? "OK" }
+                    group.addTask {
+                        try await Self.signIn(api, "target@example.com", "wrong-\(index)", from: "203.0.113.\(index + 1)").errorCode ?? "OK"
+                    }
                 }
                 return try await group.reduce(into: [String: Int]()) { $0[$1, default: 0] += 1 }
             }
@@ -125,10 +130,13 @@ struct AbuseLimitHTTPTests {
             let sequentialStart = harness.service.passwords.started
             var codes: [String] = []
             for index in 0..<7 {
-                codes.append(try await Self.signIn(api, "second@example.com", "wrong-\(index)", from: "198.51.100.\(index + 1)").errorCode ?? "OK")
+                codes.append(
+                    try await Self.signIn(api, "second@example.com", "wrong-\(index)", from: "198.51.100.\(index + 1)").errorCode ?? "OK")
             }
             #expect(harness.service.passwords.started - sequentialStart == 5)
-            #expect(codes == Array(repeating: "INVALID_LOGIN_CREDENTIALS", count: 5) + Array(repeating: "TOO_MANY_ATTEMPTS_TRY_LATER", count: 2))
+            #expect(
+                codes == Array(repeating: "INVALID_LOGIN_CREDENTIALS", count: 5) + Array(repeating: "TOO_MANY_ATTEMPTS_TRY_LATER", count: 2)
+            )
         }
     }
 
@@ -146,7 +154,9 @@ struct AbuseLimitHTTPTests {
             }
             #expect(last?.errorCode == "TOO_MANY_ATTEMPTS_TRY_LATER")
             // The owner, from elsewhere, waits out the account's backoff for a password sign-in…
-            #expect(try await Self.signIn(api, "locked@example.com", "correct-horse-42", from: "198.51.100.2").errorCode == "TOO_MANY_ATTEMPTS_TRY_LATER")
+            #expect(
+                try await Self.signIn(api, "locked@example.com", "correct-horse-42", from: "198.51.100.2").errorCode
+                    == "TOO_MANY_ATTEMPTS_TRY_LATER")
             // …but a reset and an email link still work.
             let reset = try await api.post(
                 APIClient.v1 + "accounts:sendOobCode?key=test-key", ["requestType": "PASSWORD_RESET", "email": "locked@example.com"],
@@ -173,10 +183,12 @@ struct AbuseLimitHTTPTests {
             #expect(harness.service.limits?.refusals[.signUpsPerAddress] == 1)
         }
         // Without trusted proxies, the header is the client's word: the peer is counted.
-        try await APIHarness.run(configure: { configuration in
-            RecentSignInTests.production(&configuration)
-            configuration.limits = .object(["signUpsPerAddressPerHour": 2])
-        }, live: true) { _, api in
+        try await APIHarness.run(
+            configure: { configuration in
+                RecentSignInTests.production(&configuration)
+                configuration.limits = .object(["signUpsPerAddressPerHour": 2])
+            }, live: true
+        ) { _, api in
             var statuses: [Int] = []
             for index in 0..<3 { statuses.append(try await Self.signUp(api, from: "203.0.113.\(index)").status) }
             #expect(statuses == [200, 200, 400])
@@ -185,17 +197,22 @@ struct AbuseLimitHTTPTests {
 
     @Test("action-code emails: five an hour to one recipient (QUOTA_EXCEEDED), the same answer for unknown addresses")
     func emailsPerRecipient() async throws {
-        try await APIHarness.run(configure: { configuration in
-            configuration.trustedProxies = ["127.0.0.1", "::1"]
-            configuration.limits = .object([:])
-        }, live: true) { _, api in
+        try await APIHarness.run(
+            configure: { configuration in
+                configuration.trustedProxies = ["127.0.0.1", "::1"]
+                configuration.limits = .object([:])
+            }, live: true
+        ) { _, api in
             _ = try await api.signUp(email: "inbox@example.com")
             for address in ["inbox@example.com", "nobody@example.com"] {
                 var codes: [String] = []
                 for index in 0..<6 {
                     let sent = try await api.post(
-                        APIClient.v1 + "accounts:sendOobCode?key=test-key", ["requestType": "EMAIL_SIGNIN", "email": .string(address),
-                        "continueUrl": "http://localhost/done", "canHandleCodeInApp": true], headers: Self.from("192.0.2.\(index)"))
+                        APIClient.v1 + "accounts:sendOobCode?key=test-key",
+                        [
+                            "requestType": "EMAIL_SIGNIN", "email": .string(address),
+                            "continueUrl": "http://localhost/done", "canHandleCodeInApp": true,
+                        ], headers: Self.from("192.0.2.\(index)"))
                     codes.append(sent.errorCode ?? "OK")
                 }
                 #expect(codes == ["OK", "OK", "OK", "OK", "OK", "QUOTA_EXCEEDED"], "\(address)")

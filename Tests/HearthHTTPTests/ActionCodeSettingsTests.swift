@@ -19,16 +19,17 @@ struct ActionCodeSettingsTests {
         // A real queue whose service never runs here: links are taken, never sent.
         let relay = try SMTPClient(settings: SMTPSettings(host: "127.0.0.1", port: 9, security: .none))
         let mailer = ActionLinkEmailer(queue: MailQueue(client: relay, capacity: 100), from: "auth@example.com")
-        try await APIHarness.run(configure: { configuration in
-            RecentSignInTests.production(&configuration)
-            configuration.actionUrl = "https://app.example.com/auth/action"
-            configuration.actionCodeLifetimeSeconds = ["PASSWORD_RESET": 3600]
-            configuration.projects = [
-                "demo-hearth": [
-                    "authorizedDomains": ["localhost", "app.example.com"], "linkDomains": ["links.example.com", "alt.example.com"],
+        try await APIHarness.run(
+            configure: { configuration in
+                RecentSignInTests.production(&configuration)
+                configuration.actionUrl = "https://app.example.com/auth/action"
+                configuration.actionCodeLifetimeSeconds = ["PASSWORD_RESET": 3600]
+                configuration.projects = [
+                    "demo-hearth": [
+                        "authorizedDomains": ["localhost", "app.example.com"], "linkDomains": ["links.example.com", "alt.example.com"],
+                    ]
                 ]
-            ]
-        }, mailer: mailer, body)
+            }, mailer: mailer, body)
     }
 
     static func send(_ api: APIClient, admin: Bool = false, _ fields: [String: JSONValue]) async throws -> Reply {
@@ -99,7 +100,8 @@ struct ActionCodeSettingsTests {
             #expect(URLComponents(string: alternative)?.host == "alt.example.com")
 
             let web = try #require(
-                try await Self.send(api, admin: true, ["requestType": "PASSWORD_RESET", "iOSBundleId": "com.example.ios"]).string("oobLink"))
+                try await Self.send(api, admin: true, ["requestType": "PASSWORD_RESET", "iOSBundleId": "com.example.ios"]).string("oobLink")
+            )
             #expect(web.hasPrefix("https://app.example.com/auth/action?mode=resetPassword&") && !web.contains("ibi="), "\(web)")
         }
     }
@@ -123,7 +125,8 @@ struct ActionCodeSettingsTests {
     @Test("development keeps the emulator's leniency: an admin's sign-in link needs no continue URL, and may point anywhere")
     func developmentLeniency() async throws {
         try await APIHarness.run { _, api in
-            let plain = try await api.admin("accounts:sendOobCode", ["requestType": "EMAIL_SIGNIN", "email": "a@example.com", "returnOobLink": true])
+            let plain = try await api.admin(
+                "accounts:sendOobCode", ["requestType": "EMAIL_SIGNIN", "email": "a@example.com", "returnOobLink": true])
             #expect(plain.status == 200)
             let anywhere = try await api.admin(
                 "accounts:sendOobCode",

@@ -47,7 +47,8 @@ struct ActionCodeTests {
             let reset = try await api.v3("resetPassword", ["oobCode": .string(code), "newPassword": "new-password-7"])
             #expect(reset.status == 200)
             #expect(reset["kind"] == "identitytoolkit#ResetPasswordResponse")
-            #expect(try await api.v1("resetPassword", ["oobCode": .string(code), "newPassword": "again-8"]).errorCode == "INVALID_OOB_CODE")
+            #expect(
+                try await api.v1("resetPassword", ["oobCode": .string(code), "newPassword": "again-8"]).errorCode == "INVALID_OOB_CODE")
 
             #expect(try await api.lookup(try #require(user.string("idToken"))).errorCode == "TOKEN_EXPIRED")
             #expect(try await api.refresh(try #require(user.string("refreshToken"))).status == 400)
@@ -68,7 +69,9 @@ struct ActionCodeTests {
             #expect(older != newer)
             harness.clock.advance(milliseconds: 1500)
             #expect(try await api.v1("resetPassword", ["oobCode": .string(newer), "newPassword": "newest-pass-9"]).status == 200)
-            #expect(try await api.v1("resetPassword", ["oobCode": .string(older), "newPassword": "stale-pass-10"]).errorCode == "INVALID_OOB_CODE")
+            #expect(
+                try await api.v1("resetPassword", ["oobCode": .string(older), "newPassword": "stale-pass-10"]).errorCode
+                    == "INVALID_OOB_CODE")
         }
     }
 
@@ -135,7 +138,10 @@ struct ActionCodeTests {
             #expect(unknown.errorCode == "USER_NOT_FOUND")
             let link = try await api.admin(
                 "accounts:sendOobCode",
-                ["requestType": "VERIFY_EMAIL", "email": "admin-link@example.com", "returnOobLink": true, "continueUrl": "https://app.example/done"])
+                [
+                    "requestType": "VERIFY_EMAIL", "email": "admin-link@example.com", "returnOobLink": true,
+                    "continueUrl": "https://app.example/done",
+                ])
             let oobLink = try #require(link.string("oobLink"))
             #expect(oobLink.contains("oobCode=\(try #require(link.string("oobCode")))"))
             // The link works: the action page verifies and redirects to the continue URL.
@@ -159,8 +165,12 @@ struct ActionCodeTests {
             let user = try await api.signUp(email: "before@example.com")
             _ = try await api.signUp(email: "taken@example.com")
             let idToken = try #require(user["idToken"])
-            #expect(try await api.v1("sendOobCode", ["requestType": "VERIFY_AND_CHANGE_EMAIL", "idToken": idToken]).errorCode == "MISSING_NEW_EMAIL")
-            #expect(try await api.v1("sendOobCode", ["requestType": "VERIFY_AND_CHANGE_EMAIL", "newEmail": "n@example.com"]).errorCode == "MISSING_ID_TOKEN")
+            #expect(
+                try await api.v1("sendOobCode", ["requestType": "VERIFY_AND_CHANGE_EMAIL", "idToken": idToken]).errorCode
+                    == "MISSING_NEW_EMAIL")
+            #expect(
+                try await api.v1("sendOobCode", ["requestType": "VERIFY_AND_CHANGE_EMAIL", "newEmail": "n@example.com"]).errorCode
+                    == "MISSING_ID_TOKEN")
             let taken = try await api.v1(
                 "sendOobCode", ["requestType": "VERIFY_AND_CHANGE_EMAIL", "idToken": idToken, "newEmail": "taken@example.com"])
             #expect(taken.errorCode == "EMAIL_EXISTS")
@@ -199,7 +209,9 @@ struct ActionCodeTests {
         try await APIHarness.run { harness, api in
             let user = try await api.signUp(email: "first@example.com")
             let uid = try #require(user.string("localId"))
-            #expect(try await api.v1("sendOobCode", ["requestType": "RECOVER_EMAIL", "email": "first@example.com"]).errorCode == "OPERATION_NOT_ALLOWED")
+            #expect(
+                try await api.v1("sendOobCode", ["requestType": "RECOVER_EMAIL", "email": "first@example.com"]).errorCode
+                    == "OPERATION_NOT_ALLOWED")
             harness.clock.advance(milliseconds: 1500)
             let changed = try await api.v1("update", ["idToken": user["idToken"] ?? .null, "email": "second@example.com"])
             #expect(changed.string("email") == "second@example.com")
@@ -210,7 +222,9 @@ struct ActionCodeTests {
             #expect(inspected["requestType"] == "RECOVER_EMAIL")
             #expect(inspected["email"] == "first@example.com")
             #expect(inspected["newEmail"] == "second@example.com")
-            #expect(try await api.v1("resetPassword", ["oobCode": .string(code), "newPassword": "new-password-1"]).errorCode == "INVALID_OOB_CODE")
+            #expect(
+                try await api.v1("resetPassword", ["oobCode": .string(code), "newPassword": "new-password-1"]).errorCode
+                    == "INVALID_OOB_CODE")
 
             harness.clock.advance(milliseconds: 1500)
             let recovered = try await api.v1("update", ["oobCode": .string(code)])
@@ -238,7 +252,8 @@ struct ActionCodeTests {
         }
     }
 
-    @Test("linking a password with another email (iOS signUp with an idToken) is an email change: the old address is told, old sessions end")
+    @Test(
+        "linking a password with another email (iOS signUp with an idToken) is an email change: the old address is told, old sessions end")
     func linkPasswordReplacingAnEmail() async throws {
         try await APIHarness.run { harness, api in
             let profile: JSONValue = ["sub": "gh-9", "email": "octo@example.com", "email_verified": true]
@@ -302,7 +317,10 @@ struct ActionCodeTests {
 
             let signInLink = try await api.admin(
                 "accounts:sendOobCode",
-                ["requestType": "EMAIL_SIGNIN", "email": "page@example.com", "returnOobLink": true, "continueUrl": "https://app.example/finish?x=1"])
+                [
+                    "requestType": "EMAIL_SIGNIN", "email": "page@example.com", "returnOobLink": true,
+                    "continueUrl": "https://app.example/finish?x=1",
+                ])
             let response = try await api.client.executeRequest(
                 uri: Self.path(of: try #require(signInLink.string("oobLink"))), method: .get, headers: [:], body: nil)
             #expect(response.status == .seeOther)
@@ -313,7 +331,8 @@ struct ActionCodeTests {
             // A change whose new address was taken meanwhile is the API's EMAIL_EXISTS, not "link used".
             let owner = try await api.v1("signInWithPassword", ["email": "page@example.com", "password": "from-the-link-9"])
             _ = try await api.v1(
-                "sendOobCode", ["requestType": "VERIFY_AND_CHANGE_EMAIL", "idToken": owner["idToken"] ?? .null, "newEmail": "later@example.com"])
+                "sendOobCode",
+                ["requestType": "VERIFY_AND_CHANGE_EMAIL", "idToken": owner["idToken"] ?? .null, "newEmail": "later@example.com"])
             let (_, change) = try await Self.delivered(api, to: "page@example.com", "VERIFY_AND_CHANGE_EMAIL")
             _ = try await api.signUp(email: "later@example.com")
             #expect(try await api.send(.get, Self.path(of: change), body: nil, headers: [:]).errorCode == "EMAIL_EXISTS")

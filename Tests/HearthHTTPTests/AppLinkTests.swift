@@ -69,7 +69,11 @@ struct AppLinkTests {
             let lowercaseBare = Self.fingerprint.replacingOccurrences(of: ":", with: "").lowercased()
             let normalized = try await Self.patch(
                 api,
-                ["registeredApps": ["androidApps": [["packageName": "com.example.android", "sha256Hashes": .array([.string(lowercaseBare)])]]]],
+                [
+                    "registeredApps": [
+                        "androidApps": [["packageName": "com.example.android", "sha256Hashes": .array([.string(lowercaseBare)])]]
+                    ]
+                ],
                 mask: "registeredApps.androidApps")
             #expect(normalized["registeredApps"]?["androidApps"]?.arrayValue?.first?["sha256Hashes"] == .array([.string(Self.fingerprint)]))
             #expect(normalized["registeredApps"]?["iosApps"]?.arrayValue?.first?["teamId"] == "ABCDE12345")
@@ -80,7 +84,14 @@ struct AppLinkTests {
                 ["iosApps": [["bundleId": "com.example.app", "teamId": "ABCDE12345", "appStoreId": "12ab"]]],
                 ["iosApps": [["bundleId": "com example", "teamId": "ABCDE12345"]]],
                 ["androidApps": [["packageName": "com.example.android", "sha256Hashes": ["14:6D"]]]],
-                ["androidApps": [["packageName": "com.example.android", "sha256Hashes": .array([.string(String(repeating: "zz:", count: 31) + "zz")])]]],
+                [
+                    "androidApps": [
+                        [
+                            "packageName": "com.example.android",
+                            "sha256Hashes": .array([.string(String(repeating: "zz:", count: 31) + "zz")]),
+                        ]
+                    ]
+                ],
                 ["androidApps": [["sha256Hashes": .array([.string(Self.fingerprint)])]]],
             ] {
                 let refused = try await Self.patch(api, ["registeredApps": bad], mask: "registeredApps.iosApps,registeredApps.androidApps")
@@ -112,7 +123,10 @@ struct AppLinkTests {
                 api, project: "other-project", ["linkDomains": ["links.other.example", "LINKS.example.com"]], mask: "linkDomains")
             #expect(squatter.status == 400 && squatter.errorCode == "INVALID_CONFIG", "\(squatter.json)")
             let kept = try await Self.get(api, "/.well-known/apple-app-site-association", host: "links.example.com")
-            #expect(JSONValue.parse(kept.body.readableBytesView)?["applinks"]?["details"]?.arrayValue?.first?["appIDs"] == ["ABCDE12345.com.example.app"])
+            #expect(
+                JSONValue.parse(kept.body.readableBytesView)?["applinks"]?["details"]?.arrayValue?.first?["appIDs"] == [
+                    "ABCDE12345.com.example.app"
+                ])
             for stranger in ["app.example.com", "127.0.0.1:9099", "evil.example", String(repeating: "a", count: 5000)] {
                 #expect(try await Self.get(api, "/.well-known/apple-app-site-association", host: stranger).status == .notFound)
             }
@@ -173,7 +187,8 @@ struct AppLinkTests {
 
             // What a link carries is text on the page, never markup.
             let hostile = try await Self.get(
-                api, link.path + "?mode=signIn&oobCode=%22%3E%3Cscript%3Ealert(1)%3C%2Fscript%3E&ibi=com.example.app", host: "links.example.com")
+                api, link.path + "?mode=signIn&oobCode=%22%3E%3Cscript%3Ealert(1)%3C%2Fscript%3E&ibi=com.example.app",
+                host: "links.example.com")
             let hostileHTML = String(buffer: hostile.body)
             #expect(!hostileHTML.contains("<script>"))
             #expect(hostileHTML.contains("&quot;&gt;&lt;script&gt;") || hostileHTML.contains("%22%3E%3Cscript%3E"))

@@ -26,7 +26,8 @@ struct BadInputTests {
         try await APIHarness.run { _, api in
             let uri = APIClient.v3 + "signupNewUser?key=k"
             expectEnvelope(try await api.send(.post, uri, body: ByteBuffer(string: "{not json"), headers: APIClient.json), status: 400)
-            expectEnvelope(try await api.send(.post, uri, body: ByteBuffer(bytes: [0x7b, 0xff, 0xfe, 0x7d]), headers: APIClient.json), status: 400)
+            expectEnvelope(
+                try await api.send(.post, uri, body: ByteBuffer(bytes: [0x7b, 0xff, 0xfe, 0x7d]), headers: APIClient.json), status: 400)
             expectEnvelope(try await api.send(.post, uri, body: ByteBuffer(string: "[1,2]"), headers: APIClient.json), status: 400)
             let wrongType = try await api.v3("signupNewUser", ["email": ["a", "b"], "password": "x"])
             expectEnvelope(wrongType, status: 400)
@@ -74,23 +75,38 @@ struct BadInputTests {
             expectEnvelope(try await api.admin("accounts", ["localId": .string(emoji)]), status: 400)
             expectEnvelope(try await api.v1("signInWithCustomToken", ["token": .string(#"{"uid":"\#(emoji)"}"#)]), status: 400)
             let longSub = #"{"sub":"\#(String(repeating: "s", count: 300))"}"#
-            let idp = try await api.v1("signInWithIdp", [
-                "requestUri": "http://localhost", "postBody": .string("providerId=google.com&id_token=\(longSub)"), "returnSecureToken": true,
-            ])
+            let idp = try await api.v1(
+                "signInWithIdp",
+                [
+                    "requestUri": "http://localhost", "postBody": .string("providerId=google.com&id_token=\(longSub)"),
+                    "returnSecureToken": true,
+                ])
             expectEnvelope(idp, status: 400)
-            let imported = try await api.admin("accounts:batchCreate", [
-                "users": [["localId": "fed", "providerUserInfo": [["providerId": "google.com", "rawId": .string(String(repeating: "r", count: 300))]]]],
-            ])
+            let imported = try await api.admin(
+                "accounts:batchCreate",
+                [
+                    "users": [
+                        [
+                            "localId": "fed",
+                            "providerUserInfo": [["providerId": "google.com", "rawId": .string(String(repeating: "r", count: 300))]],
+                        ]
+                    ]
+                ])
             #expect(imported["error"]?.arrayValue?.count == 1)
             // Profile text ends up in every ID token; claims are counted in bytes, not characters.
-            expectEnvelope(try await api.v1("update", ["idToken": idToken, "displayName": .string(String(repeating: "x", count: 1025))]), status: 400)
-            expectEnvelope(try await api.v1("update", ["idToken": idToken, "photoUrl": .string(String(repeating: "x", count: 2049))]), status: 400)
+            expectEnvelope(
+                try await api.v1("update", ["idToken": idToken, "displayName": .string(String(repeating: "x", count: 1025))]), status: 400)
+            expectEnvelope(
+                try await api.v1("update", ["idToken": idToken, "photoUrl": .string(String(repeating: "x", count: 2049))]), status: 400)
             let marks = "a" + String(repeating: "\u{301}", count: 600)
             #expect(marks.count == 1)
-            let claims = try await api.admin("accounts:update", ["localId": user["localId"] ?? .null, "customAttributes": .string(#"{"k":"\#(marks)"}"#)])
+            let claims = try await api.admin(
+                "accounts:update", ["localId": user["localId"] ?? .null, "customAttributes": .string(#"{"k":"\#(marks)"}"#)])
             #expect(claims.errorCode == "CLAIMS_TOO_LARGE")
             for phone in ["+①②③④⑤", "+١٢٣٤٥٦"] {
-                expectEnvelope(try await api.admin("accounts:update", ["localId": user["localId"] ?? .null, "phoneNumber": .string(phone)]), status: 400)
+                expectEnvelope(
+                    try await api.admin("accounts:update", ["localId": user["localId"] ?? .null, "phoneNumber": .string(phone)]),
+                    status: 400)
             }
             expectEnvelope(try await api.v1("signUp", ["email": "two words@example.com", "password": "correct-horse-42"]), status: 400)
             // Revocation only moves forward: a validSince far ahead would lock the account out for good.

@@ -45,10 +45,12 @@ struct CORSTests {
             let plain = try await Self.preflight(api, Self.signUp, origin: "https://app.example.org")
             #expect(plain.headers[HTTPField.Name("Access-Control-Allow-Private-Network")!] == nil)
 
-            let created = try await Self.post(api, Self.signUp, origin: "https://app.example.org", ["email": "c@example.com", "password": "cors-pass-1"])
+            let created = try await Self.post(
+                api, Self.signUp, origin: "https://app.example.org", ["email": "c@example.com", "password": "cors-pass-1"])
             #expect(created.status == .ok && created.headers[.accessControlAllowOrigin] == "https://app.example.org")
             #expect(created.headers[values: .vary].contains("Origin"))
-            let refused = try await Self.post(api, Self.signUp, origin: "https://app.example.org", ["email": "c@example.com", "password": "cors-pass-1"])
+            let refused = try await Self.post(
+                api, Self.signUp, origin: "https://app.example.org", ["email": "c@example.com", "password": "cors-pass-1"])
             #expect(refused.status == .badRequest && refused.headers[.accessControlAllowOrigin] == "https://app.example.org")
             // Calls without an Origin (mobile SDKs, Admin SDKs) are untouched.
             let native = try await api.signUp(email: "native@example.com")
@@ -82,7 +84,8 @@ struct CORSTests {
             #expect(try await Self.ownerLookup(api, origin: nil).status == .ok)
             // Nor the emulator's routes, which take no credential at all (a simple GET: no preflight).
             let codes = "/emulator/v1/projects/demo-hearth/oobCodes"
-            let fromSite = try await api.client.executeRequest(uri: codes, method: .get, headers: [.origin: "https://evil.example"], body: nil)
+            let fromSite = try await api.client.executeRequest(
+                uri: codes, method: .get, headers: [.origin: "https://evil.example"], body: nil)
             #expect(fromSite.status == .forbidden && !String(buffer: fromSite.body).contains("oobCodes"))
             let wipe = try await api.client.executeRequest(
                 uri: "/emulator/v1/projects/demo-hearth/accounts", method: .delete, headers: [.origin: "https://evil.example"], body: nil)
@@ -148,7 +151,8 @@ struct CORSTests {
                 headers: HeadfulSignInTests.productionAdmin)
             #expect(patched.status == 200)
             #expect(try await Self.preflight(api, Self.signUp, origin: stranger).status == .noContent)
-            let admitted = try await Self.post(api, Self.signUp, origin: stranger + ":8443", ["email": "x@example.com", "password": "cors-pass-1"])
+            let admitted = try await Self.post(
+                api, Self.signUp, origin: stranger + ":8443", ["email": "x@example.com", "password": "cors-pass-1"])
             #expect(admitted.status == .ok)
         }
     }

@@ -83,7 +83,8 @@ struct EmailLinkTests {
             let payloads = events.map(\.payload)
             #expect(payloads.contains(.passwordRemoved(PasswordRemoved(reason: .emailLinkVerified))))
             #expect(payloads.contains(.providerUnlinked(ProviderUnlinked(providerId: "github.com", reason: .emailLinkVerified))))
-            #expect(payloads.contains { if case .sessionsRevoked(let revoked) = $0 { revoked.reason == .emailLinkVerified } else { false } })
+            #expect(
+                payloads.contains { if case .sessionsRevoked(let revoked) = $0 { revoked.reason == .emailLinkVerified } else { false } })
         }
     }
 

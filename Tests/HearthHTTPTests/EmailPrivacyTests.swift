@@ -17,7 +17,8 @@ import Testing
 struct EmailPrivacyTests {
     static func protect(_ api: APIClient, _ on: Bool = true) async throws {
         let patched = try await api.send(
-            .patch, "/identitytoolkit.googleapis.com/v2/projects/demo-hearth/config?updateMask=emailPrivacyConfig.enableImprovedEmailPrivacy",
+            .patch,
+            "/identitytoolkit.googleapis.com/v2/projects/demo-hearth/config?updateMask=emailPrivacyConfig.enableImprovedEmailPrivacy",
             body: ByteBuffer(bytes: JSONValue.object(["emailPrivacyConfig": ["enableImprovedEmailPrivacy": .bool(on)]]).encoded()),
             headers: APIClient.admin)
         #expect(patched.status == 200)
@@ -141,7 +142,9 @@ struct EmailPrivacyTests {
             #expect(adminReset.errorCode == "EMAIL_NOT_FOUND")
 
             try await Self.protect(api, false)
-            #expect(try await api.v1("signInWithPassword", ["email": "nobody@example.com", "password": "whatever-123"]).errorCode == "EMAIL_NOT_FOUND")
+            #expect(
+                try await api.v1("signInWithPassword", ["email": "nobody@example.com", "password": "whatever-123"]).errorCode
+                    == "EMAIL_NOT_FOUND")
         }
     }
 
@@ -153,7 +156,8 @@ struct EmailPrivacyTests {
             configuration.adminTokens = [AdminCredential(token: HeadfulSignInTests.adminToken)]
         }) { harness, api in
             let config = try await api.send(
-                .get, "/identitytoolkit.googleapis.com/v2/projects/demo-hearth/config", body: nil, headers: HeadfulSignInTests.productionAdmin)
+                .get, "/identitytoolkit.googleapis.com/v2/projects/demo-hearth/config", body: nil,
+                headers: HeadfulSignInTests.productionAdmin)
             #expect(config["emailPrivacyConfig"]?["enableImprovedEmailPrivacy"] == true)
             let recorded = try harness.service.store.audit.events(of: .project(APIHarness.project))
             #expect(recorded.first?.metadata.actorId == "production defaults")

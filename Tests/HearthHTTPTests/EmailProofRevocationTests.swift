@@ -63,7 +63,8 @@ struct EmailProofRevocationTests {
             #expect(try await api.lookup(try #require(owner.string("idToken"))).status == 200)
             #expect(try await api.refresh(try #require(owner.string("refreshToken"))).status == 200)
             let payloads = try harness.service.store.audit.events(of: .account(APIHarness.project, UserID(uid)!)).map(\.payload)
-            #expect(payloads.contains { if case .sessionsRevoked(let revoked) = $0 { revoked.reason == .emailLinkVerified } else { false } })
+            #expect(
+                payloads.contains { if case .sessionsRevoked(let revoked) = $0 { revoked.reason == .emailLinkVerified } else { false } })
         }
     }
 

@@ -22,7 +22,9 @@ struct EmailProviderDisabledTests {
             let body: JSONValue = ["email": "pw@example.com", "password": "correct-horse-42", "returnSecureToken": true]
             #expect(try await api.v1("signInWithPassword", body).errorCode == "PASSWORD_LOGIN_DISABLED")
             #expect(try await api.v3("verifyPassword", body).errorCode == "PASSWORD_LOGIN_DISABLED")
-            #expect(try await api.v1("signInWithPassword", ["email": "unknown@example.com", "password": "x"]).errorCode == "PASSWORD_LOGIN_DISABLED")
+            #expect(
+                try await api.v1("signInWithPassword", ["email": "unknown@example.com", "password": "x"]).errorCode
+                    == "PASSWORD_LOGIN_DISABLED")
             try await Self.setEmailProvider(api, enabled: true)
             #expect(try await api.v1("signInWithPassword", body).status == 200)
         }
@@ -34,7 +36,8 @@ struct EmailProviderDisabledTests {
             let user = try await api.signUp(email: "going@example.com")
             try await Self.setEmailProvider(api, enabled: false)
             // Not a new password sign-in: the caller's own session continues in a new token.
-            let changed = try await api.v1("update", ["idToken": user["idToken"] ?? .null, "email": "moved@example.com", "returnSecureToken": true])
+            let changed = try await api.v1(
+                "update", ["idToken": user["idToken"] ?? .null, "email": "moved@example.com", "returnSecureToken": true])
             #expect(changed.status == 200, "\(changed.json)")
             #expect(changed.string("email") == "moved@example.com" && changed.string("idToken") != nil)
             #expect(try await api.lookup(try #require(changed.string("idToken"))).status == 200)

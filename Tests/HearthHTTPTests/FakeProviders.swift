@@ -72,7 +72,9 @@ final class FakeProviders: Sendable {
         router.post("/gh/login/oauth/access_token") { request, _ in try await self.gitHubToken(request) }
         router.get("/gh/api/v3/user") { request, _ in
             try self.bearer(request)
-            return Self.json(["id": 4242, "login": "octocat", "name": "Mona Lisa", "avatar_url": "https://img.example/octo.png", "email": .null])
+            return Self.json([
+                "id": 4242, "login": "octocat", "name": "Mona Lisa", "avatar_url": "https://img.example/octo.png", "email": .null,
+            ])
         }
         router.get("/gh/api/v3/user/emails") { request, _ in
             try self.bearer(request)
@@ -99,7 +101,9 @@ final class FakeProviders: Sendable {
         }
         router.get("/fb/me") { request, _ in
             guard request.uri.query?.contains("access_token=fb-token") == true else { return Self.json(status: .badRequest, [:]) }
-            return Self.json(["id": "fb-1", "name": "Fae", "email": "Fae@FB.example", "picture": ["data": ["url": "https://img.example/fae.png"]]])
+            return Self.json([
+                "id": "fb-1", "name": "Fae", "email": "Fae@FB.example", "picture": ["data": ["url": "https://img.example/fae.png"]],
+            ])
         }
         router.get("/oidc/.well-known/openid-configuration") { _, _ in
             self.hit("/oidc/.well-known/openid-configuration")

@@ -16,8 +16,12 @@ struct FullMailQueueTests {
             let first = try await api.signUp(email: "first@example.com")
             let second = try await api.signUp(email: "second@example.com")
             // Requests that fail after taking room give it back.
-            #expect(try await api.v1("sendOobCode", ["requestType": "PASSWORD_RESET", "email": "nobody@example.com"]).errorCode == "EMAIL_NOT_FOUND")
-            #expect(try await api.v1("update", ["idToken": first["idToken"] ?? .null, "email": "second@example.com"]).errorCode == "EMAIL_EXISTS")
+            #expect(
+                try await api.v1("sendOobCode", ["requestType": "PASSWORD_RESET", "email": "nobody@example.com"]).errorCode
+                    == "EMAIL_NOT_FOUND")
+            #expect(
+                try await api.v1("update", ["idToken": first["idToken"] ?? .null, "email": "second@example.com"]).errorCode
+                    == "EMAIL_EXISTS")
 
             // The one place goes to the notice of this change.
             let changed = try await api.v1("update", ["idToken": first["idToken"] ?? .null, "email": "first-new@example.com"])

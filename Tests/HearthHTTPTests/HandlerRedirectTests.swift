@@ -56,7 +56,8 @@ struct HandlerRedirectTests {
             let systemScheme = try await Self.open(api, Self.failing(clientId: "ms-msdt"))
             #expect(systemScheme.status == .badRequest && systemScheme.location == nil)
             let badKey = try await Self.open(
-                api, Self.failing(clientId: HeadfulSignInTests.iosClientId).replacingOccurrences(of: "apiKey=test-key", with: "apiKey=nope"))
+                api, Self.failing(clientId: HeadfulSignInTests.iosClientId).replacingOccurrences(of: "apiKey=test-key", with: "apiKey=nope")
+            )
             #expect(badKey.status == .badRequest && badKey.location == nil, "\(badKey)")
         }
     }

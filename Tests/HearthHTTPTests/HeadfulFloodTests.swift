@@ -14,7 +14,9 @@ import Testing
 struct HeadfulFloodTests {
     /// Opens the handler over TCP as the browser at `address` (behind the trusted proxy on
     /// loopback), without following the redirect.
-    static func open(port: Int, from address: String, with client: HTTPClient) async throws -> (status: Int, location: String?, body: String) {
+    static func open(port: Int, from address: String, with client: HTTPClient) async throws -> (
+        status: Int, location: String?, body: String
+    ) {
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)" + HeadfulSignInTests.handlerURL(provider: "github.com"))
         request.headers.add(name: "X-Forwarded-For", value: address)
         let response = try await client.execute(request, timeout: .seconds(10))
@@ -24,9 +26,12 @@ struct HeadfulFloodTests {
 
     @Test("a flood from one address is refused (429) past the limit; another address's sign-in completes")
     func floodFromOneAddress() async throws {
-        try await HeadfulSignInTests.run(production: true, live: true, configure: { configuration, _ in
-            configuration.trustedProxies = ["127.0.0.1", "::1"]
-        }) { _, api, providers in
+        try await HeadfulSignInTests.run(
+            production: true, live: true,
+            configure: { configuration, _ in
+                configuration.trustedProxies = ["127.0.0.1", "::1"]
+            }
+        ) { _, api, providers in
             var configuration = HTTPClient.Configuration()
             configuration.redirectConfiguration = .disallow
             let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
@@ -48,8 +53,10 @@ struct HeadfulFloodTests {
                 let app = HeadfulSignInTests.query(HeadfulSignInTests.query(deepLink)["deep_link_id"] ?? "")
                 let signedIn = try await api.v1(
                     "signInWithIdp",
-                    ["requestUri": .string(app["link"] ?? ""), "sessionId": .string(HeadfulSignInTests.sessionID),
-                     "postBody": "providerId=github.com", "returnSecureToken": true])
+                    [
+                        "requestUri": .string(app["link"] ?? ""), "sessionId": .string(HeadfulSignInTests.sessionID),
+                        "postBody": "providerId=github.com", "returnSecureToken": true,
+                    ])
                 #expect(signedIn.status == 200 && signedIn.string("federatedId") == "4242", "\(signedIn.json)")
             } catch {
                 try await client.shutdown()

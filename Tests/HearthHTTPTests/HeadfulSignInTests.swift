@@ -28,33 +28,36 @@ struct HeadfulSignInTests {
     ) async throws {
         let providers = try FakeProviders()
         try await providers.serve { base in
-            try await APIHarness.run(configure: { configuration in
-                configuration.identityProviders = [
-                    "github.com": ["webUrl": .string(base + "/gh"), "apiUrl": .string(base + "/gh/api/v3")],
-                    "yahoo.com": ["issuer": .string(base + "/oidc")], "google.com": ["issuer": .string(base + "/oidc")],
-                    "facebook.com": ["graphUrl": .string(base + "/fb")],
-                ]
-                configuration.providerTimeoutSeconds = timeoutSeconds
-                if production {
-                    configuration.profile = .production
-                    configuration.apiKeys = ["test-key": "demo-hearth"]
-                    configuration.adminTokens = [AdminCredential(token: Self.adminToken)]
-                    configuration.publicUrl = "http://127.0.0.1:9099"
-                    configuration.projects = ["demo-hearth": ["registeredApps": ["iosBundleIds": ["com.example.app"]]]]
-                    // The fakes listen on loopback, over http: the operator's allowlist admits them.
-                    configuration.providerAllowedNetworks = ["127.0.0.1/32"]
-                }
-                configure(&configuration, base)
-            }, live: live) { harness, api in
+            try await APIHarness.run(
+                configure: { configuration in
+                    configuration.identityProviders = [
+                        "github.com": ["webUrl": .string(base + "/gh"), "apiUrl": .string(base + "/gh/api/v3")],
+                        "yahoo.com": ["issuer": .string(base + "/oidc")], "google.com": ["issuer": .string(base + "/oidc")],
+                        "facebook.com": ["graphUrl": .string(base + "/fb")],
+                    ]
+                    configuration.providerTimeoutSeconds = timeoutSeconds
+                    if production {
+                        configuration.profile = .production
+                        configuration.apiKeys = ["test-key": "demo-hearth"]
+                        configuration.adminTokens = [AdminCredential(token: Self.adminToken)]
+                        configuration.publicUrl = "http://127.0.0.1:9099"
+                        configuration.projects = ["demo-hearth": ["registeredApps": ["iosBundleIds": ["com.example.app"]]]]
+                        // The fakes listen on loopback, over http: the operator's allowlist admits them.
+                        configuration.providerAllowedNetworks = ["127.0.0.1/32"]
+                    }
+                    configure(&configuration, base)
+                }, live: live
+            ) { harness, api in
                 providers.useClock { harness.clock.now() / 1000 }
                 for (provider, client) in [
                     ("github.com", "gh-client"), ("yahoo.com", "y-client"), ("google.com", "g-web-client"), ("facebook.com", "fb-app"),
                 ] {
                     let created = try await api.send(
                         .post, "/identitytoolkit.googleapis.com/v2/projects/demo-hearth/defaultSupportedIdpConfigs?idpId=\(provider)",
-                        body: ByteBuffer(bytes: JSONValue.object([
-                            "enabled": true, "clientId": .string(client), "clientSecret": .string(FakeProviders.clientSecret),
-                        ]).encoded()), headers: production ? Self.productionAdmin : APIClient.admin)
+                        body: ByteBuffer(
+                            bytes: JSONValue.object([
+                                "enabled": true, "clientId": .string(client), "clientSecret": .string(FakeProviders.clientSecret),
+                            ]).encoded()), headers: production ? Self.productionAdmin : APIClient.admin)
                     #expect(created.status == 200)
                 }
                 try await body(harness, api, providers)
@@ -152,8 +155,10 @@ struct HeadfulSignInTests {
             // Linking: the same call with the signed-in user's ID token.
             let linked = try await api.v1(
                 "signInWithIdp",
-                ["requestUri": .string(try await completeFlow("yahoo.com")), "sessionId": .string(Self.sessionID),
-                 "postBody": "providerId=yahoo.com", "idToken": anonymous["idToken"] ?? .null, "returnSecureToken": true])
+                [
+                    "requestUri": .string(try await completeFlow("yahoo.com")), "sessionId": .string(Self.sessionID),
+                    "postBody": "providerId=yahoo.com", "idToken": anonymous["idToken"] ?? .null, "returnSecureToken": true,
+                ])
             #expect(linked.status == 200 && linked.string("localId") == uid, "\(linked.json)")
             #expect(claims(linked.string("idToken"))["firebase"]?["sign_in_provider"] == "yahoo.com")
             let account = try #require(try harness.service.account(UserID(uid)!, Caller(project: APIHarness.project, isAdmin: true)))
@@ -161,8 +166,10 @@ struct HeadfulSignInTests {
             // Reauthentication (autoCreate false) signs the same user in again; no new account.
             let reauth = try await api.v1(
                 "signInWithIdp",
-                ["requestUri": .string(try await completeFlow("yahoo.com")), "sessionId": .string(Self.sessionID),
-                 "postBody": "providerId=yahoo.com", "autoCreate": false, "returnSecureToken": true])
+                [
+                    "requestUri": .string(try await completeFlow("yahoo.com")), "sessionId": .string(Self.sessionID),
+                    "postBody": "providerId=yahoo.com", "autoCreate": false, "returnSecureToken": true,
+                ])
             #expect(reauth.string("localId") == uid && reauth["isNewUser"] == nil)
         }
     }
@@ -170,8 +177,10 @@ struct HeadfulSignInTests {
     @Test("Android (apn): the result comes back as the genericidp intent, carrying the response URL")
     func android() async throws {
         try await Self.run { _, api, providers in
-            let opened = Self.handlerURL(provider: "github.com").replacingOccurrences(of: "ibi=com.example.app", with: "apn=com.example.android")
-                .replacingOccurrences(of: "&clientId=" + FormEncoding.percentEncoded(Self.iosClientId), with: "")
+            let opened = Self.handlerURL(provider: "github.com").replacingOccurrences(
+                of: "ibi=com.example.app", with: "apn=com.example.android"
+            )
+            .replacingOccurrences(of: "&clientId=" + FormEncoding.percentEncoded(Self.iosClientId), with: "")
             let callback = try await providers.consent(at: try await Self.location(api, opened))
             let intent = try await Self.location(api, callback)
             #expect(intent.hasPrefix("intent://firebase.auth/#Intent;scheme=genericidp;package=com.example.android;"))
@@ -179,8 +188,10 @@ struct HeadfulSignInTests {
             let requestUri = try #require(link.flatMap { FormEncoding.decode(Array($0.utf8)) })
             let signedIn = try await api.v1(
                 "signInWithIdp",
-                ["requestUri": .string(requestUri), "sessionId": .string(Self.sessionID), "postBody": "providerId=github.com",
-                 "returnSecureToken": true])
+                [
+                    "requestUri": .string(requestUri), "sessionId": .string(Self.sessionID), "postBody": "providerId=github.com",
+                    "returnSecureToken": true,
+                ])
             #expect(signedIn.status == 200 && signedIn.string("federatedId") == "4242")
         }
     }
@@ -202,8 +213,10 @@ struct HeadfulSignInTests {
             let app = try await Self.appCallback(api, try await providers.consent(at: authorization))
             let reply = try await api.v1(
                 "signInWithIdp",
-                ["requestUri": .string(app["link"] ?? ""), "sessionId": .string(Self.sessionID), "postBody": "providerId=github.com",
-                 "returnSecureToken": true])
+                [
+                    "requestUri": .string(app["link"] ?? ""), "sessionId": .string(Self.sessionID), "postBody": "providerId=github.com",
+                    "returnSecureToken": true,
+                ])
             #expect(reply.status == 200 && reply["needConfirmation"] == true, "\(reply.json)")
             #expect(reply.string("email") == "mona@example.com" && reply.string("localId") == created.string("localId"))
             #expect(reply["idToken"] == nil)
@@ -212,8 +225,11 @@ struct HeadfulSignInTests {
             let password = try await api.v1("signInWithPassword", ["email": "mona@example.com", "password": "correct-horse-42"])
             let linked = try await api.v1(
                 "signInWithIdp",
-                ["requestUri": "http://localhost", "postBody": .string("providerId=github.com&access_token=\(reply.string("oauthAccessToken") ?? "")"),
-                 "idToken": password["idToken"] ?? .null, "returnSecureToken": true])
+                [
+                    "requestUri": "http://localhost",
+                    "postBody": .string("providerId=github.com&access_token=\(reply.string("oauthAccessToken") ?? "")"),
+                    "idToken": password["idToken"] ?? .null, "returnSecureToken": true,
+                ])
             #expect(linked.status == 200 && linked.string("localId") == created.string("localId"), "\(linked.json)")
             #expect(claims(linked.string("idToken"))["firebase"]?["identities"]?["github.com"] == ["4242"])
         }
@@ -222,16 +238,21 @@ struct HeadfulSignInTests {
     @Test("forged state, consent denied and a provider that is not enabled come back as errors, never a sign-in")
     func refusals() async throws {
         try await Self.run { _, api, _ in
-            let forged = try await api.client.executeRequest(uri: "/__/auth/handler?code=x&state=forged", method: .get, headers: [:], body: nil)
+            let forged = try await api.client.executeRequest(
+                uri: "/__/auth/handler?code=x&state=forged", method: .get, headers: [:], body: nil)
             #expect(forged.status == .badRequest)
             let stranger = try await api.v1(
                 "signInWithIdp",
-                ["requestUri": "http://127.0.0.1:9099/__/auth/handler?code=x&state=forged", "sessionId": .string(Self.sessionID), "postBody": "providerId=github.com"])
+                [
+                    "requestUri": "http://127.0.0.1:9099/__/auth/handler?code=x&state=forged", "sessionId": .string(Self.sessionID),
+                    "postBody": "providerId=github.com",
+                ])
             #expect(stranger.errorCode == "INVALID_IDP_RESPONSE")
 
             let authorization = try await Self.location(api, Self.handlerURL(provider: "github.com"))
             let state = Self.query(authorization)["state"] ?? ""
-            let denied = try await Self.appCallback(api, "/__/auth/handler?error=access_denied&error_description=The+user+said+no&state=\(state)")
+            let denied = try await Self.appCallback(
+                api, "/__/auth/handler?error=access_denied&error_description=The+user+said+no&state=\(state)")
             let error = JSONValue.parse(Array((denied["firebaseError"] ?? "").utf8))
             #expect(error?["code"] == "auth/invalid-credential")
             #expect(error?["message"]?.stringValue?.contains("access_denied") == true)
@@ -254,8 +275,10 @@ struct HeadfulSignInTests {
                 providers.misbehave(fault)
                 return try await api.v1(
                     "signInWithIdp",
-                    ["requestUri": .string(app["link"] ?? ""), "sessionId": .string(Self.sessionID), "postBody": "providerId=yahoo.com",
-                     "returnSecureToken": true])
+                    [
+                        "requestUri": .string(app["link"] ?? ""), "sessionId": .string(Self.sessionID), "postBody": "providerId=yahoo.com",
+                        "returnSecureToken": true,
+                    ])
             }
             let signedIn = try await attempt(.none)
             #expect(signedIn.status == 200 && signedIn.string("federatedId") == "yahoo-user-77", "\(signedIn.json)")
@@ -290,7 +313,9 @@ struct HeadfulSignInTests {
         }
     }
 
-    @Test("credentials apps bring: GitHub and Facebook tokens only if issued to the configured app, Google's id_token for its client; a bare Yahoo token refused")
+    @Test(
+        "credentials apps bring: GitHub and Facebook tokens only if issued to the configured app, Google's id_token for its client; a bare Yahoo token refused"
+    )
     func directCredentials() async throws {
         try await Self.run { _, api, providers in
             func signIn(_ postBody: String) async throws -> Reply {
@@ -317,7 +342,8 @@ struct HeadfulSignInTests {
             let iosToken = try providers.idToken(audience: "g-ios-client", nonce: nil, subject: "ios-user", email: "ios@gmail.com")
             #expect(try await signIn("providerId=google.com&id_token=\(iosToken)").errorCode == "INVALID_IDP_RESPONSE")
             let listed = try await api.send(
-                .patch, "/identitytoolkit.googleapis.com/v2/projects/demo-hearth/defaultSupportedIdpConfigs/google.com?updateMask=additionalClientIds",
+                .patch,
+                "/identitytoolkit.googleapis.com/v2/projects/demo-hearth/defaultSupportedIdpConfigs/google.com?updateMask=additionalClientIds",
                 body: ByteBuffer(bytes: JSONValue.object(["additionalClientIds": ["g-ios-client"]]).encoded()), headers: APIClient.admin)
             #expect(listed["additionalClientIds"] == ["g-ios-client"])
             #expect(try await signIn("providerId=google.com&id_token=\(iosToken)").status == 200)
@@ -326,10 +352,14 @@ struct HeadfulSignInTests {
             let reauth: (String) async throws -> Reply = { token in
                 try await api.v1(
                     "signInWithIdp",
-                    ["requestUri": "http://localhost", "postBody": .string("providerId=google.com&id_token=\(token)"),
-                     "autoCreate": false, "returnSecureToken": true])
+                    [
+                        "requestUri": "http://localhost", "postBody": .string("providerId=google.com&id_token=\(token)"),
+                        "autoCreate": false, "returnSecureToken": true,
+                    ])
             }
-            #expect(try await reauth(try providers.idToken(audience: "g-web-client", nonce: nil, subject: "nobody", email: "nobody@gmail.com")).errorCode == "USER_NOT_FOUND")
+            #expect(
+                try await reauth(try providers.idToken(audience: "g-web-client", nonce: nil, subject: "nobody", email: "nobody@gmail.com"))
+                    .errorCode == "USER_NOT_FOUND")
             let again = try await reauth(try providers.idToken(audience: "g-web-client", nonce: nil))
             #expect(again.string("localId") == google.string("localId"))
 
@@ -348,7 +378,10 @@ struct HeadfulSignInTests {
             let signIn: @Sendable () async throws -> Reply = {
                 try await api.v1(
                     "signInWithIdp",
-                    ["requestUri": "http://localhost", "postBody": .string("providerId=google.com&id_token=\(token)"), "returnSecureToken": true])
+                    [
+                        "requestUri": "http://localhost", "postBody": .string("providerId=google.com&id_token=\(token)"),
+                        "returnSecureToken": true,
+                    ])
             }
             let replies = try await withThrowingTaskGroup(of: Reply.self) { group in
                 for _ in 0..<8 { group.addTask { try await signIn() } }

@@ -58,7 +58,8 @@ struct IdPPageTests {
             #expect(empty.text.contains("No github.com accounts exist yet"))
             #expect(empty.text.contains(#"<input type="hidden" name="eventId" value="EVTQWERTYU">"#))
 
-            let finish = "/emulator/auth/handler?" + Self.iosQuery
+            let finish =
+                "/emulator/auth/handler?" + Self.iosQuery
                 + "&finish=1&email=octo%40example.com&name=%3Cb%3EOcto%3C%2Fb%3E&screen_name=octocat"
             let created = try await Self.get(api, finish)
             #expect(created.status == 303)
@@ -75,7 +76,8 @@ struct IdPPageTests {
             let listed = try await Self.get(api, "/emulator/auth/handler?" + Self.iosQuery)
             #expect(listed.text.contains("&lt;b&gt;Octo&lt;/b&gt;"))
             #expect(!listed.text.contains("<b>Octo</b>"))
-            let href = try #require(listed.text.components(separatedBy: "<a href=\"").dropFirst().first?.components(separatedBy: "\"").first)
+            let href = try #require(
+                listed.text.components(separatedBy: "<a href=\"").dropFirst().first?.components(separatedBy: "\"").first)
             let reused = try await Self.get(api, href.replacingOccurrences(of: "&amp;", with: "&"))
             let again = try await Self.verifyAssertion(
                 api, try Self.responseURL(fromDeepLink: try #require(reused.location), scheme: scheme))
@@ -92,9 +94,12 @@ struct IdPPageTests {
             #expect(appId.location?.hasPrefix("app-1-123-ios-abc://firebaseauth/link?deep_link_id=") == true)
 
             let android = try await Self.get(
-                api, "/emulator/auth/handler?apiKey=k&providerId=github.com&apn=com.example.android&authType=signInWithRedirect&eventId=E2&finish=1&email=a%40example.com")
+                api,
+                "/emulator/auth/handler?apiKey=k&providerId=github.com&apn=com.example.android&authType=signInWithRedirect&eventId=E2&finish=1&email=a%40example.com"
+            )
             let intent = try #require(android.location)
-            let prefix = "intent://firebase.auth/#Intent;scheme=genericidp;package=com.example.android;S.authType=signInWithRedirect;S.eventId=E2;S.link="
+            let prefix =
+                "intent://firebase.auth/#Intent;scheme=genericidp;package=com.example.android;S.authType=signInWithRedirect;S.eventId=E2;S.link="
             #expect(intent.hasPrefix(prefix) && intent.hasSuffix(";B.encryptionEnabled=false;end;"))
             let link = try #require(String(intent.dropFirst(prefix.count).prefix { $0 != ";" }).removingPercentEncoding)
             #expect(try await Self.verifyAssertion(api, link).string("email") == "a@example.com")
@@ -102,7 +107,8 @@ struct IdPPageTests {
             let missing = try await api.send(.get, "/emulator/auth/handler?providerId=github.com", body: nil, headers: [:])
             #expect(missing.status == 400)
             #expect(missing["authEmulator"]?["error"] == "missing apiKey or providerId query parameters")
-            let web = try await Self.get(api, "/emulator/auth/handler?apiKey=k&providerId=github.com&appName=%5BDEFAULT%5D&redirectUrl=http%3A%2F%2Flocalhost%2F")
+            let web = try await Self.get(
+                api, "/emulator/auth/handler?apiKey=k&providerId=github.com&appName=%5BDEFAULT%5D&redirectUrl=http%3A%2F%2Flocalhost%2F")
             #expect(web.status == 400 && web.text.contains("signInWithCredential"))
         }
     }

@@ -46,7 +46,9 @@ struct IdentityProviderConfigTests {
             let disabled = try await Self.call(
                 api, .patch, "defaultSupportedIdpConfigs/github.com?updateMask=enabled", ["enabled": false, "clientId": "ignored"])
             #expect(disabled["enabled"] == false && disabled.string("clientId") == "Iv1.hearth")
-            #expect(try await Self.call(api, .post, "defaultSupportedIdpConfigs?idpId=github.com", ["clientId": "x"]).errorCode == "CONFIGURATION_EXISTS")
+            #expect(
+                try await Self.call(api, .post, "defaultSupportedIdpConfigs?idpId=github.com", ["clientId": "x"]).errorCode
+                    == "CONFIGURATION_EXISTS")
 
             // The secret opens again from what the ledger holds.
             let stored = try harness.service.identityProvider(.github, Caller(project: APIHarness.project, isAdmin: true))
@@ -86,7 +88,8 @@ struct IdentityProviderConfigTests {
             #expect(withSecret["responseType"] == ["idToken": false, "code": true])
 
             func code(_ reply: Reply) -> String? { reply.status == 400 ? reply.errorCode : "status \(reply.status)" }
-            let badId = try await Self.call(api, .post, "oauthIdpConfigs?oauthIdpConfigId=corp", ["clientId": "x", "issuer": "https://x.example"])
+            let badId = try await Self.call(
+                api, .post, "oauthIdpConfigs?oauthIdpConfigId=corp", ["clientId": "x", "issuer": "https://x.example"])
             #expect(code(badId) == "INVALID_PROVIDER_ID")
             let notBuiltIn = try await Self.call(api, .post, "defaultSupportedIdpConfigs?idpId=oidc.corp", ["clientId": "x"])
             #expect(code(notBuiltIn) == "INVALID_PROVIDER_ID")
@@ -94,7 +97,8 @@ struct IdentityProviderConfigTests {
             #expect(code(noIssuer) == "INVALID_CONFIG")
             let noClient = try await Self.call(api, .post, "defaultSupportedIdpConfigs?idpId=yahoo.com", [:])
             #expect(code(noClient) == "INVALID_CONFIG")
-            let unknown = try await Self.call(api, .post, "defaultSupportedIdpConfigs?idpId=yahoo.com", ["clientId": "y", "colour": "blue"])
+            let unknown = try await Self.call(
+                api, .post, "defaultSupportedIdpConfigs?idpId=yahoo.com", ["clientId": "y", "colour": "blue"])
             #expect(code(unknown) == "Invalid JSON payload received. Unknown name \"colour\" at 'config': Cannot find field.")
             // Through the API a secret file must lie in the directory the operator named (none here).
             let outside = try await Self.call(

@@ -85,10 +85,19 @@ struct ImportedHashTests {
                 // scrypt parameters that would trap in swift-crypto, or hold a hashing thread for ever.
                 (["hashAlgorithm": "STANDARD_SCRYPT", "cpuMemCost": 0, "blockSize": 8, "parallelization": 1], "INVALID_MEMORY_COST"),
                 (["hashAlgorithm": "STANDARD_SCRYPT", "cpuMemCost": 3000, "blockSize": 8, "parallelization": 1], "INVALID_MEMORY_COST"),
-                (["hashAlgorithm": "STANDARD_SCRYPT", "cpuMemCost": 1_048_576, "blockSize": 8, "parallelization": 1], "INVALID_MEMORY_COST"),
+                (
+                    ["hashAlgorithm": "STANDARD_SCRYPT", "cpuMemCost": 1_048_576, "blockSize": 8, "parallelization": 1],
+                    "INVALID_MEMORY_COST"
+                ),
                 (["hashAlgorithm": "STANDARD_SCRYPT", "cpuMemCost": 16384, "blockSize": -1, "parallelization": 1], "INVALID_BLOCK_SIZE"),
-                (["hashAlgorithm": "STANDARD_SCRYPT", "cpuMemCost": 16384, "blockSize": 1_099_511_627_776, "parallelization": 1], "INVALID_BLOCK_SIZE"),
-                (["hashAlgorithm": "STANDARD_SCRYPT", "cpuMemCost": 16384, "blockSize": 8, "parallelization": 134_217_728], "INVALID_PARALLELIZATION"),
+                (
+                    ["hashAlgorithm": "STANDARD_SCRYPT", "cpuMemCost": 16384, "blockSize": 1_099_511_627_776, "parallelization": 1],
+                    "INVALID_BLOCK_SIZE"
+                ),
+                (
+                    ["hashAlgorithm": "STANDARD_SCRYPT", "cpuMemCost": 16384, "blockSize": 8, "parallelization": 134_217_728],
+                    "INVALID_PARALLELIZATION"
+                ),
                 (["hashAlgorithm": "STANDARD_SCRYPT", "cpuMemCost": 16384, "parallelization": 1], "INVALID_BLOCK_SIZE"),
             ]
             for (options, code) in cases {
@@ -102,7 +111,9 @@ struct ImportedHashTests {
             #expect(lookup["users"] == nil)
             // Hashes no sign-in could check, or that would match any password (an empty derived
             // key equals an empty hash), fail their user; the others in the batch import.
-            let scrypt: [String: JSONValue] = ["hashAlgorithm": "STANDARD_SCRYPT", "cpuMemCost": 1024, "blockSize": 8, "parallelization": 1]
+            let scrypt: [String: JSONValue] = [
+                "hashAlgorithm": "STANDARD_SCRYPT", "cpuMemCost": 1024, "blockSize": 8, "parallelization": 1,
+            ]
             let odd: [(options: [String: JSONValue], hash: String)] = [
                 (["hashAlgorithm": "BCRYPT"], "AAAA"),
                 (["hashAlgorithm": "BCRYPT"], Base64URL.encode(Array("$2b$31$".utf8) + Array(repeating: UInt8(ascii: "a"), count: 53))),
@@ -122,7 +133,9 @@ struct ImportedHashTests {
                 #expect(reply.status == 200)
                 #expect(reply["error"]?.arrayValue?.count == 1, "\(options) \(hash): \(reply.json)")
                 #expect(reply["error"]?.arrayValue?.first?["index"] == 0)
-                #expect(try await api.v1("signInWithPassword", ["email": "odd@example.com", "password": "whatever1"]).errorCode == "EMAIL_NOT_FOUND")
+                #expect(
+                    try await api.v1("signInWithPassword", ["email": "odd@example.com", "password": "whatever1"]).errorCode
+                        == "EMAIL_NOT_FOUND")
             }
         }
     }

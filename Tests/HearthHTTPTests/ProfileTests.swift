@@ -1,6 +1,6 @@
+import Foundation
 import HTTPTypes
 import HearthApp
-import Foundation
 import HearthAuth
 import HearthHTTP
 import HearthTesting

@@ -96,7 +96,9 @@ struct ProjectConfigTests {
                 let reply = try await Self.patch(api, body, mask: mask, headers: headers)
                 return reply.status == 400 ? reply.errorCode : "status \(reply.status)"
             }
-            #expect(try await code([:], mask: "colour") == "Invalid JSON payload received. Invalid update mask path: \"colour\" is not a field of Config.")
+            #expect(
+                try await code([:], mask: "colour")
+                    == "Invalid JSON payload received. Invalid update mask path: \"colour\" is not a field of Config.")
             let unknown = try await code(["colour": "blue"]) ?? ""
             #expect(unknown.hasPrefix("Invalid JSON payload received. Unknown name \"colour\""))
             #expect(try await code(["name": "x"], mask: "name") == "INVALID_CONFIG")
@@ -105,7 +107,10 @@ struct ProjectConfigTests {
             let wrongType = try await code(["autodeleteAnonymousUsers": "yes"]) ?? ""
             #expect(wrongType.hasPrefix("Invalid JSON payload received. Invalid value"))
             #expect(try await code(["authorizedDomains": ["https://app.example.com/"]]) == "INVALID_CONFIG")
-            #expect(try await code(["anonymousCleanupAfterSeconds": "0"]) == "Invalid JSON payload received. Invalid value at 'config.anonymousCleanupAfterSeconds': expected whole seconds from 1 to 2592000 (30 days).")
+            #expect(
+                try await code(["anonymousCleanupAfterSeconds": "0"])
+                    == "Invalid JSON payload received. Invalid value at 'config.anonymousCleanupAfterSeconds': expected whole seconds from 1 to 2592000 (30 days)."
+            )
             #expect(try await code("not an object") != nil)
             let keyOnly: HTTPFields = [.contentType: "application/json"]
             #expect(try await code(["autodeleteAnonymousUsers": true], headers: keyOnly) == "INSUFFICIENT_PERMISSION")

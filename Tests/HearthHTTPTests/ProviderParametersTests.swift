@@ -39,7 +39,9 @@ struct ProviderParametersTests {
         return Dictionary(grouping: try #require(requests.last), by: \.name).mapValues { $0.map(\.value) }
     }
 
-    @Test("Yahoo: prompt=login and language=fr reach the provider; mail-r and sdct-w join openid profile email; reserved parameters stay Hearth's")
+    @Test(
+        "Yahoo: prompt=login and language=fr reach the provider; mail-r and sdct-w join openid profile email; reserved parameters stay Hearth's"
+    )
     func yahooParameters() async throws {
         try await HeadfulSignInTests.run { _, api, providers in
             var custom = Self.hijack
@@ -80,7 +82,9 @@ struct ProviderParametersTests {
         }
     }
 
-    @Test("production: a Yahoo user whose email a password account holds is asked to confirm, signs in the old way, links the pending credential")
+    @Test(
+        "production: a Yahoo user whose email a password account holds is asked to confirm, signs in the old way, links the pending credential"
+    )
     func yahooRecovery() async throws {
         try await HeadfulSignInTests.run(production: true) { harness, api, providers in
             let created = try await api.post(
@@ -93,8 +97,10 @@ struct ProviderParametersTests {
                 let app = try await HeadfulSignInTests.appCallback(api, try await providers.consent(at: authorization))
                 return try await api.v1(
                     "signInWithIdp",
-                    ["requestUri": .string(app["link"] ?? ""), "sessionId": .string(HeadfulSignInTests.sessionID),
-                     "postBody": "providerId=yahoo.com", "returnSecureToken": true, "returnIdpCredential": true])
+                    [
+                        "requestUri": .string(app["link"] ?? ""), "sessionId": .string(HeadfulSignInTests.sessionID),
+                        "postBody": "providerId=yahoo.com", "returnSecureToken": true, "returnIdpCredential": true,
+                    ])
             }
             let pending = try await yahooFlow()
             #expect(pending.status == 200 && pending["needConfirmation"] == true, "\(pending.json)")
@@ -111,9 +117,11 @@ struct ProviderParametersTests {
             #expect(password.string("localId") == uid)
             let linked = try await api.v1(
                 "signInWithIdp",
-                ["requestUri": "http://localhost",
-                 "postBody": .string("providerId=yahoo.com&id_token=\(pendingIdToken)&access_token=\(accessToken)"),
-                 "idToken": password["idToken"] ?? .null, "returnSecureToken": true, "returnIdpCredential": true])
+                [
+                    "requestUri": "http://localhost",
+                    "postBody": .string("providerId=yahoo.com&id_token=\(pendingIdToken)&access_token=\(accessToken)"),
+                    "idToken": password["idToken"] ?? .null, "returnSecureToken": true, "returnIdpCredential": true,
+                ])
             #expect(linked.status == 200 && linked.string("localId") == uid, "\(linked.json)")
             #expect(claims(linked.string("idToken"))["firebase"]?["identities"]?["yahoo.com"] == ["yahoo-user-77"])
             let user = try await api.lookup(try #require(linked.string("idToken")))["users"]?.arrayValue?.first

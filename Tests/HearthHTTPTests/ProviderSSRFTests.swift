@@ -26,10 +26,11 @@ struct ProviderSSRFTests {
             headers: production ? admin : APIClient.admin)
         return try await api.send(
             .post, "/identitytoolkit.googleapis.com/v2/projects/demo-hearth/oauthIdpConfigs?oauthIdpConfigId=oidc.corp",
-            body: ByteBuffer(bytes: JSONValue.object([
-                "enabled": true, "clientId": "corp-client", "issuer": .string(issuer), "responseType": ["code": true],
-                "clientSecret": .string(FakeProviders.clientSecret),
-            ]).encoded()), headers: production ? admin : APIClient.admin)
+            body: ByteBuffer(
+                bytes: JSONValue.object([
+                    "enabled": true, "clientId": "corp-client", "issuer": .string(issuer), "responseType": ["code": true],
+                    "clientSecret": .string(FakeProviders.clientSecret),
+                ]).encoded()), headers: production ? admin : APIClient.admin)
     }
 
     /// Opens the handler for `oidc.corp`: the provider's URL, or the error the app is handed.
@@ -47,15 +48,19 @@ struct ProviderSSRFTests {
         let app = try await HeadfulSignInTests.appCallback(api, try await providers.consent(at: authorization))
         return try await api.v1(
             "signInWithIdp",
-            ["requestUri": .string(app["link"] ?? ""), "sessionId": .string(HeadfulSignInTests.sessionID),
-             "postBody": "providerId=oidc.corp", "returnSecureToken": true])
+            [
+                "requestUri": .string(app["link"] ?? ""), "sessionId": .string(HeadfulSignInTests.sessionID),
+                "postBody": "providerId=oidc.corp", "returnSecureToken": true,
+            ])
     }
 
     @Test("an issuer with a query, a fragment or user info is refused, by the API and in the config file")
     func issuerShape() async throws {
         try await HeadfulSignInTests.run { _, api, providers in
             let base = String(providers.issuer.dropLast("/oidc".count))
-            for issuer in [base + "/internal/secret?", base + "/internal/secret#", base + "/internal/secret?x=", "http://user:pw@127.0.0.1/oidc"] {
+            for issuer in [
+                base + "/internal/secret?", base + "/internal/secret#", base + "/internal/secret?x=", "http://user:pw@127.0.0.1/oidc",
+            ] {
                 let reply = try await Self.setIssuer(api, issuer, production: false)
                 #expect(reply.errorCode == "INVALID_CONFIG", "\(issuer)")
             }
@@ -163,7 +168,9 @@ enum ClosedPort {
         address.sin_port = 0
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
+            }
         }
         guard bound else { throw POSIXError(.EADDRINUSE) }
         return Int(UInt16(bigEndian: address.sin_port))

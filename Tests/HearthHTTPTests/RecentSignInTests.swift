@@ -37,7 +37,9 @@ struct RecentSignInTests {
             let refreshed = try await api.refresh(try #require(user.string("refreshToken")))
             let fresh = try #require(refreshed["id_token"])
             #expect(claims(fresh.stringValue)["auth_time"] == claims(idToken.stringValue)["auth_time"])
-            #expect(try await api.v1("update", ["idToken": fresh, "password": "a-new-password-1"]).errorCode == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
+            #expect(
+                try await api.v1("update", ["idToken": fresh, "password": "a-new-password-1"]).errorCode == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN"
+            )
             // Nor does the owner signing in on another device make this session recent.
             let elsewhere = try await api.v1("signInWithPassword", ["email": "old@example.com", "password": "correct-horse-42"])
             let again = try await api.refresh(try #require(user.string("refreshToken")))
@@ -61,7 +63,8 @@ struct RecentSignInTests {
             #expect(upgraded.status == 200 && upgraded.string("localId") == anonymous.string("localId"), "\(upgraded.json)")
             // Once it can sign in, it is held to the rule like any other account.
             harness.clock.advance(milliseconds: 10 * 60_000)
-            #expect(try await api.v1("delete", ["idToken": try #require(upgraded["idToken"])]).errorCode == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
+            #expect(
+                try await api.v1("delete", ["idToken": try #require(upgraded["idToken"])]).errorCode == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
             let another = try await api.v1("signUp", ["returnSecureToken": true])
             harness.clock.advance(milliseconds: 30 * 60_000)
             #expect(try await api.v1("delete", ["idToken": try #require(another["idToken"])]).status == 200)
@@ -82,9 +85,12 @@ struct RecentSignInTests {
                 "verifyAssertion", FederatedTests.credential("github.com", ["sub": "dev-gh"], idToken: user["idToken"]))
             #expect(linking.errorCode == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
             let verifyNew = try await api.v1(
-                "sendOobCode", ["requestType": "VERIFY_AND_CHANGE_EMAIL", "idToken": user["idToken"] ?? .null, "newEmail": "new@example.com"])
+                "sendOobCode",
+                ["requestType": "VERIFY_AND_CHANGE_EMAIL", "idToken": user["idToken"] ?? .null, "newEmail": "new@example.com"])
             #expect(verifyNew.errorCode == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
-            #expect(try await api.v1("update", ["idToken": user["idToken"] ?? .null, "email": "new@example.com"]).errorCode == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
+            #expect(
+                try await api.v1("update", ["idToken": user["idToken"] ?? .null, "email": "new@example.com"]).errorCode
+                    == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
         }
     }
 }

@@ -1,13 +1,14 @@
 import Foundation
 import HTTPTypes
 import HearthAuth
-@testable import HearthHTTP
 import NIOCore
 import NIOEmbedded
 import NIOHTTP1
 import NIOHTTPTypes
 import NIOHTTPTypesHTTP1
 import Testing
+
+@testable import HearthHTTP
 
 /// The connection guard on an embedded channel behind NIO's real HTTP/1 codec, with the event
 /// loop's clock moved by hand.
@@ -124,7 +125,8 @@ struct RequestGuardTests {
     @Test("a request pipelined behind a slow one is timed from when the slow one is answered")
     func clockWaitsForEarlierAnswers() throws {
         let channel = try Self.connection()
-        try channel.writeInbound(ByteBuffer(string: "GET /slow HTTP/1.1\r\nHost: x\r\n\r\nPOST /next HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\n{"))
+        try channel.writeInbound(
+            ByteBuffer(string: "GET /slow HTTP/1.1\r\nHost: x\r\n\r\nPOST /next HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\n{"))
         channel.embeddedEventLoop.advanceTime(by: .seconds(30))  // /slow is still being handled
         #expect(try Self.written(channel).isEmpty)
         try Self.respond(channel, "slow")
@@ -199,7 +201,9 @@ struct RequestGuardTests {
         #expect(afterRefusal == held, "the refused connection closed and gave back its bytes")
         // The holder goes away mid-body: its request fails (never runs on half a body), its bytes go.
         #expect(throws: RequestGuard.cutShort) { _ = try holder.finish() }
-        #expect(governor.bufferedRequestBytes == 0 && governor.openConnections == 0, "\(governor.bufferedRequestBytes) \(governor.openConnections)")
+        #expect(
+            governor.bufferedRequestBytes == 0 && governor.openConnections == 0,
+            "\(governor.bufferedRequestBytes) \(governor.openConnections)")
     }
 
     @Test("a new connection must send a whole head in time: silent, it is closed without an answer; half a head gets 408")

@@ -80,7 +80,9 @@ struct SecurityTests {
                 let uri = try await api.v1("createAuthUri", ["identifier": "cont@example.com", "continueUri": .string(bad)])
                 #expect(uri.errorCode == "INVALID_CONTINUE_URI", "\(bad)")
             }
-            #expect(try await api.v1("createAuthUri", ["identifier": "cont@example.com", "continueUri": "http://www.google.com/"]).status == 200)
+            #expect(
+                try await api.v1("createAuthUri", ["identifier": "cont@example.com", "continueUri": "http://www.google.com/"]).status == 200
+            )
 
             // A link whose continueUrl was edited to javascript: is not followed, and its code is not spent.
             let user = try await api.v1("signInWithPassword", ["email": "cont@example.com", "password": "correct-horse-42"])
@@ -170,8 +172,10 @@ struct SecurityTests {
             configuration.adminTokens = [AdminCredential(token: token)]
             try configuration.validate()
         }
-        for weak in ["owner", "Owner", "x", "short-but-not-32-characters", String(repeating: "ab", count: 20),
-                     "replace-with-a-long-random-token-from-openssl-rand", "with some spaces in it, 32 chars or more"] {
+        for weak in [
+            "owner", "Owner", "x", "short-but-not-32-characters", String(repeating: "ab", count: 20),
+            "replace-with-a-long-random-token-from-openssl-rand", "with some spaces in it, 32 chars or more",
+        ] {
             #expect(throws: ConfigurationError.self, "\(weak)") { try validate(weak) }
         }
         try validate("J8v2Qk4m7Xz1Lp0sRt6Yw9Nc3Hb5Gd8F")  // 32 random characters
@@ -183,11 +187,11 @@ struct SecurityTests {
         try "\(Self.tokenEverywhere)\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
         let file = directory.path + "/hearth.json"
         try """
-            {"profile": "production", "apiKeys": {"k": "project-a"}, "adminTokens": [
-              "\(Self.tokenA)x",
-              {"token": "\(Self.tokenA)", "projects": ["project-a"]},
-              {"tokenFile": "\(tokenFile)", "projects": ["project-b", "project-c"]}]}
-            """.write(toFile: file, atomically: true, encoding: .utf8)
+        {"profile": "production", "apiKeys": {"k": "project-a"}, "adminTokens": [
+          "\(Self.tokenA)x",
+          {"token": "\(Self.tokenA)", "projects": ["project-a"]},
+          {"tokenFile": "\(tokenFile)", "projects": ["project-b", "project-c"]}]}
+        """.write(toFile: file, atomically: true, encoding: .utf8)
         let loaded = try ServerConfiguration.load(file: file, environment: [:])
         #expect(
             loaded.adminTokens == [
@@ -213,7 +217,9 @@ struct SecurityTests {
             #expect(throws: ConfigurationError.developmentOffLoopback(host), "\(host)") {
                 try ServerConfiguration.load(file: nil, environment: ["HEARTH_HOST": host])
             }
-            let allowed = try ServerConfiguration.load(file: nil, environment: ["HEARTH_HOST": host]) { $0.insecureDevelopmentOnNetwork = true }
+            let allowed = try ServerConfiguration.load(file: nil, environment: ["HEARTH_HOST": host]) {
+                $0.insecureDevelopmentOnNetwork = true
+            }
             #expect(allowed.host == host)
             let production: [String: String] = ["HEARTH_HOST": host, "HEARTH_PROFILE": "production", "HEARTH_API_KEYS": #"{"k":"p"}"#]
             // Production off loopback is plain HTTP on the network: refused unless the option names the risk.

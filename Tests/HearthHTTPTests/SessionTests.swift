@@ -1,10 +1,10 @@
-import HearthWire
-import NIOCore
 import HTTPTypes
 import HearthAuth
 import HearthDomain
 import HearthStore
 import HearthTesting
+import HearthWire
+import NIOCore
 import Testing
 
 @Suite("sessions: refresh, revocation, disable, delete")
@@ -76,7 +76,8 @@ struct SessionTests {
             #expect(try await api.refresh(legacy.text).status == 200)
 
             harness.clock.advance(milliseconds: 2000)
-            let revoked = try await api.admin("accounts:update", ["localId": .string(uid.rawValue), "validSince": .int(harness.clock.now() / 1000)])
+            let revoked = try await api.admin(
+                "accounts:update", ["localId": .string(uid.rawValue), "validSince": .int(harness.clock.now() / 1000)])
             #expect(revoked.status == 200)
             #expect(try await api.refresh(legacy.text).errorCode == "INVALID_REFRESH_TOKEN")
             #expect(try await api.refresh(try #require(created.string("refreshToken"))).errorCode == "INVALID_REFRESH_TOKEN")
@@ -121,14 +122,17 @@ struct SessionTests {
             let uid = try #require(created.string("localId"))
             harness.clock.advance(milliseconds: 1500)
             #expect(try await api.admin("accounts:update", ["localId": .string(uid), "disableUser": true]).status == 200)
-            #expect(try await api.v3("verifyPassword", ["email": "off@example.com", "password": "correct-horse-42"]).errorCode == "USER_DISABLED")
+            #expect(
+                try await api.v3("verifyPassword", ["email": "off@example.com", "password": "correct-horse-42"]).errorCode
+                    == "USER_DISABLED")
             #expect(try await api.refresh(try #require(created.string("refreshToken"))).errorCode == "USER_DISABLED")
             #expect(try await api.lookup(try #require(created.string("idToken"))).errorCode == "USER_DISABLED")
             #expect(try await api.admin("accounts:update", ["localId": .string(uid), "disableUser": false]).status == 200)
             #expect(try harness.eventTypes(of: uid).suffix(3) == ["account.disabled", "account.enabled", "account.sessions_revoked"])
             #expect(try await api.lookup(try #require(created.string("idToken"))).errorCode == "TOKEN_EXPIRED")
             #expect(try await api.refresh(try #require(created.string("refreshToken"))).status == 400)
-            let again = try await api.v3("verifyPassword", ["email": "off@example.com", "password": "correct-horse-42", "returnSecureToken": true])
+            let again = try await api.v3(
+                "verifyPassword", ["email": "off@example.com", "password": "correct-horse-42", "returnSecureToken": true])
             #expect(try await api.lookup(try #require(again.string("idToken"))).status == 200)
         }
     }

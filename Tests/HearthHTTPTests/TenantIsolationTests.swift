@@ -1,6 +1,5 @@
 import Foundation
 import HTTPTypes
-@testable import HearthApp
 import HearthAuth
 import HearthDomain
 import HearthHTTP
@@ -11,6 +10,8 @@ import Logging
 import NIOCore
 import Synchronization
 import Testing
+
+@testable import HearthApp
 
 /// One daemon, two tenants (issue 28): a project's own admin token administers its project and
 /// nothing else; it never gets the daemon to read, or send anywhere, a secret the operator keeps.
@@ -54,8 +55,13 @@ struct TenantIsolationTests {
             for name in Self.secretFiles {
                 let file = secrets.path + "/" + name
                 let attempts: [(HTTPRequest.Method, String, JSONValue)] = [
-                    (.post, "project-a/oauthIdpConfigs?oauthIdpConfigId=oidc.mine",
-                     ["clientId": "c", "issuer": "https://id.tenant.example", "responseType": ["code": true], "clientSecretFile": .string(file)]),
+                    (
+                        .post, "project-a/oauthIdpConfigs?oauthIdpConfigId=oidc.mine",
+                        [
+                            "clientId": "c", "issuer": "https://id.tenant.example", "responseType": ["code": true],
+                            "clientSecretFile": .string(file),
+                        ]
+                    ),
                     (.post, "project-a/defaultSupportedIdpConfigs?idpId=github.com", ["clientId": "c", "clientSecretFile": .string(file)]),
                 ]
                 for (method, path, body) in attempts {
@@ -120,7 +126,8 @@ struct TenantIsolationTests {
             let config = Self.v2 + "project-a/config?updateMask=authorizedDomains"
             for token in [Self.tenantToken, Self.operatorToken] {
                 let reply = try await api.send(
-                    .patch, config, body: ByteBuffer(bytes: JSONValue.object(["authorizedDomains": [.string("\(token.prefix(6)).example")]]).encoded()),
+                    .patch, config,
+                    body: ByteBuffer(bytes: JSONValue.object(["authorizedDomains": [.string("\(token.prefix(6)).example")]]).encoded()),
                     headers: [.authorization: "Bearer \(token)", .contentType: "application/json"])
                 #expect(reply.status == 200)
             }

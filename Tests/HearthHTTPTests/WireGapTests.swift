@@ -30,7 +30,8 @@ struct WireGapTests {
     func credentials() async throws {
         try await APIHarness.run { _, api in
             let named = try await api.v1("lookup", ["idToken": "x", "targetProjectId": "demo-hearth"])
-            #expect(named.json["error"]?["message"] == "INSUFFICIENT_PERMISSION : Only authenticated requests can specify target_project_id.")
+            #expect(
+                named.json["error"]?["message"] == "INSUFFICIENT_PERMISSION : Only authenticated requests can specify target_project_id.")
             for bearer in ["Bearer owner", "BEARER OWNER", "Bearer ya29.a0AfH6SMBx-an-access-token"] {
                 let reply = try await api.post(
                     APIClient.v1 + "projects/demo-hearth/accounts:lookup", ["localId": ["nobody"]],
@@ -51,28 +52,42 @@ struct WireGapTests {
             #expect(duplicateIds.json["error"]?["message"] == "DUPLICATE_LOCAL_ID : a")
             let duplicateRaw = try await api.admin(
                 "accounts:batchCreate",
-                ["sanityCheck": true, "users": [
-                    ["localId": "r1", "providerUserInfo": [["providerId": "google.com", "rawId": "g1"]]],
-                    ["localId": "r2", "providerUserInfo": [["providerId": "google.com", "rawId": "g1"]]],
-                ]])
+                [
+                    "sanityCheck": true,
+                    "users": [
+                        ["localId": "r1", "providerUserInfo": [["providerId": "google.com", "rawId": "g1"]]],
+                        ["localId": "r2", "providerUserInfo": [["providerId": "google.com", "rawId": "g1"]]],
+                    ],
+                ])
             #expect(duplicateRaw.json["error"]?["message"] == "DUPLICATE_RAW_ID : Provider id(google.com), Raw id(g1)")
             let duplicateEmail = try await api.admin(
-                "accounts:batchCreate", ["sanityCheck": true, "users": [["localId": "e1", "email": "e@example.com"], ["localId": "e2", "email": "e@example.com"]]])
+                "accounts:batchCreate",
+                [
+                    "sanityCheck": true,
+                    "users": [["localId": "e1", "email": "e@example.com"], ["localId": "e2", "email": "e@example.com"]],
+                ])
             #expect(duplicateEmail.json["error"]?["message"] == "DUPLICATE_EMAIL : e@example.com")
 
             let mixed = try await api.admin(
                 "accounts:batchCreate",
-                ["users": [
-                    ["localId": "claims", "customAttributes": #"{"sub":"x"}"#],
-                    ["localId": "big", "customAttributes": .string("{\"a\":\"" + String(repeating: "x", count: 1000) + "\"}")],
-                    ["localId": "raw", "email": "raw@example.com", "rawPassword": "raw-password-1"],
-                    ["localId": "bare", "email": "bare@example.com", "providerUserInfo": [["providerId": "github.com", "rawId": "gh-9"]]],
-                ]])
+                [
+                    "users": [
+                        ["localId": "claims", "customAttributes": #"{"sub":"x"}"#],
+                        ["localId": "big", "customAttributes": .string("{\"a\":\"" + String(repeating: "x", count: 1000) + "\"}")],
+                        ["localId": "raw", "email": "raw@example.com", "rawPassword": "raw-password-1"],
+                        [
+                            "localId": "bare", "email": "bare@example.com",
+                            "providerUserInfo": [["providerId": "github.com", "rawId": "gh-9"]],
+                        ],
+                    ]
+                ])
             let errors = mixed["error"]?.arrayValue?.map { "\($0["index"]?.text ?? ""): \($0["message"]?.stringValue ?? "")" }
             #expect(errors == ["0: Custom claims provided include a reserved claim.", "1: Custom claims provided are too large."])
             // A raw password is hashed on import; a hash-less user has no password to sign in with.
             #expect(try await api.v1("signInWithPassword", ["email": "raw@example.com", "password": "raw-password-1"]).status == 200)
-            #expect(try await api.v1("signInWithPassword", ["email": "bare@example.com", "password": "anything-1"]).errorCode == "INVALID_PASSWORD")
+            #expect(
+                try await api.v1("signInWithPassword", ["email": "bare@example.com", "password": "anything-1"]).errorCode
+                    == "INVALID_PASSWORD")
             let methods = try await api.v1("createAuthUri", ["identifier": "bare@example.com", "continueUri": "http://localhost/"])
             #expect(methods["signinMethods"] == ["github.com"])
         }
@@ -83,15 +98,25 @@ struct WireGapTests {
         try await APIHarness.run { harness, api in
             let created = try await api.admin(
                 "accounts:batchCreate",
-                ["users": [["localId": "over", "email": "over@example.com", "displayName": "Old", "rawPassword": "old-password-1",
-                            "providerUserInfo": [["providerId": "google.com", "rawId": "g-over"]]]]])
+                [
+                    "users": [
+                        [
+                            "localId": "over", "email": "over@example.com", "displayName": "Old", "rawPassword": "old-password-1",
+                            "providerUserInfo": [["providerId": "google.com", "rawId": "g-over"]],
+                        ]
+                    ]
+                ])
             #expect(created["error"] == [])
             let session = try await api.v1("signInWithPassword", ["email": "over@example.com", "password": "old-password-1"])
             harness.clock.advance(milliseconds: 1500)
             let refused = try await api.admin("accounts:batchCreate", ["users": [["localId": "over", "email": "new@example.com"]]])
             #expect(refused["error"]?.arrayValue?.first?["message"] == "localId belongs to an existing account - can not overwrite.")
             let replaced = try await api.admin(
-                "accounts:batchCreate", ["allowOverwrite": true, "users": [["localId": "over", "email": "new@example.com"], ["localId": "over", "email": "newer@example.com"]]])
+                "accounts:batchCreate",
+                [
+                    "allowOverwrite": true,
+                    "users": [["localId": "over", "email": "new@example.com"], ["localId": "over", "email": "newer@example.com"]],
+                ])
             #expect(replaced["error"] == [])
             let user = try await api.admin("accounts:lookup", ["localId": ["over"]])["users"]?.arrayValue?.first
             #expect(user?["email"] == "newer@example.com" && user?["displayName"] == nil && user?["passwordHash"] == nil)
@@ -119,23 +144,33 @@ struct WireGapTests {
             let payload = Base64URL.encode(JSONValue.object(["sub": "g-8", "email": "jwt@example.com"]).encoded())
             let unsigned = try await api.v1(
                 "signInWithIdp",
-                ["requestUri": "http://localhost", "postBody": .string("providerId=google.com&id_token=\(header).\(payload)."), "returnSecureToken": true])
+                [
+                    "requestUri": "http://localhost", "postBody": .string("providerId=google.com&id_token=\(header).\(payload)."),
+                    "returnSecureToken": true,
+                ])
             #expect(unsigned.status == 200 && unsigned.string("federatedId") == "https://accounts.google.com/g-8")
 
-            let relink = try await api.v1("signInWithIdp", FederatedTests.credential("google.com", ["sub": "g-7"], idToken: signedIn["idToken"]))
+            let relink = try await api.v1(
+                "signInWithIdp", FederatedTests.credential("google.com", ["sub": "g-7"], idToken: signedIn["idToken"]))
             #expect(relink.string("errorMessage") == "FEDERATED_USER_ID_ALREADY_LINKED" && relink["idToken"] == nil)
 
             func saml(_ response: String) async throws -> Reply {
                 let encoded = response.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
                 return try await api.v1(
                     "signInWithIdp",
-                    ["requestUri": "http://localhost", "postBody": .string("providerId=saml.corp&id_token=%7B%22sub%22%3A%22s-1%22%7D&SAMLResponse=\(encoded)"),
-                     "returnSecureToken": true])
+                    [
+                        "requestUri": "http://localhost",
+                        "postBody": .string("providerId=saml.corp&id_token=%7B%22sub%22%3A%22s-1%22%7D&SAMLResponse=\(encoded)"),
+                        "returnSecureToken": true,
+                    ])
             }
             #expect(try await saml("{}").json["error"]?["message"] == "INVALID_IDP_RESPONSE ((Missing assertion in SAMLResponse.))")
-            #expect(try await saml(#"{"assertion":{}}"#).json["error"]?["message"] == "INVALID_IDP_RESPONSE ((Missing assertion.subject in SAMLResponse.))")
-            #expect(try await saml(#"{"assertion":{"subject":{}}}"#).json["error"]?["message"]
-                == "INVALID_IDP_RESPONSE ((Missing assertion.subject.nameId in SAMLResponse.))")
+            #expect(
+                try await saml(#"{"assertion":{}}"#).json["error"]?["message"]
+                    == "INVALID_IDP_RESPONSE ((Missing assertion.subject in SAMLResponse.))")
+            #expect(
+                try await saml(#"{"assertion":{"subject":{}}}"#).json["error"]?["message"]
+                    == "INVALID_IDP_RESPONSE ((Missing assertion.subject.nameId in SAMLResponse.))")
             #expect(try await saml("not json").status == 400)
             let accepted = try await saml(#"{"assertion":{"subject":{"nameId":"Sam@Corp.example"},"attributeStatements":{"team":"blue"}}}"#)
             #expect(accepted.status == 200 && accepted.string("email") == "sam@corp.example" && accepted["emailVerified"] == true)
@@ -163,11 +198,20 @@ struct WireGapTests {
         try await APIHarness.run { _, api in
             let user = try await api.signUp(email: "linker@example.com")
             let uid = try #require(user["localId"])
-            #expect(try await api.admin("accounts:update", ["localId": uid, "linkProviderUserInfo": ["rawId": "x"]]).errorCode == "MISSING_PROVIDER_ID")
-            #expect(try await api.admin("accounts:update", ["localId": uid, "linkProviderUserInfo": ["providerId": "github.com"]]).errorCode == "MISSING_RAW_ID")
+            #expect(
+                try await api.admin("accounts:update", ["localId": uid, "linkProviderUserInfo": ["rawId": "x"]]).errorCode
+                    == "MISSING_PROVIDER_ID")
+            #expect(
+                try await api.admin("accounts:update", ["localId": uid, "linkProviderUserInfo": ["providerId": "github.com"]]).errorCode
+                    == "MISSING_RAW_ID")
             let linked = try await api.admin(
                 "accounts:update",
-                ["localId": uid, "linkProviderUserInfo": ["providerId": "github.com", "rawId": "gh-42", "displayName": "Octo", "email": "octo@example.com"]])
+                [
+                    "localId": uid,
+                    "linkProviderUserInfo": [
+                        "providerId": "github.com", "rawId": "gh-42", "displayName": "Octo", "email": "octo@example.com",
+                    ],
+                ])
             let entry = linked["providerUserInfo"]?.arrayValue?.first { $0["providerId"] == "github.com" }
             #expect(entry?["rawId"] == "gh-42" && entry?["displayName"] == "Octo")
             // That identity now signs in to this account.

@@ -17,7 +17,9 @@ struct CorruptRecordProperties {
         let project = ProjectID("fuzz")!
         return try! environment.writer.perform { txn in
             try SampleEvents.all.flatMap { payload in
-                try ledger.append([payload], to: SampleEvents.stream(for: payload, project: project), metadata: Metadata(actor: .cli, actorId: "fuzz", requestId: "r", clientIp: "::1"), at: 1, in: txn)
+                try ledger.append(
+                    [payload], to: SampleEvents.stream(for: payload, project: project),
+                    metadata: Metadata(actor: .cli, actorId: "fuzz", requestId: "r", clientIp: "::1"), at: 1, in: txn)
             }.map { envelope in try txn.get(ledger.events, BigEndianUInt64(envelope.sequence))! }
         }
     }()
@@ -37,7 +39,8 @@ struct CorruptRecordProperties {
     }
 
     @Test func damagedRecordsNeverCrashTheDecoder() async {
-        await propertyCheck(count: 400, input: Gen.int(in: 0...Self.records.count - 1), Gen.int(in: 0...1_000_000).array(of: 1...6)) { index, numbers in
+        await propertyCheck(count: 400, input: Gen.int(in: 0...Self.records.count - 1), Gen.int(in: 0...1_000_000).array(of: 1...6)) {
+            index, numbers in
             let damaged = Self.mutate(Self.records[index], numbers)
             let envelope = damaged.withUnsafeBytes { try? RecordFormat.decode($0) }
             if damaged == Self.records[index] { #expect(envelope != nil) }

@@ -101,7 +101,8 @@ struct LedgerTests {
             let alice = StreamID.account(project, UserID("alice")!)
             let bob = StreamID.account(project, UserID("bob")!)
             let appended = try environment.writer.perform { txn in
-                try ledger.append(Array(SampleEvents.all.prefix(3)), to: alice, expecting: .noStream, metadata: metadata, at: 1_000, in: txn)
+                try ledger.append(
+                    Array(SampleEvents.all.prefix(3)), to: alice, expecting: .noStream, metadata: metadata, at: 1_000, in: txn)
                     + ledger.append([.accountDisabled], to: bob, metadata: metadata, at: 999, in: txn)
                     + ledger.append([.accountEnabled], to: alice, expecting: .exactly(3), metadata: metadata, at: 2_000, in: txn)
             }
@@ -143,9 +144,12 @@ struct LedgerTests {
     @Test func aWrongExpectedVersionAppendsNothing() throws {
         try withLedger { environment, ledger throws in
             let stream = StreamID.project(project)
-            _ = try environment.writer.perform { txn in try ledger.append([.accountEnabled], to: stream, metadata: metadata, at: 1, in: txn) }
+            _ = try environment.writer.perform { txn in try ledger.append([.accountEnabled], to: stream, metadata: metadata, at: 1, in: txn)
+            }
             #expect(throws: LedgerError.wrongExpectedVersion(stream: stream, expected: .noStream, actual: 1)) {
-                try environment.writer.perform { txn in try ledger.append([.accountEnabled], to: stream, expecting: .noStream, metadata: metadata, at: 2, in: txn) }
+                try environment.writer.perform { txn in
+                    try ledger.append([.accountEnabled], to: stream, expecting: .noStream, metadata: metadata, at: 2, in: txn)
+                }
             }
             #expect(try environment.read { try ledger.head(in: $0).sequence } == 1)
         }
@@ -155,7 +159,8 @@ struct LedgerTests {
         try withLedger { environment, ledger throws in
             let stream = StreamID.account(project, UserID("t")!)
             _ = try environment.writer.perform { txn in
-                try ledger.append(SampleEvents.all.filter { $0.type.name.hasPrefix("account.") }, to: stream, metadata: metadata, at: 5, in: txn)
+                try ledger.append(
+                    SampleEvents.all.filter { $0.type.name.hasPrefix("account.") }, to: stream, metadata: metadata, at: 5, in: txn)
             }
             var verifier = LedgerVerifier(ledger: ledger, environment: environment)
             verifier.batchSize = 3
@@ -191,7 +196,9 @@ struct LedgerTests {
     @Test func recordsRenderAsSortedJSON() throws {
         try withLedger { environment, ledger throws in
             let envelope = try environment.writer.perform { txn in
-                try ledger.append([.customClaimsSet(CustomClaimsSet(claims: #"{"a":1}"#))], to: .account(project, UserID("j")!), metadata: metadata, at: 0, in: txn)
+                try ledger.append(
+                    [.customClaimsSet(CustomClaimsSet(claims: #"{"a":1}"#))], to: .account(project, UserID("j")!), metadata: metadata,
+                    at: 0, in: txn)
             }[0]
             let line = try EventJSON.line(envelope)
             #expect(line.hasPrefix(#"{"hash":""#))

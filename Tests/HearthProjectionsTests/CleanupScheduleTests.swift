@@ -64,6 +64,9 @@ struct CleanupScheduleTests {
         test.clock.advance(days: 40)
         try test.run(.purgeAnonymous(project, UserID("before")!), as: Metadata(actor: .scheduler))
         #expect(try test.account("before") == nil)
-        #expect(try test.store.read { try $0.accountsDueForCleanup(in: project, now: test.clock.now(), limit: 10) }.map(\.rawValue) == ["while-off"])
+        #expect(
+            try test.store.read { try $0.accountsDueForCleanup(in: project, now: test.clock.now(), limit: 10) }.map(\.rawValue) == [
+                "while-off"
+            ])
     }
 }

@@ -1,10 +1,11 @@
 import HearthDomain
 import HearthLedger
 import HearthProjections
-@testable import HearthStore
 import HearthTesting
 import LMDB
 import Testing
+
+@testable import HearthStore
 
 @Suite("projections: live equals rebuilt")
 struct RebuildTests {
@@ -25,13 +26,27 @@ struct RebuildTests {
         }
         try test.run(.setPassword(p, uid("anon1"), hash, email: "one@x.io", reason: .initial))
         try test.run(.linkProvider(p, uid("anon2"), ProviderLink(providerId: "google.com", federatedId: "g2", email: "two@gmail.com")))
-        try test.run(.createAccount(p, uid("pw"), AccountCreated(method: .password, createdAt: at(), email: "pw@x.io", password: hash, phoneNumber: "+15550001")))
+        try test.run(
+            .createAccount(
+                p, uid("pw"), AccountCreated(method: .password, createdAt: at(), email: "pw@x.io", password: hash, phoneNumber: "+15550001")
+            ))
         try test.run(.signIn(p, uid("pw"), method: "password", refreshTokenHash: "r-pw"))
         try test.run(.completeEmailLinkSignIn(p, uid("pw"), email: "pw@x.io", refreshTokenHash: "r-pw-link"))
-        try test.run(.createAccount(p, uid("fed"), AccountCreated(method: .federated, createdAt: at(), email: "fed@x.io", providers: [ProviderLink(providerId: "github.com", federatedId: "gh")])))
+        try test.run(
+            .createAccount(
+                p, uid("fed"),
+                AccountCreated(
+                    method: .federated, createdAt: at(), email: "fed@x.io",
+                    providers: [ProviderLink(providerId: "github.com", federatedId: "gh")])))
         try test.run(.unlinkProviders(p, uid("fed"), ["github.com"]))
-        try test.run(.update(p, uid("fed"), AccountUpdate(email: "fed2@x.io", profile: ProfileUpdated(displayName: "F", phoneNumber: "+15550002"), customClaims: .some(#"{"r":1}"#), revokeSessions: .since(seconds: at() / 1000))), as: TestStore.admin)
-        try test.run(.issueOOBCode(p, codeHash: "c1", OOBCodeIssued(requestType: .emailSignIn, email: "new@x.io", expiresAt: at() + 3_600_000)))
+        try test.run(
+            .update(
+                p, uid("fed"),
+                AccountUpdate(
+                    email: "fed2@x.io", profile: ProfileUpdated(displayName: "F", phoneNumber: "+15550002"),
+                    customClaims: .some(#"{"r":1}"#), revokeSessions: .since(seconds: at() / 1000))), as: TestStore.admin)
+        try test.run(
+            .issueOOBCode(p, codeHash: "c1", OOBCodeIssued(requestType: .emailSignIn, email: "new@x.io", expiresAt: at() + 3_600_000)))
         try test.run(.consumeOOBCode(p, codeHash: "c1"))
         try test.run(.update(p, uid("anon10"), AccountUpdate(disabled: true)), as: TestStore.admin)
         try test.run(.update(p, uid("anon10"), AccountUpdate(disabled: false)), as: TestStore.admin)
@@ -134,8 +149,9 @@ struct RebuildTests {
         #expect(try test.store.read { try $0.account(issuedRefreshToken: "r-anon-11", in: project) } == nil)
         // A token is found only within its account's project.
         #expect(try test.store.read { try $0.account(issuedRefreshToken: "r-v1-anon11", in: ProjectID("other")!) } == nil)
-        #expect(try test.store.read { try $0.account(UserID("anon11")!, in: TestStore.project) }?.refreshTokens
-            == ["r-anon-11", "r-v1-anon11"])
+        #expect(
+            try test.store.read { try $0.account(UserID("anon11")!, in: TestStore.project) }?.refreshTokens
+                == ["r-anon-11", "r-v1-anon11"])
     }
 
     @Test func anOutdatedProjectionFormatIsRebuiltOnOpen() throws {

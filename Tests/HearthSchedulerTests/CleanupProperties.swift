@@ -1,10 +1,11 @@
 import HearthDomain
-@testable import HearthScheduler
 import HearthStore
 import HearthTesting
 import Logging
 import PropertyBased
 import Testing
+
+@testable import HearthScheduler
 
 /// Random histories of sign-ups, upgrades, cleanup switches, period changes and time, with a
 /// scheduler pass now and then: what anonymous cleanup promises (every due account purged, none

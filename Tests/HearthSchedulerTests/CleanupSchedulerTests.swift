@@ -1,10 +1,11 @@
 import HearthDomain
-@testable import HearthScheduler
 import HearthStore
 import HearthTesting
 import Logging
 import ServiceLifecycle
 import Testing
+
+@testable import HearthScheduler
 
 /// Anonymous auto-cleanup (a period after creation, or after cleanup was turned on), run by the
 /// scheduler against a real store, with a test clock.
@@ -66,7 +67,9 @@ struct CleanupSchedulerTests {
         Issue.record(comment)
     }
 
-    @Test("created while on: a period after creation; existed when turned on: a period after that; off keeps the schedule; linked (even if unlinked again): never; across a restart")
+    @Test(
+        "created while on: a period after creation; existed when turned on: a period after that; off keeps the schedule; linked (even if unlinked again): never; across a restart"
+    )
     func theSeedRulesEndToEnd() async throws {
         let running = try Running(label: "sched-rules")
         defer { try? running.test.close() }
@@ -150,7 +153,9 @@ struct CleanupSchedulerTests {
         defer { try? running.test.close() }
         try running.cleanup(true)
         let uids = (0..<3000).map { UserID("s\($0)")! }
-        let created = uids.map { Command.createAccount(Self.project, $0, AccountCreated(method: .anonymous, createdAt: running.clock.now())) }
+        let created = uids.map {
+            Command.createAccount(Self.project, $0, AccountCreated(method: .anonymous, createdAt: running.clock.now()))
+        }
         for chunk in stride(from: 0, to: created.count, by: 500) {
             _ = try await running.store.executeAll(Array(created[chunk..<min(chunk + 500, created.count)]), metadata: TestStore.user)
         }

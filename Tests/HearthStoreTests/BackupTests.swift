@@ -1,8 +1,9 @@
 import Foundation
 import HearthDomain
-@testable import HearthStore
 import HearthTesting
 import Testing
+
+@testable import HearthStore
 
 @Suite("store: backup and restore")
 struct BackupTests {

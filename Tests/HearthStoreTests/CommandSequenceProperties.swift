@@ -1,11 +1,12 @@
 import HearthDomain
 import HearthLedger
 import HearthProjections
-@testable import HearthStore
 import HearthTesting
 import LMDB
 import PropertyBased
 import Testing
+
+@testable import HearthStore
 
 /// Random command sequences against a real store; after each sequence the invariants hold.
 @Suite("store: invariants under random command sequences")
@@ -75,7 +76,9 @@ struct CommandSequenceProperties {
         case 2:
             return .createAccount(
                 project, uid,
-                AccountCreated(method: .federated, createdAt: 0, email: email, providers: [ProviderLink(providerId: provider, federatedId: federatedId, email: email)]))
+                AccountCreated(
+                    method: .federated, createdAt: 0, email: email,
+                    providers: [ProviderLink(providerId: provider, federatedId: federatedId, email: email)]))
         case 3: return .linkProvider(project, uid, ProviderLink(providerId: provider, federatedId: federatedId, email: email))
         case 4: return .unlinkProviders(project, uid, [provider, .password])
         case 5: return .setPassword(project, uid, hash, email: n % 2 == 0 ? email : nil, reason: .changed)

@@ -1,10 +1,11 @@
 import HearthDomain
 import HearthLedger
 import HearthProjections
-@testable import HearthStore
 import HearthTesting
 import LMDB
 import Testing
+
+@testable import HearthStore
 
 @Suite("store: concurrent commands through group commit")
 struct ConcurrencyTests {
@@ -85,9 +86,11 @@ struct ConcurrencyTests {
         defer { try? test.close() }
         let uid = UserID("v")!
         try test.run(.createAccount(project, uid, AccountCreated(method: .anonymous, createdAt: 0)))
-        try test.store.executeAndWait(.update(project, uid, AccountUpdate(disabled: true)), expecting: .exactly(1), metadata: TestStore.admin)
+        try test.store.executeAndWait(
+            .update(project, uid, AccountUpdate(disabled: true)), expecting: .exactly(1), metadata: TestStore.admin)
         #expect(throws: StoreError.wrongExpectedVersion(stream: .account(project, uid), expected: .exactly(1), actual: 2)) {
-            try test.store.executeAndWait(.update(project, uid, AccountUpdate(disabled: false)), expecting: .exactly(1), metadata: TestStore.admin)
+            try test.store.executeAndWait(
+                .update(project, uid, AccountUpdate(disabled: false)), expecting: .exactly(1), metadata: TestStore.admin)
         }
         #expect(try test.account("v")?.disabled == true)
     }

@@ -1,7 +1,8 @@
 import Foundation
 import HearthTesting
-@testable import HearthTools
 import Testing
+
+@testable import HearthTools
 
 @Suite("backup key")
 struct BackupKeyTests {

@@ -1,8 +1,9 @@
 import Foundation
 import HearthTesting
-@testable import HearthTools
 import HearthWire
 import Testing
+
+@testable import HearthTools
 
 @Suite("users file: streamed reading")
 struct JSONMemberReaderTests {

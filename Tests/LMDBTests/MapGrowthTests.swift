@@ -83,9 +83,10 @@ struct MapGrowthTests {
             finished.enter()
             Thread {
                 while !flags.stop.load(ordering: .relaxed) {
-                    let consistent = (try? environment.snapshot { txn throws in
-                        try txn.get(database, "a")?.value == txn.get(database, "b")?.value
-                    }) ?? false
+                    let consistent =
+                        (try? environment.snapshot { txn throws in
+                            try txn.get(database, "a")?.value == txn.get(database, "b")?.value
+                        }) ?? false
                     if !consistent { flags.torn.add(1, ordering: .relaxed) }
                     flags.reads.add(1, ordering: .relaxed)
                 }

@@ -150,16 +150,18 @@ struct WriterTests {
         let log = Log()
         let jobs = 200
         for index in 0..<jobs {
-            environment.writer.enqueue({ txn -> Int in
-                // Each job sees every job queued before it: they ran first, in this transaction or an earlier one.
-                let seen = try txn.count(database)
-                if index == 7 { throw LMDBError.notFound }
-                try txn.put(database, BigEndianUInt64(UInt64(index)), [UInt8(truncatingIfNeeded: seen)])
-                return index
-            }, completion: { result in
-                log.completed.withLock { $0.append((try? result.get()) ?? -1) }
-                log.done.signal()
-            })
+            environment.writer.enqueue(
+                { txn -> Int in
+                    // Each job sees every job queued before it: they ran first, in this transaction or an earlier one.
+                    let seen = try txn.count(database)
+                    if index == 7 { throw LMDBError.notFound }
+                    try txn.put(database, BigEndianUInt64(UInt64(index)), [UInt8(truncatingIfNeeded: seen)])
+                    return index
+                },
+                completion: { result in
+                    log.completed.withLock { $0.append((try? result.get()) ?? -1) }
+                    log.done.signal()
+                })
         }
         for _ in 0..<jobs { log.done.wait() }
         #expect(log.completed.withLock { $0 } == (0..<jobs).map { $0 == 7 ? -1 : $0 })
