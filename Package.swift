@@ -200,6 +200,10 @@ let package = Package(
         .testTarget(
             name: "HearthToolsTests", dependencies: ["HearthTools", "HearthWire", "HearthTesting"], swiftSettings: strictTests),
         .testTarget(
+            name: "HearthWireTests",
+            dependencies: ["HearthWire", .product(name: "PropertyBased", package: "swift-property-based")],
+            swiftSettings: strictTests),
+        .testTarget(
             name: "HearthBridgeTests",
             dependencies: [
                 "HearthBridge", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -1,4 +1,3 @@
-import HearthAuth
 import HearthWire
 import PropertyBased
 import Testing
