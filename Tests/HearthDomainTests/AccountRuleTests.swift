@@ -6,20 +6,8 @@ import Testing
 /// in-memory state: batch deletion, linking a password, a session's standing, email links
 /// allowed, an import batch's duplicates.
 @Suite("decide: batch deletion, linking a password, sessions, email links, import batches")
-struct AccountRuleTests {
-    let project = ProjectID("rules")!
-    let now: Int64 = 1_800_000_000_000
+struct AccountRuleTests: RuleFixture {
     var state = InMemoryState()
-
-    func uid(_ raw: String) -> UserID { UserID(raw)! }
-
-    func hash(_ seed: UInt8) -> PasswordHash {
-        PasswordHash(algorithm: "SCRYPT", hash: [seed], salt: [seed], memoryCost: 14, blockSize: 8, parallelization: 1)
-    }
-
-    mutating func given(_ commands: Command...) throws {
-        for command in commands { try state.execute(command, now: now) }
-    }
 
     func decide(_ command: Command) throws -> [EventPayload] {
         try Decide.decide(command, state: state, now: now)

@@ -4,20 +4,8 @@ import Testing
 
 /// Given past events (through the in-memory model), when a command, then these events or that error.
 @Suite("decide: the business rules")
-struct DecideTests {
-    let project = ProjectID("rules")!
-    let now: Int64 = 1_800_000_000_000
+struct DecideTests: RuleFixture {
     var state = InMemoryState()
-
-    func uid(_ raw: String) -> UserID { UserID(raw)! }
-
-    func hash(_ seed: UInt8) -> PasswordHash {
-        PasswordHash(algorithm: "SCRYPT", hash: [seed], salt: [seed], memoryCost: 14, blockSize: 8, parallelization: 1)
-    }
-
-    mutating func given(_ commands: Command...) throws {
-        for command in commands { try state.execute(command, now: now) }
-    }
 
     func created(_ method: CreationMethod, email: String? = nil, password: PasswordHash? = nil, providers: [ProviderLink] = [])
         -> AccountCreated

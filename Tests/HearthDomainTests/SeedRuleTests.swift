@@ -6,16 +6,8 @@ import Testing
 /// `password` provider's reach, and the Email/Password switch, as `decide` rules (the HTTP suites
 /// drive the same rules through the API).
 @Suite("decide: proving an email, unlinking password, Email/Password off")
-struct SeedRuleTests {
-    let project = ProjectID("rules")!
-    let now: Int64 = 1_800_000_000_000
+struct SeedRuleTests: RuleFixture {
     var state = InMemoryState()
-
-    func uid(_ raw: String) -> UserID { UserID(raw)! }
-
-    mutating func given(_ commands: Command...) throws {
-        for command in commands { try state.execute(command, now: now) }
-    }
 
     @Test mutating func provingAnUnverifiedEmailRevokesEvenWithNothingToRemove() throws {
         try given(
