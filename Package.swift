@@ -17,7 +17,7 @@ let package = Package(
     products: [
         .executable(name: "hearth", targets: ["hearth"]),
         // For apps: a loopback bridge that carries the Firebase SDKs' emulator-mode HTTP to
-        // Hearth over verified TLS (issue 29). It depends on SwiftNIO alone, nothing of Hearth.
+        // Hearth over verified TLS (issue 29). It depends on SwiftNIO, swift-crypto and swift-log, nothing of Hearth.
         .library(name: "HearthBridge", targets: ["HearthBridge"]),
     ],
     dependencies: [
