@@ -17,7 +17,7 @@ let package = Package(
     products: [
         .executable(name: "hearth", targets: ["hearth"]),
         // For apps: a loopback bridge that carries the Firebase SDKs' emulator-mode HTTP to
-        // Hearth over verified TLS (issue 29). It depends on SwiftNIO, swift-crypto and swift-log, nothing of Hearth.
+        // Hearth over verified TLS (issue 29). It depends on SwiftNIO, swift-crypto, swift-log and HearthWire (the wire formats) only.
         .library(name: "HearthBridge", targets: ["HearthBridge"]),
     ],
     dependencies: [
@@ -118,6 +118,7 @@ let package = Package(
         .target(
             name: "HearthBridge",
             dependencies: [
+                "HearthWire",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

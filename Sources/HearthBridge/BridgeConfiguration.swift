@@ -1,4 +1,5 @@
 import Foundation
+import HearthWire
 import Logging
 import NIOCore
 
@@ -50,7 +51,9 @@ public struct BridgeConfiguration: Sendable {
 
     /// Checks what a caller can get wrong before anything listens.
     func validate() throws {
-        guard ListenAddress.isLoopback(listenHost) else { throw BridgeError.listenNotLoopback(listenHost) }
+        // An address, not a name: "localhost" could resolve to anything.
+        let address = listenHost.hasPrefix("[") && listenHost.hasSuffix("]") ? String(listenHost.dropFirst().dropLast()) : listenHost
+        guard IPAddress(address)?.isLoopback == true else { throw BridgeError.listenNotLoopback(listenHost) }
         guard (0...65_535).contains(listenPort) else { throw BridgeError.invalidSetting("listen port \(listenPort)") }
         guard maxClientConnections >= 1, maxUpstreamConnections >= 1, threads >= 1 else {
             throw BridgeError.invalidSetting("connection limits and threads must be at least 1")
@@ -99,7 +102,7 @@ public struct Upstream: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Whether the host is an address literal (no SNI then: TLS names only DNS hosts).
-    var hostIsAddress: Bool { host.contains(":") || host.split(separator: ".").allSatisfy { !$0.isEmpty && $0.allSatisfy(\.isNumber) } }
+    var hostIsAddress: Bool { IPAddress(host) != nil }
 
     public var description: String { "https://\(authority)\(pathPrefix)" }
 }
@@ -121,13 +124,5 @@ public enum BridgeError: Error, Equatable, CustomStringConvertible {
         case .invalidSetting(let reason): "invalid setting: \(reason)"
         case .unreadable(let path): "can not read \(path)"
         }
-    }
-}
-
-enum ListenAddress {
-    static func isLoopback(_ host: String) -> Bool {
-        if host == "::1" || host == "[::1]" { return true }
-        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
     }
 }

@@ -215,7 +215,7 @@ final class ClientHandler: ChannelDuplexHandler, UpstreamExchange {
     /// request's body may be unread).
     private func answer(_ reply: BridgeReply, context: ChannelHandlerContext) {
         var body = context.channel.allocator.buffer(capacity: 256)
-        body.writeString(reply.body)
+        body.writeBytes(reply.body)
         let headers = HTTPHeaders([
             ("content-type", "application/json; charset=UTF-8"), ("content-length", "\(body.readableBytes)"),
             ("connection", "close"), ("cache-control", "no-store"),

@@ -1,4 +1,5 @@
 import Foundation
+import HearthWire
 import NIOCore
 import NIOHTTP1
 
@@ -145,24 +146,13 @@ struct BridgeReply: Sendable, Equatable {
     }
 
     /// `{"error":{"code":503,"message":"…","errors":[…],"status":"UNAVAILABLE"}}`.
-    var body: String {
-        let message = Self.jsonString(message)
-        return
-            #"{"error":{"code":\#(status.code),"message":\#(message),"errors":[{"message":\#(message),"domain":"global","reason":"\#(status == .forbidden ? "forbidden" : "backendError")"}],"status":"\#(statusName)"}}"#
-    }
-
-    static func jsonString(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case _ where scalar.value < 0x20:
-                out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count) + String(scalar.value, radix: 16)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
+    var body: [UInt8] {
+        let error: JSONValue = [
+            "code": .int(Int64(status.code)), "message": .string(message),
+            "errors": [["message": .string(message), "domain": "global", "reason": status == .forbidden ? "forbidden" : "backendError"]],
+            "status": .string(statusName),
+        ]
+        return JSONValue.object(["error": error]).encoded()
     }
 }
 

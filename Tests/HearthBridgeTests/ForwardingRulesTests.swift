@@ -94,7 +94,7 @@ struct ForwardingRulesTests {
     @Test("the bridge's own answers are Firebase's error envelope, valid JSON")
     func envelope() throws {
         let reply = BridgeReply.unavailable(.untrusted("certificate \"verify\" failed\n"))
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(reply.body.utf8)) as? [String: Any])
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(reply.body)) as? [String: Any])
         let error = try #require(json["error"] as? [String: Any])
         #expect(error["code"] as? Int == 503 && error["status"] as? String == "UNAVAILABLE")
         #expect((error["message"] as? String)?.hasPrefix("UNAVAILABLE : the upstream's TLS certificate was refused") == true)
@@ -112,13 +112,17 @@ struct ForwardingRulesTests {
         let upstream = try Upstream("https://[::1]:8443")
         #expect(upstream.host == "::1" && upstream.port == 8443 && upstream.authority == "[::1]:8443" && upstream.hostIsAddress)
         #expect(try Upstream("https://10.0.0.2").hostIsAddress && !(try Upstream("https://auth.example.com").hostIsAddress))
-        for host in ["127.0.0.1", "127.1.2.3", "::1"] { #expect(ListenAddress.isLoopback(host)) }
-        for host in ["0.0.0.0", "::", "10.0.0.1", "localhost", "127.0.0", "128.0.0.1"] {
-            #expect(!ListenAddress.isLoopback(host), "\(host)")
+        func listening(on host: String) -> BridgeConfiguration {
+            var configuration = BridgeConfiguration(upstream: upstream)
+            configuration.listenHost = host
+            return configuration
         }
-        var configuration = BridgeConfiguration(upstream: upstream)
-        configuration.listenHost = "0.0.0.0"
-        #expect(throws: BridgeError.listenNotLoopback("0.0.0.0")) { try configuration.validate() }
+        for host in ["127.0.0.1", "127.1.2.3", "::1", "[::1]"] {
+            #expect(throws: Never.self, "\(host)") { try listening(on: host).validate() }
+        }
+        for host in ["0.0.0.0", "::", "10.0.0.1", "localhost", "127.0.0", "128.0.0.1"] {
+            #expect(throws: BridgeError.listenNotLoopback(host), "\(host)") { try listening(on: host).validate() }
+        }
     }
 }
 
