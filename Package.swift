@@ -74,10 +74,14 @@ let package = Package(
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
             swiftSettings: strict),
+        // The API's JSON: Firebase's user record, project config, identity-provider and app shapes,
+        // and Hearth's cleanup reports; read and written by the HTTP adapter, the configuration
+        // loader and the tools alike.
+        .target(name: "HearthAPIJSON", dependencies: ["HearthDomain", "HearthWire", "HearthAuth"], swiftSettings: strict),
         .target(
             name: "HearthHTTP",
             dependencies: [
-                "HearthDomain", "HearthWire", "HearthAuth",
+                "HearthDomain", "HearthWire", "HearthAuth", "HearthAPIJSON",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -147,7 +151,7 @@ let package = Package(
         .target(
             name: "HearthApp",
             dependencies: [
-                "HearthDomain", "HearthWire", "HearthStore", "HearthAuth", "HearthHTTP", "HearthMail", "HearthScheduler",
+                "HearthDomain", "HearthWire", "HearthStore", "HearthAuth", "HearthAPIJSON", "HearthHTTP", "HearthMail", "HearthScheduler",
                 "HearthOAuth",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -162,14 +166,14 @@ let package = Package(
         .target(
             name: "HearthTools",
             dependencies: [
-                "HearthDomain", "HearthWire", "HearthStore", "HearthScheduler", "HearthAuth",
+                "HearthDomain", "HearthWire", "HearthStore", "HearthScheduler", "HearthAuth", "HearthAPIJSON",
                 .product(name: "Logging", package: "swift-log"), .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict),
         .executableTarget(
             name: "hearth",
             dependencies: [
-                "HearthApp", "HearthTools", "HearthDomain", "HearthWire", "HearthStore", "HearthHTTP", "HearthAuth",
+                "HearthApp", "HearthTools", "HearthDomain", "HearthWire", "HearthStore", "HearthAPIJSON", "HearthAuth",
                 "HearthBridge",
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .target(name: "CJemalloc", condition: .when(platforms: [.linux])),

@@ -1,5 +1,5 @@
+import HearthAPIJSON
 import HearthDomain
-import HearthHTTP
 import HearthStore
 import HearthWire
 import Logging

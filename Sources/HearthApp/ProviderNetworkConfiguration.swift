@@ -1,4 +1,4 @@
-import HearthHTTP
+import HearthAuth
 import HearthOAuth
 import HearthWire
 

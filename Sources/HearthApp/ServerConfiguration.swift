@@ -1,4 +1,5 @@
 import Foundation
+import HearthAPIJSON
 import HearthAuth
 import HearthDomain
 import HearthHTTP
@@ -13,7 +14,7 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var host = "127.0.0.1"
     public var port = 9099
     public var dataDirectory = DataDirectory.defaultPath
-    public var profile = APIAccess.Profile.development
+    public var profile = Profile.development
     public var project = "demo-hearth"
     /// Production: API key -> project id.
     public var apiKeys: [String: String] = [:]
@@ -206,7 +207,7 @@ public struct ServerConfiguration: Sendable, Equatable {
         case .port: port = try number()
         case .dataDirectory: dataDirectory = try text()
         case .profile:
-            guard let parsed = APIAccess.Profile(rawValue: try text()) else {
+            guard let parsed = Profile(rawValue: try text()) else {
                 throw ConfigurationError.invalid(key.rawValue, source: source)
             }
             profile = parsed

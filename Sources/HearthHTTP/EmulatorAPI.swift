@@ -1,3 +1,4 @@
+import HearthAPIJSON
 import HearthAuth
 import HearthDomain
 import HearthWire

@@ -1,4 +1,5 @@
 import Foundation
+import HearthAPIJSON
 import HearthAuth
 import HearthDomain
 import HearthWire

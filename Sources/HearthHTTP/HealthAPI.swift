@@ -1,3 +1,4 @@
+import HearthAuth
 import HearthWire
 import Hummingbird
 

@@ -1,3 +1,5 @@
+import HearthWire
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -33,6 +35,25 @@ public struct DaemonClient: Sendable {
             case .malformedReply: "the daemon's reply is not HTTP"
             }
         }
+    }
+
+    /// The daemon's refusal, in Firebase's envelope.
+    public struct Refusal: Error, CustomStringConvertible {
+        public var status: Int
+        public var message: String
+        /// The error code, without the detail after " : ".
+        public var code: String { String(message.split(separator: " : ", maxSplits: 1).first ?? "") }
+        public var description: String { "the daemon refused (\(status)): \(message)" }
+    }
+
+    /// One admin call with a JSON body: the JSON answer, or the refusal.
+    public func call(_ method: String, _ path: String, _ body: JSONValue?) throws -> JSONValue {
+        let reply = try send(method, path, json: body?.encoded())
+        let answer = JSONValue.parse(reply.body) ?? .null
+        guard reply.status == 200 else {
+            throw Refusal(status: reply.status, message: answer["error"]?["message"]?.stringValue ?? answer.text)
+        }
+        return answer
     }
 
     public func send(_ method: String, _ path: String, json body: [UInt8]? = nil) throws -> Reply {

@@ -25,23 +25,23 @@ struct Audit: AsyncParsableCommand {
         @Option(help: "json (one object per line) or text.") var format: AuditTool.Format = .json
 
         func run() throws {
-            let store = try data.directory.openForReading()
-            defer { store.close() }
-            let filter = AuditTool.Filter(
-                project: project.project, uid: uid, types: Set(type), since: since?.milliseconds, until: until?.milliseconds)
-            let out = Output.standardOutput
-            // A bar would tangle with the events themselves when both go to the terminal.
-            let progress = out.isTerminal ? nil : ProgressBar(label: "replaying")
-            let start = ContinuousClock.now
-            let summary = try AuditTool(store: store).replay(filter, format: format, to: out) { scanned, total in
-                progress?.update(scanned, of: total)
+            try data.directory.reading { store in
+                let filter = AuditTool.Filter(
+                    project: project.project, uid: uid, types: Set(type), since: since?.milliseconds, until: until?.milliseconds)
+                let out = Output.standardOutput
+                // A bar would tangle with the events themselves when both go to the terminal.
+                let progress = out.isTerminal ? nil : ProgressBar(label: "replaying")
+                let start = ContinuousClock.now
+                let summary = try AuditTool(store: store).replay(filter, format: format, to: out) { scanned, total in
+                    progress?.update(scanned, of: total)
+                }
+                progress?.finish()
+                let err = Output.standardError
+                err.line(
+                    "replayed \(formatCount(summary.matched)) event\(summary.matched == 1 ? "" : "s") (\(formatCount(summary.scanned)) read) in "
+                        + format3(seconds(since: start)) + " s")
+                err.flush()
             }
-            progress?.finish()
-            let err = Output.standardError
-            err.line(
-                "replayed \(formatCount(summary.matched)) event\(summary.matched == 1 ? "" : "s") (\(formatCount(summary.scanned)) read) in "
-                    + format3(seconds(since: start)) + " s")
-            err.flush()
         }
     }
 
@@ -52,21 +52,21 @@ struct Audit: AsyncParsableCommand {
         @OptionGroup var data: DataOptions
 
         func run() throws {
-            let store = try data.directory.openForReading()
-            defer { store.close() }
-            let progress = ProgressBar(label: "verifying")
-            let outcome = try store.audit.verify(progress: progress.update)
-            progress.finish()
-            if let failure = outcome.failure {
-                let err = Output.standardError
-                err.line("ledger verification FAILED at sequence \(failure.sequence): \(failure.reason)")
-                err.line("\(formatCount(outcome.eventsChecked)) events before it are intact")
-                err.flush()
-                throw ExitCode(1)
+            try data.directory.reading { store in
+                let progress = ProgressBar(label: "verifying")
+                let outcome = try store.audit.verify(progress: progress.update)
+                progress.finish()
+                if let failure = outcome.failure {
+                    let err = Output.standardError
+                    err.line("ledger verification FAILED at sequence \(failure.sequence): \(failure.reason)")
+                    err.line("\(formatCount(outcome.eventsChecked)) events before it are intact")
+                    err.flush()
+                    throw ExitCode(1)
+                }
+                let out = Output.standardOutput
+                out.line("ledger intact: \(formatCount(outcome.eventsChecked)) events, head hash \(outcome.headHash)")
+                out.flush()
             }
-            let out = Output.standardOutput
-            out.line("ledger intact: \(formatCount(outcome.eventsChecked)) events, head hash \(outcome.headHash)")
-            out.flush()
         }
     }
 
@@ -79,22 +79,22 @@ struct Audit: AsyncParsableCommand {
         @Option(help: "The moment (RFC 3339 or Unix ms); default now.") var at: TimeArgument?
 
         func run() throws {
-            let store = try data.directory.openForReading()
-            defer { store.close() }
-            let time = at?.milliseconds ?? Int64.max
-            let (account, through) = try AuditTool(store: store).account(uid, in: project.project, at: time)
-            guard let account, let through else {
-                let err = Output.standardError
-                err.line(
-                    through == nil
-                        ? "no account \(uid) existed at that time"
-                        : "account \(uid) was deleted by then (event #\(through!.sequence), \(through!.type.name))")
-                err.flush()
-                throw ExitCode(1)
+            try data.directory.reading { store in
+                let time = at?.milliseconds ?? Int64.max
+                let (account, through) = try AuditTool(store: store).account(uid, in: project.project, at: time)
+                guard let account, let through else {
+                    let err = Output.standardError
+                    err.line(
+                        through == nil
+                            ? "no account \(uid) existed at that time"
+                            : "account \(uid) was deleted by then (event #\(through!.sequence), \(through!.type.name))")
+                    err.flush()
+                    throw ExitCode(1)
+                }
+                let out = Output.standardOutput
+                out.line(try AccountJSON.render(account, through: through))
+                out.flush()
             }
-            let out = Output.standardOutput
-            out.line(try AccountJSON.render(account, through: through))
-            out.flush()
         }
     }
 }

@@ -42,16 +42,16 @@ struct Backup: AsyncParsableCommand {
         let key = try backupKey.key()
         if key != nil && unauthenticated { throw ValidationError("--unauthenticated and a backup key exclude each other") }
         if key == nil && !unauthenticated { throw BackupError.noBackupKey(restoring: false) }
-        let store = try data.directory.openForReading()
-        defer { store.close() }
-        let copying = ProgressBar(label: "copying   (bytes)")
-        let verifying = ProgressBar(label: "verifying (events)")
-        let summary = try BackupTool.backUp(
-            store, to: target, now: store.clock.now(), key: key,
-            copying: { copying.update(UInt64($0), of: UInt64($1)) }, verifying: verifying.update)
-        copying.finish()
-        verifying.finish()
-        printSummary(summary, verb: "backed up \(data.directory) to \(target)")
+        try data.directory.reading { store in
+            let copying = ProgressBar(label: "copying   (bytes)")
+            let verifying = ProgressBar(label: "verifying (events)")
+            let summary = try BackupTool.backUp(
+                store, to: target, now: store.clock.now(), key: key,
+                copying: { copying.update(UInt64($0), of: UInt64($1)) }, verifying: verifying.update)
+            copying.finish()
+            verifying.finish()
+            printSummary(summary, verb: "backed up \(data.directory) to \(target)")
+        }
     }
 }
 

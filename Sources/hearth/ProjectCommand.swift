@@ -1,8 +1,9 @@
 import ArgumentParser
 import Foundation
+import HearthAPIJSON
 import HearthApp
+import HearthAuth
 import HearthDomain
-import HearthHTTP
 import HearthStore
 import HearthTools
 import HearthWire
@@ -15,9 +16,9 @@ struct Project: AsyncParsableCommand {
 
     /// The project's settings as the data directory holds them (a read beside the daemon).
     static func storedConfig(_ data: DataOptions, _ project: ProjectID) throws -> ProjectConfig {
-        let store = try data.directory.openForReading()
-        defer { store.close() }
-        return try store.read { try $0.config(of: project) }
+        return try data.directory.reading { store in
+            return try store.read { try $0.config(of: project) }
+        }
     }
 
     struct Show: AsyncParsableCommand {
@@ -104,7 +105,7 @@ struct Project: AsyncParsableCommand {
             let (body, mask) = try ProjectAssignments.update(assignments)
             do {
                 try daemon.print(try daemon.call("PATCH", item + "?updateMask=" + mask, body))
-            } catch let refusal as DaemonOptions.Refusal where refusal.code == "CONFIGURATION_NOT_FOUND" {
+            } catch let refusal as DaemonClient.Refusal where refusal.code == "CONFIGURATION_NOT_FOUND" {
                 let query = provider.hasPrefix("oidc.") ? "oauthIdpConfigId" : "idpId"
                 try daemon.print(try daemon.call("POST", base + "?\(query)=" + FormEncoding.percentEncoded(provider), body))
             }
@@ -120,13 +121,13 @@ struct Project: AsyncParsableCommand {
         @Option(help: "json (one object per line) or text.") var format: AuditTool.Format = .text
 
         func run() throws {
-            let store = try data.directory.openForReading()
-            defer { store.close() }
-            let out = Output.standardOutput
-            for event in try store.audit.events(of: .project(project.project)) {
-                out.line(format == .json ? try event.jsonLine() : AuditTool.text(event))
+            try data.directory.reading { store in
+                let out = Output.standardOutput
+                for event in try store.audit.events(of: .project(project.project)) {
+                    out.line(format == .json ? try event.jsonLine() : AuditTool.text(event))
+                }
+                out.flush()
             }
-            out.flush()
         }
     }
 }
@@ -140,14 +141,6 @@ struct DaemonOptions: ParsableArguments {
     var daemon: String?
     @Option(help: "An admin token (default: $HEARTH_ADMIN_TOKEN, the config file's first, or development's owner).")
     var token: String?
-
-    /// The daemon's refusal, in Firebase's envelope.
-    struct Refusal: Error, CustomStringConvertible {
-        var status: Int
-        var message: String
-        var code: String { String(message.split(separator: " : ", maxSplits: 1).first ?? "") }
-        var description: String { "the daemon refused (\(status)): \(message)" }
-    }
 
     func client() throws -> DaemonClient {
         let configuration = try ServerConfiguration.load(
@@ -168,12 +161,7 @@ struct DaemonOptions: ParsableArguments {
 
     /// One admin call; its JSON answer, or the refusal.
     func call(_ method: String, _ path: String, _ body: JSONValue?) throws -> JSONValue {
-        let reply = try client().send(method, path, json: body?.encoded())
-        let answer = JSONValue.parse(reply.body) ?? .null
-        guard reply.status == 200 else {
-            throw Refusal(status: reply.status, message: answer["error"]?["message"]?.stringValue ?? answer.text)
-        }
-        return answer
+        try client().call(method, path, body)
     }
 
     func print(_ answer: JSONValue) throws {

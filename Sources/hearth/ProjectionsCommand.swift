@@ -35,11 +35,11 @@ struct Projections: AsyncParsableCommand {
         @OptionGroup var data: DataOptions
 
         func run() throws {
-            let store = try data.directory.openForReading()
-            defer { store.close() }
-            let out = Output.standardOutput
-            out.line(try store.maintenance.digest())
-            out.flush()
+            try data.directory.reading { store in
+                let out = Output.standardOutput
+                out.line(try store.maintenance.digest())
+                out.flush()
+            }
         }
     }
 }

@@ -24,17 +24,17 @@ struct Users: AsyncParsableCommand {
         @Argument(help: "The JSON file to write.") var file: String
 
         func run() throws {
-            let store = try data.directory.openForReading()
-            defer { store.close() }
-            let progress = ProgressBar(label: "exporting")
-            let summary = try UsersExport.write(store, project: project.project, to: file, progress: progress.update)
-            progress.finish()
-            let out = Output.standardOutput
-            out.line("exported \(formatCount(UInt64(summary.users))) users of \(project.project) to \(file)")
-            out.line("with password: \(formatCount(UInt64(summary.withPassword)))")
-            if summary.hashesLeftOut > 0 { out.line("hashes left out (no importable format): \(summary.hashesLeftOut)") }
-            out.line("seconds: \(format3(summary.seconds))")
-            out.flush()
+            try data.directory.reading { store in
+                let progress = ProgressBar(label: "exporting")
+                let summary = try UsersExport.write(store, project: project.project, to: file, progress: progress.update)
+                progress.finish()
+                let out = Output.standardOutput
+                out.line("exported \(formatCount(UInt64(summary.users))) users of \(project.project) to \(file)")
+                out.line("with password: \(formatCount(UInt64(summary.withPassword)))")
+                if summary.hashesLeftOut > 0 { out.line("hashes left out (no importable format): \(summary.hashesLeftOut)") }
+                out.line("seconds: \(format3(summary.seconds))")
+                out.flush()
+            }
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HearthApp
+import HearthAuth
 import HearthHTTP
 import HearthWire
 import HummingbirdTesting

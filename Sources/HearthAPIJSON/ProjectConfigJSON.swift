@@ -10,13 +10,13 @@ import HearthWire
 /// sets is.
 public enum ProjectConfigJSON {
     /// A field Hearth stores: its dotted path, and how it reads and writes a `ProjectConfig`.
-    struct Field: Sendable {
+    package struct Field: Sendable {
         let path: String
         let read: @Sendable (ProjectConfig) -> JSONValue
         let write: @Sendable (inout ProjectConfig, JSONValue?) throws -> Void
     }
 
-    static func flag(
+    package static func flag(
         _ path: String, _ keyPath: any WritableKeyPath<ProjectConfig, Bool> & Sendable, inverted: Bool = false
     ) -> Field {
         Field(
@@ -30,7 +30,7 @@ public enum ProjectConfigJSON {
             })
     }
 
-    static let fields: [Field] = [
+    package static let fields: [Field] = [
         flag("signIn.email.enabled", \.emailPasswordEnabled),
         // passwordRequired: email link sign-in is off.
         flag("signIn.email.passwordRequired", \.emailLinkEnabled, inverted: true),
@@ -83,11 +83,11 @@ public enum ProjectConfigJSON {
     ]
 
     /// Output only.
-    static let readOnly: Set<String> = ["name", "subtype", "signIn.hashConfig", "client"]
+    package static let readOnly: Set<String> = ["name", "subtype", "signIn.hashConfig", "client"]
 
     /// Fields of Firebase's `Config` that Hearth does not implement: named in a mask (or set
     /// without one), they are refused rather than silently dropped.
-    static let unsupported: Set<String> = [
+    package static let unsupported: Set<String> = [
         "signIn.phoneNumber", "blockingFunctions", "mfa", "multiTenant", "notification", "quota", "monitoring",
         "passwordPolicyConfig", "recaptchaConfig", "smsRegionConfig", "mobileLinksConfig", "defaultHostingSite",
     ]
@@ -129,7 +129,7 @@ public enum ProjectConfigJSON {
     }
 
     /// Whether mask path `outer` includes field path `inner` (itself, or a field inside it).
-    static func covers(_ outer: String, _ inner: String) -> Bool {
+    package static func covers(_ outer: String, _ inner: String) -> Bool {
         inner == outer || inner.hasPrefix(outer + ".")
     }
 
@@ -163,13 +163,13 @@ public enum ProjectConfigJSON {
         object[key] = .object(inner)
     }
 
-    static func invalidValue(_ path: String, _ expected: String) -> FirebaseError {
+    package static func invalidValue(_ path: String, _ expected: String) -> FirebaseError {
         FirebaseError.invalidArgument("Invalid value at 'config.\(path)': expected \(expected).")
     }
 
     /// Authorized domains: host names (or IP addresses) without scheme, port or path, at most
     /// 100, each listed once, lowercased.
-    static func domains(_ value: JSONValue?, _ path: String = "authorizedDomains") throws -> [String] {
+    package static func domains(_ value: JSONValue?, _ path: String = "authorizedDomains") throws -> [String] {
         guard let value else { return [] }
         guard let items = value.arrayValue, items.count <= 100 else {
             throw invalidValue(path, "a list of at most 100 domains")
@@ -185,7 +185,7 @@ public enum ProjectConfigJSON {
     }
 
     /// iOS bundle ids or Android package names: at most 50, each `A-Z a-z 0-9 . _ -`.
-    static func appIds(_ value: JSONValue?, _ path: String) throws -> [String] {
+    package static func appIds(_ value: JSONValue?, _ path: String) throws -> [String] {
         guard let value else { return [] }
         let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-".utf8)
         guard let items = value.arrayValue, items.count <= 50 else { throw invalidValue(path, "a list of at most 50 app ids") }
@@ -197,7 +197,7 @@ public enum ProjectConfigJSON {
         }
     }
 
-    static func isDomain(_ text: String) -> Bool {
+    package static func isDomain(_ text: String) -> Bool {
         let allowed = Set("abcdefghijklmnopqrstuvwxyz0123456789.-".utf8)
         guard (1...253).contains(text.utf8.count), text.utf8.allSatisfy(allowed.contains) else { return false }
         return text.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { label in

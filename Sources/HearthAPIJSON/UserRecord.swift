@@ -5,18 +5,18 @@ import HearthWire
 
 /// An account as the wire's user record (emulator 2.9; firebase-clients-wire.md A.3, B.2):
 /// only set fields appear; times in milliseconds as strings, `validSince` in seconds.
-enum UserRecord {
+package enum UserRecord {
     /// What a record says of a password: the hash itself only where accounts are exported to
     /// an admin (batchGet, admin lookup, query); everywhere else Firebase's placeholder, which
     /// still tells the SDKs the account has a password (a hash is enough to crack it offline).
-    enum PasswordHashes {
+    package enum PasswordHashes {
         case exported, redacted
     }
 
     /// base64("REDACTED"): what Firebase shows end users, and what the Admin SDKs read as no hash.
-    static let redactedHash: JSONValue = "UkVEQUNURUQ="
+    package static let redactedHash: JSONValue = "UkVEQUNURUQ="
 
-    static func json(_ account: Account, _ hashes: PasswordHashes) -> JSONValue {
+    package static func json(_ account: Account, _ hashes: PasswordHashes) -> JSONValue {
         var record: [String: JSONValue] = [
             "localId": .string(account.uid.rawValue),
             "createdAt": .string(String(account.createdAt)),
@@ -56,7 +56,7 @@ enum UserRecord {
 
     /// `password` (email with a password or email link), `phone`, then federated providers;
     /// each with `providerId`, `rawId` and `federatedId` (iOS needs the last, Admin the second).
-    static func providerUserInfo(_ account: Account) -> [JSONValue] {
+    package static func providerUserInfo(_ account: Account) -> [JSONValue] {
         var entries: [JSONValue] = []
         if let email = account.email, account.password != nil || account.emailLinkSignIn {
             var entry: [String: JSONValue] = [
@@ -88,7 +88,7 @@ enum UserRecord {
     }
 
     /// The fields every sign-in answer shares: tokens, `expiresIn` as a string (iOS needs it).
-    static func tokens(_ tokens: IssuedTokens) -> [String: JSONValue] {
+    package static func tokens(_ tokens: IssuedTokens) -> [String: JSONValue] {
         [
             "idToken": .string(tokens.idToken), "refreshToken": .string(tokens.refreshToken),
             "expiresIn": .string(String(tokens.expiresIn)),

@@ -5,21 +5,21 @@ import HearthWire
 /// `registeredApps.iosApps` and `registeredApps.androidApps` of the project config, in the
 /// field names of Firebase's `IosApp` (`bundleId`, `teamId`, `appStoreId`) and `AndroidApp`
 /// (`packageName`, `sha256Hashes`).
-enum RegisteredAppsJSON {
-    static let maxApps = 20
-    static let maxHashesPerApp = 10
+package enum RegisteredAppsJSON {
+    package static let maxApps = 20
+    package static let maxHashesPerApp = 10
 
-    static func render(_ app: IOSApp) -> JSONValue {
+    package static func render(_ app: IOSApp) -> JSONValue {
         var object: [String: JSONValue] = ["bundleId": .string(app.bundleId), "teamId": .string(app.teamId)]
         if let store = app.appStoreId { object["appStoreId"] = .string(store) }
         return .object(object)
     }
 
-    static func render(_ app: AndroidApp) -> JSONValue {
+    package static func render(_ app: AndroidApp) -> JSONValue {
         ["packageName": .string(app.packageName), "sha256Hashes": .array(app.sha256Hashes.map(JSONValue.string))]
     }
 
-    static func iosApps(_ value: JSONValue?, _ path: String) throws -> [IOSApp] {
+    package static func iosApps(_ value: JSONValue?, _ path: String) throws -> [IOSApp] {
         try entries(value, path).map { entry in
             let bundle = try ProjectConfigJSON.appIds(entry["bundleId"].map { JSONValue.array([$0]) }, path + ".bundleId").first
             guard let bundleId = bundle else { throw ProjectConfigJSON.invalidValue(path, "a bundleId for each app") }
@@ -38,7 +38,7 @@ enum RegisteredAppsJSON {
         }
     }
 
-    static func androidApps(_ value: JSONValue?, _ path: String) throws -> [AndroidApp] {
+    package static func androidApps(_ value: JSONValue?, _ path: String) throws -> [AndroidApp] {
         try entries(value, path).map { entry in
             let package = try ProjectConfigJSON.appIds(entry["packageName"].map { JSONValue.array([$0]) }, path + ".packageName").first
             guard let packageName = package else { throw ProjectConfigJSON.invalidValue(path, "a packageName for each app") }
@@ -58,7 +58,7 @@ enum RegisteredAppsJSON {
 
     /// A SHA-256 certificate fingerprint as Digital Asset Links writes it (`14:6D:…`, upper
     /// case), from that form or 64 bare hex digits; `nil` for anything else.
-    static func fingerprint(_ text: String) -> String? {
+    package static func fingerprint(_ text: String) -> String? {
         let hex = Array(text.utf8.filter { $0 != UInt8(ascii: ":") })
         let colons = text.utf8.count - hex.count
         guard hex.count == 64, colons == 0 || colons == 31,

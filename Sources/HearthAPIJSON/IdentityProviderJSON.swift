@@ -185,7 +185,7 @@ public enum IdentityProviderJSON {
         return provider
     }
 
-    static func validate(_ provider: IdentityProviderConfig, _ kind: Kind) throws {
+    package static func validate(_ provider: IdentityProviderConfig, _ kind: Kind) throws {
         guard !provider.clientId.isEmpty else { throw FirebaseError.bad("INVALID_CONFIG : ((clientId is required.))") }
         guard kind == .openIDConnect else { return }
         // Keys and discovery over plain HTTP would let anyone on the path forge id_tokens (a
