@@ -179,9 +179,6 @@ let package = Package(
                 .target(name: "CJemalloc", condition: .when(platforms: [.linux])),
                 .target(name: "JemallocOptions", condition: .when(platforms: [.linux])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "CoreMetrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -252,7 +249,7 @@ let package = Package(
             name: "HearthAppTests",
             dependencies: [
                 "LMDB", "HearthDomain", "HearthLedger", "HearthStore", "HearthApp", "HearthAuth", "HearthMail",
-                "HearthTesting", "HearthTools",
+                "HearthTesting", "HearthTools", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictTests),
         .testTarget(

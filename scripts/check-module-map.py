@@ -42,6 +42,23 @@ def imported(path):
     return names
 
 
+# Places that must not reach the HTTP adapter or an HTTP library: the command line (its daemon
+# client is HearthTools') and the configuration (the composition maps it to the adapter's types).
+NO_HTTP = ("Sources/hearth", "Sources/HearthApp/Configuration")
+HTTP_MODULES = re.compile(r"^(HearthHTTP|Hummingbird\w*|HTTPTypes|NIOHTTP\w*|AsyncHTTPClient)$")
+
+
+def http_imports():
+    found = []
+    for place in NO_HTTP:
+        for source in sorted((ROOT / place).rglob("*.swift")):
+            for line in source.read_text().splitlines():
+                match = re.match(r"^(?:@testable\s+|@preconcurrency\s+)?import\s+(\w+)", line)
+                if match and HTTP_MODULES.match(match.group(1)):
+                    found.append(f"{source.relative_to(ROOT)} imports {match.group(1)}")
+    return found
+
+
 def documented():
     text = (ROOT / "README.md").read_text()
     block = text.split("Which module may import which", 1)[1].split("```", 2)[1]
@@ -71,6 +88,7 @@ def main():
             problems.append(f"{name}: the README says {sorted(table[name])}, Package.swift {sorted(dependencies)}")
     for name in sorted(set(table) - set(targets)):
         problems.append(f"{name}: in the README's table, not a production target")
+    problems += http_imports()
     for problem in problems:
         print(problem)
     print(f"module map: {len(targets)} targets, {len(problems)} differences")

@@ -19,7 +19,7 @@ import ServiceLifecycle
 /// committed.
 public enum HearthServer {
     /// The application `hearth serve` runs.
-    public static func buildApplication(
+    static func buildApplication(
         _ configuration: ServerConfiguration, logger: Logger = Logger(label: "hearth")
     ) throws -> some ApplicationProtocol {
         try assemble(configuration, logger: logger).application
@@ -55,7 +55,7 @@ public enum HearthServer {
         _ configuration: ServerConfiguration, store: AccountStore, clock: any SleepingClock,
         mailer testMailer: (any ActionLinkMailer)?, logger: Logger
     ) throws -> Assembly {
-        let mailQueue = try configuration.smtp.map { smtp in
+        let mailQueue = try configuration.mail.smtp.map { smtp in
             do {
                 return MailQueue(client: try SMTPClient(settings: smtp), logger: logger)
             } catch {
@@ -67,8 +67,8 @@ public enum HearthServer {
             testMailer
             ?? mailQueue.map { queue in
                 ActionLinkEmailer(
-                    queue: queue, from: configuration.mailFrom!, fromName: configuration.mailFromName,
-                    appName: configuration.appName)
+                    queue: queue, from: configuration.mail.from!, fromName: configuration.mail.fromName,
+                    appName: configuration.mail.appName)
             }
         if mailer == nil && configuration.profile == .production {
             logger.notice("no smtpHost: sendOobCode requests from apps will be refused (admin-generated links still work)")
@@ -76,12 +76,12 @@ public enum HearthServer {
         let service = try authService(configuration, store: store, mailer: mailer, logger: logger)
         let descriptorLimit = ConnectionLimit.raiseDescriptorLimit()
         let (maxConnections, clamped) = ConnectionLimit.cap(
-            configured: configuration.maxConnections, descriptorLimit: descriptorLimit,
+            configured: configuration.limits.maxConnections, descriptorLimit: descriptorLimit,
             openNow: ConnectionLimit.openDescriptors())
         if clamped {
             logger.warning(
                 "maxConnections lowered to what the descriptor limit allows",
-                metadata: ["configured": "\(configuration.maxConnections ?? 0)", "maxConnections": "\(maxConnections)"])
+                metadata: ["configured": "\(configuration.limits.maxConnections ?? 0)", "maxConnections": "\(maxConnections)"])
         }
         let governor = ConnectionGovernor(limits: configuration.connectionLimits(maxConnections: maxConnections))
         logger.info(
@@ -91,21 +91,21 @@ public enum HearthServer {
                 "maxConnectionsPerAddress": "\(governor.limits.perAddress)",
                 "maxBufferedRequestBytes": "\(governor.limits.bufferedBytes)",
             ])
-        if configuration.servesDevelopmentOffLoopback {
+        if configuration.listen.servesDevelopmentOffLoopback {
             logger.warning(
-                "INSECURE: the development profile is listening off loopback: anyone who reaches \(configuration.host) is admin (Bearer owner), signs in with unsigned custom tokens and wipes accounts",
+                "INSECURE: the development profile is listening off loopback: anyone who reaches \(configuration.listen.host) is admin (Bearer owner), signs in with unsigned custom tokens and wipes accounts",
                 metadata: ["option": "insecureDevelopmentOnNetwork"])
         }
-        if configuration.servesPlainHTTPOffLoopback {
+        if configuration.listen.servesPlainHTTPOffLoopback {
             logger.warning(
-                "INSECURE: serving plain HTTP on \(configuration.host): passwords and tokens cross the network unencrypted unless only your TLS proxy reaches this address",
+                "INSECURE: serving plain HTTP on \(configuration.listen.host): passwords and tokens cross the network unencrypted unless only your TLS proxy reaches this address",
                 metadata: ["option": "insecurePlainHttpOnNetwork"])
         }
         // The cleanup scheduler starts once the projections caught up (an upgrade not yet folded
         // in must not make an account look due).
         let caughtUp = StartSignal()
         let router = HearthRouter.build(
-            service: service, access: configuration.access, publicURL: configuration.publicUrl,
+            service: service, access: configuration.access, publicURL: configuration.listen.publicURL,
             readiness: { await Readiness.checks(store: store, caughtUp: caughtUp) },
             metrics: {
                 MetricsExposition.render(
@@ -120,7 +120,8 @@ public enum HearthServer {
                 logger.notice("disk space returned: writes are accepted again")
             }
         }
-        let scheduler = CleanupScheduler(store: store, clock: clock, startsAfter: caughtUp, logger: logger)
+        let scheduler = CleanupScheduler(
+            store: store, clock: clock, startsAfter: caughtUp, batchSize: configuration.cleanup.batchSize, logger: logger)
         // Services stop in reverse order after the server drains: the scheduler between two
         // batches, the mail queue after sending the links of the last requests, the store, then
         // the signing and hashing threads.
@@ -133,16 +134,16 @@ public enum HearthServer {
         var application = Application(
             router: router,
             server: HearthRouter.server(
-                idleTimeout: .seconds(configuration.idleTimeoutSeconds), requestTimeLimit: configuration.requestTimeLimit,
+                idleTimeout: .seconds(configuration.limits.idleTimeoutSeconds), requestTimeLimit: configuration.requestTimeLimit,
                 governor: governor),
             configuration: .init(
-                address: .hostname(configuration.host, port: configuration.port), serverName: "hearth",
+                address: .hostname(configuration.listen.host, port: configuration.listen.port), serverName: "hearth",
                 availableConnectionsDelegate: CappedConnections(maximum: maxConnections, logger: logger)),
             services: services,
             onServerRunning: { _ in SystemdNotifier.notify("READY=1") },
             logger: logger)
-        let declaredProjects = try configuration.declaredProjects()
-        let operatorNames = Set(configuration.allAdminTokens.filter { $0.scope == .everyProject }.map(\.recordedName))
+        let declaredProjects = configuration.projects.declared
+        let operatorNames = Set(configuration.secrets.adminCredentials.filter { $0.scope == .everyProject }.map(\.recordedName))
             .union(configuration.profile == .development ? ["owner"] : [])
         application.beforeServerStarts {
             try await StoreService.catchUp(store, logger: logger)
@@ -158,22 +159,19 @@ public enum HearthServer {
     private static func authService(
         _ configuration: ServerConfiguration, store: AccountStore, mailer: (any ActionLinkMailer)?, logger: Logger
     ) throws -> AuthService {
-        let keyFile = store.directory.signingKeyFile(algorithm: configuration.signingAlgorithm.rawValue)
-        let key = try SigningKey.loadOrCreate(at: keyFile, algorithm: configuration.signingAlgorithm)
-        let parameters = PasswordHasher.Parameters(
-            logN: configuration.scryptLogN, blockSize: configuration.scryptBlockSize,
-            parallelization: configuration.scryptParallelization)
+        let keyFile = store.directory.signingKeyFile(algorithm: configuration.secrets.signingAlgorithm.rawValue)
+        let key = try SigningKey.loadOrCreate(at: keyFile, algorithm: configuration.secrets.signingAlgorithm)
         var settings = AuthSettings()
         settings.fakeIdentityProvider = configuration.profile == .development
         settings.emailTrust = configuration.profile == .development ? .anyVerifiedEmail : .authoritativeProviders
-        settings.secretFilesDirectory = configuration.secretFilesDirectory
-        settings.serverHosts = Set([configuration.publicUrl.flatMap { URL(string: $0)?.host?.lowercased() }].compactMap { $0 })
+        settings.secretFilesDirectory = configuration.providers.secretFilesDirectory
+        settings.serverHosts = Set([configuration.listen.publicURL.flatMap { URL(string: $0)?.host?.lowercased() }].compactMap { $0 })
         settings.registeredAppsOnly = configuration.profile == .production
-        settings.customTokens = try configuration.customTokenVerifier()
-        settings.actionURL = configuration.actionUrl
-        settings.recentSignIn = configuration.recentSignIn
+        settings.customTokens = configuration.secrets.customTokens
+        settings.actionURL = configuration.mail.actionURL
+        settings.recentSignIn = configuration.projects.recentSignIn
         settings.strictActionCodeSettings = configuration.profile == .production
-        settings.oobCodeLifetimes = try configuration.actionCodeLifetimes()
+        settings.oobCodeLifetimes = configuration.mail.actionCodeLifetimes
         settings.onProviderFailure = { report in
             var metadata: Logger.Metadata = [
                 "project": "\(report.project)", "provider": "\(report.providerId)", "reason": "\(report.failure)",
@@ -189,21 +187,21 @@ public enum HearthServer {
         }
         let clock = store.clock
         let gateway = OAuthGateway(
-            endpoints: try configuration.providerEndpoints(), network: try configuration.providerNetworkPolicy(),
-            timeoutSeconds: Int64(configuration.providerTimeoutSeconds), clock: { clock.now() })
+            endpoints: configuration.providers.endpoints, network: configuration.providers.network,
+            timeoutSeconds: Int64(configuration.providers.timeoutSeconds), clock: { clock.now() })
         // RS256 signs on threads of its own, one per core, not on the event loops: under a
         // saturating sign-up load, a cheap request (a lookup) is then answered at once instead of
         // waiting behind the signatures queued on its loop (Benchmarks/api.py measures both).
         let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
         let signing =
-            configuration.signingAlgorithm == .rs256 ? WorkPool(threads: cores, name: "hearth-sign", maxQueued: 1024 * cores) : nil
-        let policy = try configuration.abuseLimitPolicy()
+            configuration.secrets.signingAlgorithm == .rs256 ? WorkPool(threads: cores, name: "hearth-sign", maxQueued: 1024 * cores) : nil
+        let policy = configuration.limits.abuse
         let hashing = WorkPool(
-            threads: configuration.hashThreads, name: "hearth-scrypt", maxQueuedPerClient: policy?.hashQueuePerAddress)
+            threads: configuration.passwords.hashThreads, name: "hearth-scrypt", maxQueuedPerClient: policy?.hashQueuePerAddress)
         let refusals = RefusalLog(logger: logger, clock: { clock.now() })
         return AuthService(
             store: store, tokens: TokenIssuer(key: key, signingPool: signing),
-            passwords: PasswordHasher(parameters: parameters, pool: hashing),
+            passwords: PasswordHasher(parameters: configuration.passwords.parameters, pool: hashing),
             outbox: configuration.profile == .development ? Outbox() : nil, mailer: mailer, identityProviders: gateway,
             settings: settings, limits: policy.map { AbuseGuard(policy: $0, onRefusal: refusals.record) })
     }

@@ -14,7 +14,7 @@ enum ProjectSeeding {
     static let metadata = Metadata(actor: .system, actorId: "config file")
     static let defaultsMetadata = Metadata(actor: .system, actorId: "production defaults")
 
-    static func seed(_ declared: [ServerConfiguration.DeclaredProject], into store: AccountStore, logger: Logger) async throws {
+    static func seed(_ declared: [ProjectSettings.DeclaredProject], into store: AccountStore, logger: Logger) async throws {
         for declaration in declared {
             let project = declaration.project
             let recorded = try store.read { try $0.recordedConfig(of: project) }

@@ -10,7 +10,7 @@ import Logging
 /// Each such provider is logged at every start until it is set again.
 enum SecretFileAudit {
     static func check(
-        _ store: AccountStore, declared: [ServerConfiguration.DeclaredProject], operators: Set<String>, logger: Logger
+        _ store: AccountStore, declared: [ProjectSettings.DeclaredProject], operators: Set<String>, logger: Logger
     ) throws {
         for project in try store.read({ try $0.configuredProjects() }) {
             let config = try store.read { try $0.config(of: project) }

@@ -12,13 +12,3 @@ struct ShutdownNotice: Service {
         SystemdNotifier.notify("STOPPING=1")
     }
 }
-
-extension HearthServer {
-    /// Runs the daemon until SIGTERM or SIGINT, then drains and stops it, telling systemd at once.
-    public static func run(_ application: some ApplicationProtocol, logger: Logger) async throws {
-        let group = ServiceGroup(
-            configuration: .init(
-                services: [application, ShutdownNotice()], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await group.run()
-    }
-}

@@ -145,8 +145,8 @@ struct DaemonOptions: ParsableArguments {
     func client() throws -> DaemonClient {
         let configuration = try ServerConfiguration.load(
             file: config ?? environmentValue("HEARTH_CONFIG"), environment: ProcessInfo.processInfo.environment)
-        var host = configuration.host
-        var port = configuration.port
+        var host = configuration.listen.host
+        var port = configuration.listen.port
         if let daemon {
             let parts = daemon.split(separator: ":")
             guard parts.count == 2, let parsed = Int(parts[1]) else { throw ValidationError("--daemon takes host:port") }
@@ -154,7 +154,7 @@ struct DaemonOptions: ParsableArguments {
         }
         if host == "0.0.0.0" { host = "127.0.0.1" } else if host == "::" { host = "::1" }
         let bearer =
-            token ?? environmentValue("HEARTH_ADMIN_TOKEN") ?? configuration.allAdminTokens.first?.token
+            token ?? environmentValue("HEARTH_ADMIN_TOKEN") ?? configuration.secrets.adminCredentials.first?.token
             ?? (configuration.profile == .development ? "owner" : nil)
         return DaemonClient(host: host, port: port, bearer: bearer)
     }

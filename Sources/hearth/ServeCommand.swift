@@ -1,11 +1,7 @@
 import ArgumentParser
-import CoreMetrics
 import Foundation
 import HearthApp
-import HearthStore
-import Hummingbird
 import Logging
-import Prometheus
 
 /// `hearth serve`: the Firebase-compatible daemon.
 struct Serve: AsyncParsableCommand {
@@ -36,40 +32,18 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         let configuration = try ServerConfiguration.load(
             file: config ?? environmentValue("HEARTH_CONFIG"), environment: ProcessInfo.processInfo.environment
-        ) { configuration in
-            if let host { configuration.host = host }
-            if let port { configuration.port = port }
+        ) { settings in
+            if let host { settings.listen.host = host }
+            if let port { settings.listen.port = port }
             // The config file's dataDirectory, or the environment's, unless --data names one.
-            if let directory = data.explicit { configuration.dataDirectory = directory }
-            if let project { configuration.project = project }
-            if insecureDevelopmentOnNetwork { configuration.insecureDevelopmentOnNetwork = true }
+            if let directory = data.explicit { settings.dataDirectory = directory }
+            if let project { settings.projects.project = project }
+            if insecureDevelopmentOnNetwork { settings.listen.insecureDevelopmentOnNetwork = true }
         }
-        if environmentValue("HEARTH_LOG_FORMAT") == "json" {
-            LoggingSystem.bootstrap { label in JSONLogHandler(label: label) }
-        } else {
-            LoggingSystem.bootstrap { label in TextLogHandler(label: label) }
-        }
-        // Counters and histograms recorded through swift-metrics land in Prometheus's registry,
-        // which /metrics renders.
-        MetricsSystem.bootstrap(MetricsExposition.factory())
-        var logger = Logger(label: "hearth")
-        logger.logLevel = environmentValue("HEARTH_LOG_LEVEL").flatMap(Logger.Level.init(rawValue:)) ?? .info
+        let logger = HearthServer.bootstrapObservability(configuration.observability)
         if !Hearth.runsOnEventLoops {
             logger.warning("Swift concurrency could not be moved onto the event loops; serving with a thread hop per request")
         }
-        let app = try HearthServer.buildApplication(configuration, logger: logger)
-        logger.info(
-            "hearth serve",
-            metadata: [
-                "profile": "\(configuration.profile)", "project": "\(configuration.project)",
-                "address": "\(configuration.host):\(configuration.port)", "data": "\(configuration.dataDirectory)",
-                "allocator": "\(Allocator.description)",
-            ])
-        do {
-            try await HearthServer.run(app, logger: logger)
-        } catch StoreError.interrupted {
-            // SIGTERM while the projections were catching up: a clean stop, before serving.
-            logger.notice("stopped before serving; the projections' catch-up goes on from where it stopped at the next start")
-        }
+        try await HearthServer.serve(configuration, logger: logger, metadata: ["allocator": "\(Allocator.description)"])
     }
 }

@@ -63,13 +63,13 @@ struct MailTests {
                 "HEARTH_SMTP_USERNAME": "hearth", "HEARTH_SMTP_PASSWORD_FILE": passwordFile,
                 "HEARTH_ACTION_URL": "https://app.example.com/__/auth/action",
             ])
-        let smtp = try #require(loaded.smtp)
+        let smtp = try #require(loaded.mail.smtp)
         #expect(smtp.host == "mail.example.com" && smtp.port == 587 && smtp.security == .startTLS)
         #expect(smtp.username == "hearth" && smtp.password == "relay-pass")
         let implicit = try ServerConfiguration.load(
             file: nil, environment: ["HEARTH_SMTP_HOST": "mail", "HEARTH_MAIL_FROM": "a@example.com", "HEARTH_SMTP_SECURITY": "TLS"])
-        #expect(implicit.smtp?.port == 465)
-        #expect(try ServerConfiguration.load(file: nil, environment: [:]).smtp == nil)
+        #expect(implicit.mail.smtp?.port == 465)
+        #expect(try ServerConfiguration.load(file: nil, environment: [:]).mail.smtp == nil)
         for environment in [
             ["HEARTH_SMTP_HOST": "mail"],  // no sender
             ["HEARTH_SMTP_HOST": "mail", "HEARTH_MAIL_FROM": "not an address"],
@@ -92,14 +92,14 @@ struct MailTests {
         let directory = TemporaryDirectory("mail-roots")
         let roots = directory.path + "/roots.pem"
         try "not a certificate\n".write(toFile: roots, atomically: true, encoding: .utf8)
-        var configuration = ServerConfiguration()
+        var configuration = ServerSettings()
         configuration.dataDirectory = directory.path + "/data"
-        configuration.smtpHost = "localhost"
-        configuration.mailFrom = "auth@example.com"
-        configuration.smtpTrustRoots = roots
-        try configuration.validate()
+        configuration.mail.smtpHost = "localhost"
+        configuration.mail.from = "auth@example.com"
+        configuration.mail.smtpTrustRoots = roots
+        let valid = try configuration.validated()
         #expect {
-            _ = try HearthServer.buildApplication(configuration)
+            _ = try HearthServer.assemble(valid)
         } throws: { error in
             guard case ConfigurationError.invalid(let key, _) = error else { return false }
             return key == "smtpTrustRoots"

@@ -24,14 +24,13 @@ final class APIHarness: Sendable {
 
     var service: AuthService { server.service }
 
-    init(configure: (inout ServerConfiguration) -> Void = { _ in }, mailer: (any ActionLinkMailer)? = nil) throws {
-        var configuration = ServerConfiguration()
+    init(configure: (inout ServerSettings) -> Void = { _ in }, mailer: (any ActionLinkMailer)? = nil) throws {
+        var configuration = ServerSettings()
         configuration.dataDirectory = directory.path
-        configuration.scryptLogN = 10  // fast in debug builds; production uses 14
-        configuration.hashThreads = 2
+        configuration.passwords.scryptLogN = 10  // fast in debug builds; production uses 14
+        configuration.passwords.hashThreads = 2
         configure(&configuration)
-        try configuration.validate()
-        server = try HearthServer.assemble(configuration, clock: clock, mailer: mailer, logger: Self.quietLogger)
+        server = try HearthServer.assemble(try configuration.validated(), clock: clock, mailer: mailer, logger: Self.quietLogger)
     }
 
     /// Warnings and errors only: a passing run prints a summary, not every request's line.
@@ -51,12 +50,12 @@ final class APIHarness: Sendable {
     /// `live`: over a real TCP connection on loopback, so requests have a peer address (the
     /// abuse limits count by it); otherwise in process, without one.
     static func run(
-        configure: (inout ServerConfiguration) -> Void = { _ in }, mailer: (any ActionLinkMailer)? = nil, live: Bool = false,
+        configure: (inout ServerSettings) -> Void = { _ in }, mailer: (any ActionLinkMailer)? = nil, live: Bool = false,
         _ body: @escaping @Sendable (APIHarness, APIClient) async throws -> Void
     ) async throws {
         let harness = try APIHarness(
             configure: { configuration in
-                if live { configuration.port = 0 }
+                if live { configuration.listen.port = 0 }
                 configure(&configuration)
             }, mailer: mailer)
         try await harness.server.application.test(live ? .ahc(.http) : .router) { client in

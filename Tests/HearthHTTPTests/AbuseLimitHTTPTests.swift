@@ -16,11 +16,11 @@ import Testing
 /// clients told apart by X-Forwarded-For from a trusted proxy on loopback.
 @Suite("abuse limits over HTTP")
 struct AbuseLimitHTTPTests {
-    static func production(limits: JSONValue? = nil) -> (inout ServerConfiguration) -> Void {
+    static func production(limits: JSONValue? = nil) -> (inout ServerSettings) -> Void {
         { configuration in
             RecentSignInTests.production(&configuration)
-            configuration.trustedProxies = ["127.0.0.1", "::1"]
-            configuration.limits = limits
+            configuration.listen.trustedProxies = ["127.0.0.1", "::1"]
+            configuration.limits.abuse = limits
         }
     }
 
@@ -142,9 +142,9 @@ struct AbuseLimitHTTPTests {
 
     @Test("an account locked by a guesser: its owner still resets the password or signs in by email link, and the reset lifts the lock")
     func lockoutLeavesRecoveryOpen() async throws {
-        let configure: (inout ServerConfiguration) -> Void = { configuration in
-            configuration.trustedProxies = ["127.0.0.1", "::1"]
-            configuration.limits = .object([:])  // development, with the default limits
+        let configure: (inout ServerSettings) -> Void = { configuration in
+            configuration.listen.trustedProxies = ["127.0.0.1", "::1"]
+            configuration.limits.abuse = .object([:])  // development, with the default limits
         }
         try await APIHarness.run(configure: configure, live: true) { harness, api in
             _ = try await api.signUp(email: "locked@example.com")
@@ -186,7 +186,7 @@ struct AbuseLimitHTTPTests {
         try await APIHarness.run(
             configure: { configuration in
                 RecentSignInTests.production(&configuration)
-                configuration.limits = .object(["signUpsPerAddressPerHour": 2])
+                configuration.limits.abuse = .object(["signUpsPerAddressPerHour": 2])
             }, live: true
         ) { _, api in
             var statuses: [Int] = []
@@ -199,8 +199,8 @@ struct AbuseLimitHTTPTests {
     func emailsPerRecipient() async throws {
         try await APIHarness.run(
             configure: { configuration in
-                configuration.trustedProxies = ["127.0.0.1", "::1"]
-                configuration.limits = .object([:])
+                configuration.listen.trustedProxies = ["127.0.0.1", "::1"]
+                configuration.limits.abuse = .object([:])
             }, live: true
         ) { _, api in
             _ = try await api.signUp(email: "inbox@example.com")

@@ -22,9 +22,9 @@ struct ActionCodeSettingsTests {
         try await APIHarness.run(
             configure: { configuration in
                 RecentSignInTests.production(&configuration)
-                configuration.actionUrl = "https://app.example.com/auth/action"
-                configuration.actionCodeLifetimeSeconds = ["PASSWORD_RESET": 3600]
-                configuration.projects = [
+                configuration.mail.actionUrl = "https://app.example.com/auth/action"
+                configuration.mail.actionCodeLifetimeSeconds = ["PASSWORD_RESET": 3600]
+                configuration.projects.declared = [
                     "demo-hearth": [
                         "authorizedDomains": ["localhost", "app.example.com"], "linkDomains": ["links.example.com", "alt.example.com"],
                     ]

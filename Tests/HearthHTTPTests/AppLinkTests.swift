@@ -20,10 +20,10 @@ struct AppLinkTests {
     static func run(_ body: @escaping @Sendable (APIHarness, APIClient) async throws -> Void) async throws {
         try await APIHarness.run(configure: { configuration in
             configuration.profile = .production
-            configuration.apiKeys = ["test-key": "demo-hearth", "other-key": "other-project"]
-            configuration.adminTokens = [AdminCredential(token: HeadfulSignInTests.adminToken)]
-            configuration.publicUrl = "http://127.0.0.1:9099"
-            configuration.actionUrl = "https://app.example.com/__/auth/action"
+            configuration.projects.apiKeys = ["test-key": "demo-hearth", "other-key": "other-project"]
+            configuration.secrets.adminTokens = [AdminCredential(token: HeadfulSignInTests.adminToken)]
+            configuration.listen.publicUrl = "http://127.0.0.1:9099"
+            configuration.mail.actionUrl = "https://app.example.com/__/auth/action"
         }) { harness, api in try await body(harness, api) }
     }
 

@@ -92,7 +92,7 @@ struct CORSTests {
             #expect(wipe.status == .forbidden)
             #expect(try await api.client.executeRequest(uri: codes, method: .get, headers: [:], body: nil).status == .ok)
         }
-        try await APIHarness.run(configure: { $0.developmentBrowserAdmin = true }) { _, api in
+        try await APIHarness.run(configure: { $0.listen.developmentBrowserAdmin = true }) { _, api in
             let preflight = try await Self.preflight(api, lookup, origin: "https://ui.example", privateNetwork: true)
             #expect(preflight.status == .noContent && preflight.headers[Self.privateNetworkAllowed] == "true")
             #expect(try await Self.ownerLookup(api, origin: "https://ui.example").status == .ok)
@@ -106,7 +106,7 @@ struct CORSTests {
     func productionPathProject() async throws {
         try await APIHarness.run(configure: { configuration in
             RecentSignInTests.production(&configuration)
-            configuration.apiKeys["key-b"] = "project-b"
+            configuration.projects.apiKeys["key-b"] = "project-b"
         }) { _, api in
             // localhost is demo-hearth's authorized domain by default; project-b has none set,
             // so its default (localhost) too: authorize a domain for demo-hearth only.

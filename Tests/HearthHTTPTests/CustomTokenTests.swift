@@ -96,7 +96,7 @@ struct CustomTokenTests {
 
         try await APIHarness.run(configure: {
             ProfileTests.production(&$0)
-            $0.customTokenKeys = [keyFile]
+            $0.secrets.customTokenKeys = [keyFile]
         }) { harness, api in
             func signIn(_ token: String) async throws -> Reply {
                 try await api.post(APIClient.v1 + "accounts:signInWithCustomToken?key=key-a", ["token": .string(token)])

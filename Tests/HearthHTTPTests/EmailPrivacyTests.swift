@@ -152,8 +152,8 @@ struct EmailPrivacyTests {
     func onByDefaultInProduction() async throws {
         try await APIHarness.run(configure: { configuration in
             configuration.profile = .production
-            configuration.apiKeys = ["test-key": "demo-hearth"]
-            configuration.adminTokens = [AdminCredential(token: HeadfulSignInTests.adminToken)]
+            configuration.projects.apiKeys = ["test-key": "demo-hearth"]
+            configuration.secrets.adminTokens = [AdminCredential(token: HeadfulSignInTests.adminToken)]
         }) { harness, api in
             let config = try await api.send(
                 .get, "/identitytoolkit.googleapis.com/v2/projects/demo-hearth/config", body: nil,

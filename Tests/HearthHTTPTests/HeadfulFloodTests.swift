@@ -29,7 +29,7 @@ struct HeadfulFloodTests {
         try await HeadfulSignInTests.run(
             production: true, live: true,
             configure: { configuration, _ in
-                configuration.trustedProxies = ["127.0.0.1", "::1"]
+                configuration.listen.trustedProxies = ["127.0.0.1", "::1"]
             }
         ) { _, api, providers in
             var configuration = HTTPClient.Configuration()

@@ -23,27 +23,27 @@ struct HeadfulSignInTests {
 
     static func run(
         timeoutSeconds: Int = 10, production: Bool = false, live: Bool = false,
-        configure: @escaping @Sendable (inout ServerConfiguration, _ base: String) -> Void = { _, _ in },
+        configure: @escaping @Sendable (inout ServerSettings, _ base: String) -> Void = { _, _ in },
         _ body: @escaping @Sendable (APIHarness, APIClient, FakeProviders) async throws -> Void
     ) async throws {
         let providers = try FakeProviders()
         try await providers.serve { base in
             try await APIHarness.run(
                 configure: { configuration in
-                    configuration.identityProviders = [
+                    configuration.providers.endpoints = [
                         "github.com": ["webUrl": .string(base + "/gh"), "apiUrl": .string(base + "/gh/api/v3")],
                         "yahoo.com": ["issuer": .string(base + "/oidc")], "google.com": ["issuer": .string(base + "/oidc")],
                         "facebook.com": ["graphUrl": .string(base + "/fb")],
                     ]
-                    configuration.providerTimeoutSeconds = timeoutSeconds
+                    configuration.providers.timeoutSeconds = timeoutSeconds
                     if production {
                         configuration.profile = .production
-                        configuration.apiKeys = ["test-key": "demo-hearth"]
-                        configuration.adminTokens = [AdminCredential(token: Self.adminToken)]
-                        configuration.publicUrl = "http://127.0.0.1:9099"
-                        configuration.projects = ["demo-hearth": ["registeredApps": ["iosBundleIds": ["com.example.app"]]]]
+                        configuration.projects.apiKeys = ["test-key": "demo-hearth"]
+                        configuration.secrets.adminTokens = [AdminCredential(token: Self.adminToken)]
+                        configuration.listen.publicUrl = "http://127.0.0.1:9099"
+                        configuration.projects.declared = ["demo-hearth": ["registeredApps": ["iosBundleIds": ["com.example.app"]]]]
                         // The fakes listen on loopback, over http: the operator's allowlist admits them.
-                        configuration.providerAllowedNetworks = ["127.0.0.1/32"]
+                        configuration.providers.allowedNetworks = ["127.0.0.1/32"]
                     }
                     configure(&configuration, base)
                 }, live: live
@@ -300,10 +300,10 @@ struct HeadfulSignInTests {
     func productionServesTheRealHandlerAtTheEmulatorPath() async throws {
         try await APIHarness.run(configure: { configuration in
             configuration.profile = .production
-            configuration.apiKeys = ["test-key": "demo-hearth"]
-            configuration.publicUrl = "https://auth.example.com"
+            configuration.projects.apiKeys = ["test-key": "demo-hearth"]
+            configuration.listen.publicUrl = "https://auth.example.com"
             // An unregistered app would get an error page, not the link this test reads.
-            configuration.projects = ["demo-hearth": ["registeredApps": ["iosBundleIds": ["com.example.app"]]]]
+            configuration.projects.declared = ["demo-hearth": ["registeredApps": ["iosBundleIds": ["com.example.app"]]]]
         }) { _, api in
             let uri = Self.handlerURL(provider: "github.com").replacingOccurrences(of: "/__/auth/handler", with: "/emulator/auth/handler")
             let deepLink = try await Self.location(api, uri)

@@ -71,7 +71,7 @@ struct MetricsTests {
         // A project's own admin token: the figures are every project's, so not its to read.
         try await APIHarness.run(configure: { configuration in
             RecentSignInTests.production(&configuration)
-            configuration.adminTokens.append(
+            configuration.secrets.adminTokens.append(
                 AdminCredential(token: TenantIsolationTests.tenantToken, scope: .projects([APIHarness.project])))
         }) { _, api in
             let (status, text) = try await Self.scrape(api, headers: [.authorization: "Bearer \(TenantIsolationTests.tenantToken)"])

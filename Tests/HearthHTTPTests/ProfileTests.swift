@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HearthApp
 import HearthAuth
+import HearthDomain
 import HearthHTTP
 import HearthTesting
 import HearthWire
@@ -10,10 +11,10 @@ import Testing
 @Suite("profiles: production turns the development conveniences off")
 struct ProfileTests {
     static let adminToken = "test-admin-token-7f3a9c1e5b2d8046"
-    static func production(_ configuration: inout ServerConfiguration) {
+    static func production(_ configuration: inout ServerSettings) {
         configuration.profile = .production
-        configuration.apiKeys = ["key-a": "project-a", "key-b": "project-b"]
-        configuration.adminTokens = [AdminCredential(token: adminToken)]
+        configuration.projects.apiKeys = ["key-a": "project-a", "key-b": "project-b"]
+        configuration.secrets.adminTokens = [AdminCredential(token: adminToken)]
     }
 
     @Test("registered API keys select their project; unknown keys, Bearer owner and /emulator are refused")
@@ -59,7 +60,7 @@ struct ProfileTests {
         }
         try await APIHarness.run(configure: {
             Self.production(&$0)
-            $0.actionUrl = "https://app.example.com/auth/action"
+            $0.mail.actionUrl = "https://app.example.com/auth/action"
         }) { _, api in
             _ = try await api.post(APIClient.v1 + "accounts:signUp?key=key-a", ["email": "links@example.com", "password": "secret-1"])
             let generated = try await api.post(APIClient.v1 + "projects/project-a/accounts:sendOobCode", generate, headers: admin)
@@ -75,7 +76,7 @@ struct ProfileTests {
 
     @Test("development links follow actionUrl when it is set, keeping its own query")
     func developmentActionURL() async throws {
-        try await APIHarness.run(configure: { $0.actionUrl = "https://app.example.com/act?tenant=7" }) { _, api in
+        try await APIHarness.run(configure: { $0.mail.actionUrl = "https://app.example.com/act?tenant=7" }) { _, api in
             _ = try await api.signUp(email: "dev@example.com")
             #expect(try await api.v1("sendOobCode", ["requestType": "PASSWORD_RESET", "email": "dev@example.com"]).status == 200)
             let (_, link) = try await ActionCodeTests.delivered(api, to: "dev@example.com", "PASSWORD_RESET")
@@ -85,9 +86,9 @@ struct ProfileTests {
 
     @Test("the production profile will not start without API keys")
     func needsKeys() {
-        var configuration = ServerConfiguration()
+        var configuration = ServerSettings()
         configuration.profile = .production
-        #expect(throws: ConfigurationError.productionNeedsAPIKeys) { try configuration.validate() }
+        #expect(throws: ConfigurationError.productionNeedsAPIKeys) { try configuration.validated() }
     }
 
     @Test("configuration: file, then environment; unknown keys and bad values are errors")
@@ -96,10 +97,10 @@ struct ProfileTests {
         let file = directory.path + "/hearth.json"
         try #"{"port": 9200, "project": "from-file", "signingAlgorithm": "es256"}"#.write(toFile: file, atomically: true, encoding: .utf8)
         let loaded = try ServerConfiguration.load(file: file, environment: ["HEARTH_PROJECT": "from-env", "HEARTH_DATA_DIR": "/d"])
-        #expect(loaded.port == 9200)
-        #expect(loaded.project == "from-env")
+        #expect(loaded.listen.port == 9200)
+        #expect(loaded.projects.defaultProject.rawValue == "from-env")
         #expect(loaded.dataDirectory == "/d")
-        #expect(loaded.signingAlgorithm == .es256)
+        #expect(loaded.secrets.signingAlgorithm == .es256)
         try #"{"prot": 1}"#.write(toFile: file, atomically: true, encoding: .utf8)
         #expect(throws: ConfigurationError.unknownKey("prot", in: file)) { try ServerConfiguration.load(file: file, environment: [:]) }
         #expect(throws: ConfigurationError.self) { try ServerConfiguration.load(file: nil, environment: ["HEARTH_PORT": "70000"]) }

@@ -154,9 +154,9 @@ struct ProjectConfigTests {
                 "github.com": ["enabled": true, "clientId": "Iv1.file", "clientSecretFile": "/run/credentials/hearth.service/github"]
             ],
         ]
-        let configure: (inout ServerConfiguration) -> Void = { configuration in
+        let configure: (inout ServerSettings) -> Void = { configuration in
             configuration.dataDirectory = directory.path
-            configuration.projects = ["demo-hearth": declared]
+            configuration.projects.declared = ["demo-hearth": declared]
         }
         try await APIHarness.run(configure: configure) { harness, api in
             let config = try await Self.get(api)
@@ -178,12 +178,12 @@ struct ProjectConfigTests {
             #expect(config["autodeleteAnonymousUsers"] == false)
             #expect(try Self.configEvents(harness).count == 3)
         }
-        var invalid = ServerConfiguration()
-        invalid.projects = ["demo-hearth": ["autodeleteAnonymousUsers": "soon"]]
-        #expect(throws: ConfigurationError.self) { try invalid.validate() }
+        var invalid = ServerSettings()
+        invalid.projects.declared = ["demo-hearth": ["autodeleteAnonymousUsers": "soon"]]
+        #expect(throws: ConfigurationError.self) { try invalid.validated() }
         // A secret in the config file itself is refused: it goes in a file of its own.
-        invalid.projects = ["demo-hearth": ["defaultSupportedIdpConfigs": ["github.com": ["clientId": "x", "clientSecret": "s"]]]]
-        #expect(throws: ConfigurationError.self) { try invalid.validate() }
+        invalid.projects.declared = ["demo-hearth": ["defaultSupportedIdpConfigs": ["github.com": ["clientId": "x", "clientSecret": "s"]]]]
+        #expect(throws: ConfigurationError.self) { try invalid.validated() }
     }
 
     @Test("cleanup preview counts what turning it on would schedule and when; status shows schedule, due and purges by day")

@@ -68,11 +68,11 @@ struct ProviderSSRFTests {
             _ = try await Self.start(api)
             #expect(providers.hits("/internal/secret") == 0)
         }
-        var configuration = ServerConfiguration()
-        configuration.identityProviders = ["yahoo.com": ["issuer": "https://login.example/x?"]]
-        #expect(throws: ConfigurationError.self) { try configuration.validate() }
-        configuration.identityProviders = ["github.com": ["apiUrl": "https://user@api.example"]]
-        #expect(throws: ConfigurationError.self) { try configuration.validate() }
+        var configuration = ServerSettings()
+        configuration.providers.endpoints = ["yahoo.com": ["issuer": "https://login.example/x?"]]
+        #expect(throws: ConfigurationError.self) { try configuration.validated() }
+        configuration.providers.endpoints = ["github.com": ["apiUrl": "https://user@api.example"]]
+        #expect(throws: ConfigurationError.self) { try configuration.validated() }
     }
 
     @Test("a discovery document's endpoints: another host, or a Unix socket, gets neither a request nor the client secret")
@@ -96,7 +96,7 @@ struct ProviderSSRFTests {
             }
         }
         // The operator may allow more hosts (an issuer whose token endpoint lives elsewhere).
-        try await HeadfulSignInTests.run(configure: { configuration, _ in configuration.providerAllowedHosts = ["localhost"] }) {
+        try await HeadfulSignInTests.run(configure: { configuration, _ in configuration.providers.allowedHosts = ["localhost"] }) {
             _, api, providers in
             let base = String(providers.issuer.dropLast("/oidc".count))
             #expect(try await Self.setIssuer(api, providers.issuer, production: false).status == 200)
@@ -108,8 +108,8 @@ struct ProviderSSRFTests {
 
     @Test("production: loopback and private addresses are refused after DNS resolution, unless the operator allowlists them")
     func addressesAfterResolution() async throws {
-        let production: @Sendable (inout ServerConfiguration, String) -> Void = { configuration, _ in
-            configuration.providerAllowedNetworks = []
+        let production: @Sendable (inout ServerSettings, String) -> Void = { configuration, _ in
+            configuration.providers.allowedNetworks = []
         }
         try await HeadfulSignInTests.run(timeoutSeconds: 30, production: true, configure: production) { _, api, providers in
             let port = URLComponents(string: providers.issuer)!.port!
@@ -126,8 +126,8 @@ struct ProviderSSRFTests {
             #expect(try await Self.start(api).error?.contains(AuthService.providerFailureMessage) == true)
             #expect(ContinuousClock.now - clock < .seconds(10), "no connection attempt waited out the 30 s timeout")
         }
-        let allowlisted: @Sendable (inout ServerConfiguration, String) -> Void = { configuration, _ in
-            configuration.providerAllowedNetworks = ["127.0.0.0/8", "::1"]
+        let allowlisted: @Sendable (inout ServerSettings, String) -> Void = { configuration, _ in
+            configuration.providers.allowedNetworks = ["127.0.0.0/8", "::1"]
         }
         try await HeadfulSignInTests.run(production: true, configure: allowlisted) { _, api, providers in
             let port = URLComponents(string: providers.issuer)!.port!

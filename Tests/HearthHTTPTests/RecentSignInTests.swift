@@ -11,10 +11,10 @@ import Testing
 /// session that signed in within five minutes (production; development is lenient by default).
 @Suite("recent sign-in for sensitive changes")
 struct RecentSignInTests {
-    static func production(_ configuration: inout ServerConfiguration) {
+    static func production(_ configuration: inout ServerSettings) {
         configuration.profile = .production
-        configuration.apiKeys = ["test-key": "demo-hearth"]
-        configuration.adminTokens = [AdminCredential(token: HeadfulSignInTests.adminToken)]
+        configuration.projects.apiKeys = ["test-key": "demo-hearth"]
+        configuration.secrets.adminTokens = [AdminCredential(token: HeadfulSignInTests.adminToken)]
     }
 
     @Test("an old session may change its profile but not its password or email, nor delete the account or link; signing in again may")
@@ -78,7 +78,7 @@ struct RecentSignInTests {
             harness.clock.advance(milliseconds: 20 * 60_000)
             #expect(try await api.v1("update", ["idToken": try #require(user["idToken"]), "password": "changed-pass-1"]).status == 200)
         }
-        try await APIHarness.run(configure: { $0.recentSignInSeconds = 60 }) { harness, api in
+        try await APIHarness.run(configure: { $0.projects.recentSignInSeconds = 60 }) { harness, api in
             let user = try await api.signUp(email: "dev@example.com")
             harness.clock.advance(milliseconds: 2 * 60_000)
             let linking = try await api.v3(

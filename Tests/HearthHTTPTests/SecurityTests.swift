@@ -130,8 +130,8 @@ struct SecurityTests {
     func scopedAdminTokens() async throws {
         try await APIHarness.run(configure: { configuration in
             configuration.profile = .production
-            configuration.apiKeys = ["key-a": "project-a", "key-b": "project-b"]
-            configuration.adminTokens = [
+            configuration.projects.apiKeys = ["key-a": "project-a", "key-b": "project-b"]
+            configuration.secrets.adminTokens = [
                 AdminCredential(token: Self.tokenA, scope: .projects([ProjectID("project-a")!])),
                 AdminCredential(token: Self.tokenEverywhere),
             ]
@@ -166,11 +166,11 @@ struct SecurityTests {
     @Test("admin tokens: published defaults, short or patterned tokens are refused at start; scoped entries load from JSON and files")
     func adminTokenRules() throws {
         func validate(_ token: String) throws {
-            var configuration = ServerConfiguration()
+            var configuration = ServerSettings()
             configuration.profile = .production
-            configuration.apiKeys = ["k": "p"]
-            configuration.adminTokens = [AdminCredential(token: token)]
-            try configuration.validate()
+            configuration.projects.apiKeys = ["k": "p"]
+            configuration.secrets.adminTokens = [AdminCredential(token: token)]
+            _ = try configuration.validated()
         }
         for weak in [
             "owner", "Owner", "x", "short-but-not-32-characters", String(repeating: "ab", count: 20),
@@ -194,7 +194,7 @@ struct SecurityTests {
         """.write(toFile: file, atomically: true, encoding: .utf8)
         let loaded = try ServerConfiguration.load(file: file, environment: [:])
         #expect(
-            loaded.adminTokens == [
+            loaded.secrets.adminCredentials == [
                 AdminCredential(token: Self.tokenA + "x"),
                 AdminCredential(token: Self.tokenA, scope: .projects([ProjectID("project-a")!])),
                 AdminCredential(token: Self.tokenEverywhere, scope: .projects([ProjectID("project-b")!, ProjectID("project-c")!])),
@@ -218,9 +218,9 @@ struct SecurityTests {
                 try ServerConfiguration.load(file: nil, environment: ["HEARTH_HOST": host])
             }
             let allowed = try ServerConfiguration.load(file: nil, environment: ["HEARTH_HOST": host]) {
-                $0.insecureDevelopmentOnNetwork = true
+                $0.listen.insecureDevelopmentOnNetwork = true
             }
-            #expect(allowed.host == host)
+            #expect(allowed.listen.host == host && allowed.listen.servesDevelopmentOffLoopback)
             let production: [String: String] = ["HEARTH_HOST": host, "HEARTH_PROFILE": "production", "HEARTH_API_KEYS": #"{"k":"p"}"#]
             // Production off loopback is plain HTTP on the network: refused unless the option names the risk.
             #expect(throws: ConfigurationError.plainHTTPOffLoopback(host), "\(host)") {
@@ -228,7 +228,7 @@ struct SecurityTests {
             }
             let named = try ServerConfiguration.load(
                 file: nil, environment: production.merging(["HEARTH_INSECURE_PLAIN_HTTP_ON_NETWORK": "true"]) { $1 })
-            #expect(named.host == host && named.insecurePlainHttpOnNetwork)
+            #expect(named.listen.host == host && named.listen.servesPlainHTTPOffLoopback)
         }
         for host in ["127.0.0.1", "::1"] {
             #expect(throws: Never.self) {
@@ -238,7 +238,7 @@ struct SecurityTests {
         }
         let viaEnvironment = try ServerConfiguration.load(
             file: nil, environment: ["HEARTH_HOST": "0.0.0.0", "HEARTH_INSECURE_DEVELOPMENT_ON_NETWORK": "true"])
-        #expect(viaEnvironment.insecureDevelopmentOnNetwork)
+        #expect(viaEnvironment.listen.servesDevelopmentOffLoopback)
     }
 
     @Test("the connection cap leaves a reserve of descriptors; a configured cap is lowered to fit")

@@ -23,15 +23,15 @@ struct TenantIsolationTests {
 
     /// Production, two projects, the README's credentials directory: the operator's admin token,
     /// the SMTP password, each project's provider secrets and the other tenant's admin token.
-    static func configure(_ secrets: TemporaryDirectory) -> (inout ServerConfiguration) -> Void {
+    static func configure(_ secrets: TemporaryDirectory) -> (inout ServerSettings) -> Void {
         { configuration in
             configuration.profile = .production
-            configuration.apiKeys = ["key-a": "project-a", "key-b": "project-b"]
-            configuration.adminTokens = [
+            configuration.projects.apiKeys = ["key-a": "project-a", "key-b": "project-b"]
+            configuration.secrets.adminTokens = [
                 AdminCredential(token: tenantToken, scope: .projects([ProjectID("project-a")!]), name: "tenant-a"),
                 AdminCredential(token: operatorToken),
             ]
-            configuration.secretFilesDirectory = secrets.path
+            configuration.providers.secretFilesDirectory = secrets.path
         }
     }
 
@@ -109,7 +109,7 @@ struct TenantIsolationTests {
         let secrets = TemporaryDirectory("credentials")
         try await APIHarness.run(configure: { configuration in
             Self.configure(secrets)(&configuration)
-            configuration.publicUrl = "https://Auth.Example.com"
+            configuration.listen.publicUrl = "https://Auth.Example.com"
         }) { _, api in
             let reply = try await api.send(
                 .patch, Self.v2 + "project-a/config?updateMask=linkDomains",

@@ -1,13 +1,12 @@
 import HearthAuth
 import HearthDomain
-import HearthHTTP
 import HearthWire
 
 /// The `limits` setting: `false` (none), or an object with any of `AbuseLimits`' fields,
 /// `hashQueuePerAddress`, `enabled`, and `projects` (project id -> fields of its own). Unset:
 /// the defaults in production, none in development (as in the Auth Emulator).
-extension ServerConfiguration {
-    public func abuseLimitPolicy() throws -> AbuseLimitPolicy? {
+enum AbuseLimitSettings {
+    static func policy(_ limits: JSONValue?, profile: Profile) throws -> AbuseLimitPolicy? {
         guard let limits else { return profile == .production ? AbuseLimitPolicy() : nil }
         if limits == .bool(false) { return nil }
         guard var object = limits.objectValue else { throw ConfigurationError.invalid("limits", source: "not an object or false") }
