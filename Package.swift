@@ -255,7 +255,8 @@ let package = Package(
         .testTarget(
             name: "HearthAuthTests",
             dependencies: [
-                "HearthDomain", "HearthWire", "HearthAuth", .product(name: "PropertyBased", package: "swift-property-based"),
+                "HearthDomain", "HearthWire", "HearthAuth", "HearthStore", "HearthTesting",
+                .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ],

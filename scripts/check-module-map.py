@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Checks the README's table of which module imports which against Package.swift and the
+"""Checks docs/architecture.md's table of which module imports which against Package.swift and the
 sources: each production target's Hearth dependencies (Package.swift) must be exactly the Hearth
-modules its files import, and exactly what the README's table says. Prints every difference and
+modules its files import, and exactly what that table says. Prints every difference and
 exits 1 on any.   scripts/check-module-map.py   (from the repository's root)"""
 
 import json
@@ -60,7 +60,7 @@ def http_imports():
 
 
 def documented():
-    text = (ROOT / "README.md").read_text()
+    text = (ROOT / "docs" / "architecture.md").read_text()
     block = text.split("Which module may import which", 1)[1].split("```", 2)[1]
     table = {}
     for line in block.strip().splitlines():
@@ -83,11 +83,11 @@ def main():
         if actual != dependencies:
             problems.append(f"{name}: Package.swift declares {sorted(dependencies)}, its files import {sorted(actual)}")
         if name not in table:
-            problems.append(f"{name}: missing from the README's table")
+            problems.append(f"{name}: missing from docs/architecture.md's table")
         elif table[name] != dependencies:
-            problems.append(f"{name}: the README says {sorted(table[name])}, Package.swift {sorted(dependencies)}")
+            problems.append(f"{name}: docs/architecture.md says {sorted(table[name])}, Package.swift {sorted(dependencies)}")
     for name in sorted(set(table) - set(targets)):
-        problems.append(f"{name}: in the README's table, not a production target")
+        problems.append(f"{name}: in docs/architecture.md's table, not a production target")
     problems += http_imports()
     for problem in problems:
         print(problem)

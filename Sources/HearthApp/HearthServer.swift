@@ -25,11 +25,11 @@ public enum HearthServer {
         try assemble(configuration, logger: logger).application
     }
 
-    /// What `assemble` built: the application, and the auth service it serves (the tests reach
+    /// What `assemble` built: the application, and the auth context it serves (the tests reach
     /// the store and the development outbox through it).
     public struct Assembly: Sendable {
         public let application: Application<RouterResponder<HearthRequestContext>>
-        public let service: AuthService
+        public let context: AuthContext
     }
 
     /// The one way the server is put together, for `serve` and for the tests, which may bring a
@@ -73,7 +73,7 @@ public enum HearthServer {
         if mailer == nil && configuration.profile == .production {
             logger.notice("no smtpHost: sendOobCode requests from apps will be refused (admin-generated links still work)")
         }
-        let service = try authService(configuration, store: store, mailer: mailer, logger: logger)
+        let context = try authContext(configuration, store: store, mailer: mailer, logger: logger)
         let descriptorLimit = ConnectionLimit.raiseDescriptorLimit()
         let (maxConnections, clamped) = ConnectionLimit.cap(
             configured: configuration.limits.maxConnections, descriptorLimit: descriptorLimit,
@@ -105,11 +105,11 @@ public enum HearthServer {
         // in must not make an account look due).
         let caughtUp = StartSignal()
         let router = HearthRouter.build(
-            service: service, access: configuration.access, publicURL: configuration.listen.publicURL,
+            services: AuthServices(context: context), access: configuration.access, publicURL: configuration.listen.publicURL,
             readiness: { await Readiness.checks(store: store, caughtUp: caughtUp) },
             metrics: {
                 MetricsExposition.render(
-                    registry: PrometheusMetricsFactory.defaultRegistry, store: store, service: service, mailQueue: mailQueue,
+                    registry: PrometheusMetricsFactory.defaultRegistry, store: store, passwords: context.passwords, mailQueue: mailQueue,
                     connections: governor)
             })
         MetricsExposition.observeWriter(of: store)
@@ -125,7 +125,7 @@ public enum HearthServer {
         // Services stop in reverse order after the server drains: the scheduler between two
         // batches, the mail queue after sending the links of the last requests, the store, then
         // the signing and hashing threads.
-        var services: [any Service] = [WorkersService(service: service), StoreService(store: store, logger: logger)]
+        var services: [any Service] = [WorkersService(context: context), StoreService(store: store, logger: logger)]
         if let mailQueue { services.append(mailQueue) }
         services.append(scheduler)
         if let interval = WatchdogService.interval() {
@@ -151,14 +151,14 @@ public enum HearthServer {
             try SecretFileAudit.check(store, declared: declaredProjects, operators: operatorNames, logger: logger)
             caughtUp.open()
         }
-        return Assembly(application: application, service: service)
+        return Assembly(application: application, context: context)
     }
 
-    /// The auth service over `store`: signing key from the data directory, password pool,
+    /// The auth context over `store`: signing key from the data directory, password pool,
     /// settings of the profile.
-    private static func authService(
+    private static func authContext(
         _ configuration: ServerConfiguration, store: AccountStore, mailer: (any ActionLinkMailer)?, logger: Logger
-    ) throws -> AuthService {
+    ) throws -> AuthContext {
         let keyFile = store.directory.signingKeyFile(algorithm: configuration.secrets.signingAlgorithm.rawValue)
         let key = try SigningKey.loadOrCreate(at: keyFile, algorithm: configuration.secrets.signingAlgorithm)
         var settings = AuthSettings()
@@ -199,7 +199,7 @@ public enum HearthServer {
         let hashing = WorkPool(
             threads: configuration.passwords.hashThreads, name: "hearth-scrypt", maxQueuedPerClient: policy?.hashQueuePerAddress)
         let refusals = RefusalLog(logger: logger, clock: { clock.now() })
-        return AuthService(
+        return AuthContext(
             store: store, tokens: TokenIssuer(key: key, signingPool: signing),
             passwords: PasswordHasher(parameters: configuration.passwords.parameters, pool: hashing),
             outbox: configuration.profile == .development ? Outbox() : nil, mailer: mailer, identityProviders: gateway,

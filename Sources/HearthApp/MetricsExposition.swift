@@ -36,7 +36,7 @@ public enum MetricsExposition {
     }
 
     static func render(
-        registry: PrometheusCollectorRegistry, store: AccountStore, service: AuthService, mailQueue: MailQueue?,
+        registry: PrometheusCollectorRegistry, store: AccountStore, passwords: PasswordHasher, mailQueue: MailQueue?,
         connections: ConnectionGovernor
     ) -> String {
         let gauge = { (name: String, help: String, value: Double) in
@@ -62,7 +62,7 @@ public enum MetricsExposition {
                 "When the next anonymous account falls due for cleanup (NaN: none is scheduled).",
                 due)
         }
-        gauge("hearth_password_hash_queue_waiting", "Password hashes waiting for the pool.", Double(service.passwords.waiting))
+        gauge("hearth_password_hash_queue_waiting", "Password hashes waiting for the pool.", Double(passwords.waiting))
         if let mailQueue {
             gauge("hearth_mail_queue_depth", "Mail queued, promised room, or waiting to be retried.", Double(mailQueue.depth))
         }

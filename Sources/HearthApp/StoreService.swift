@@ -46,11 +46,11 @@ struct StoreService: Service {
 /// Ends the signing and hashing threads once everything that could use them has stopped (it is
 /// the first service, so the last to stop).
 struct WorkersService: Service {
-    let service: AuthService
+    let context: AuthContext
 
     func run() async throws {
         try? await gracefulShutdown()
-        service.stopWorkers()
+        context.stopWorkers()
     }
 }
 

@@ -65,7 +65,7 @@ public struct AdminCredential: Sendable, Equatable {
     public static let minimumLength = 32
     /// Fewer distinct characters than this is no random token ("aaaa…", "0123012301230123…").
     public static let minimumDistinctCharacters = 8
-    /// Tokens that are published, so never secret: the emulator's, the README's examples and the
+    /// Tokens that are published, so never secret: the emulator's, the docs' examples and the
     /// usual placeholders (compared case-insensitively).
     public static let knownDefaults: Set<String> = [
         "owner", "admin", "root", "secret", "password", "changeme", "token", "test", "default", "hearth", "firebase",

@@ -3,78 +3,12 @@ import HearthAuth
 import HearthDomain
 import HearthWire
 
-/// signUp, signInWithPassword, lookup, update, delete.
-extension IdentityToolkitAPI {
-    func signUp(_ call: Call) async throws -> JSONValue {
-        let fields = call.fields
-        let caller = call.caller
-        if caller.isAdmin && !fields.has("idToken") {
-            var user = AuthService.NewUser()
-            if let uid = try fields.string("localId") {
-                guard let parsed = UserID(uid) else { throw FirebaseError.bad("INVALID_LOCAL_ID") }
-                user.uid = parsed
-            }
-            user.email = try fields.string("email")
-            user.password = try fields.string("password")
-            user.displayName = try fields.string("displayName", maxBytes: Validation.MaxBytes.displayName)
-            user.photoUrl = try fields.string("photoUrl", maxBytes: Validation.MaxBytes.photoUrl)
-            user.phoneNumber = try fields.string("phoneNumber")
-            user.emailVerified = try fields.bool("emailVerified") ?? false
-            user.disabled = try fields.bool("disabled") ?? false
-            let account = try await service.createUser(user, caller)
-            var body: [String: JSONValue] = ["kind": "identitytoolkit#SignupNewUserResponse", "localId": .string(account.uid.rawValue)]
-            if let email = account.email { body["email"] = .string(email) }
-            if let name = account.displayName { body["displayName"] = .string(name) }
-            return .object(body)
-        }
-        guard !fields.has("localId") else { throw FirebaseError.bad("UNEXPECTED_PARAMETER : User ID") }
-        let email = try fields.string("email")
-        let password = try fields.string("password")
-        let displayName = try fields.string("displayName", maxBytes: Validation.MaxBytes.displayName)
-        let result: SignInResult
-        if let idToken = try fields.string("idToken") {
-            result = try await service.linkPassword(
-                idToken: idToken, email: email, password: password, displayName: displayName, caller, origin: linkOrigin(call))
-        } else if !(email ?? "").isEmpty || !(password ?? "").isEmpty {
-            result = try await service.signUpWithPassword(email: email, password: password, displayName: displayName, caller)
-        } else {
-            // The emulator's order: nothing given is an anonymous sign-up, but an empty email
-            // string is not an email (once anonymous sign-up is known to be allowed).
-            if email == "" {
-                guard try service.config(caller).anonymousEnabled else { throw FirebaseError.bad("ADMIN_ONLY_OPERATION") }
-                throw FirebaseError.invalidEmail
-            }
-            result = try await service.signUpAnonymously(caller)
-        }
-        var body = UserRecord.tokens(result.tokens)
-        body["kind"] = "identitytoolkit#SignupNewUserResponse"
-        body["localId"] = .string(result.account.uid.rawValue)
-        if let email = result.account.email { body["email"] = .string(email) }
-        if let name = result.account.displayName { body["displayName"] = .string(name) }
-        return .object(body)
-    }
+/// lookup, update and delete: an account by its own ID token, or by an admin.
+struct AccountEndpoints: Sendable {
+    let accounts: AccountService
+    let actionCodes: ActionCodeService
 
-    func signInWithPassword(_ call: Call) async throws -> JSONValue {
-        let result = try await service.signInWithPassword(
-            email: try call.fields.string("email"), password: try call.fields.string("password"), call.caller)
-        var body = UserRecord.tokens(result.tokens)
-        body["kind"] = "identitytoolkit#VerifyPasswordResponse"
-        body["registered"] = true
-        body["localId"] = .string(result.account.uid.rawValue)
-        if let email = result.account.email { body["email"] = .string(email) }
-        if let name = result.account.displayName { body["displayName"] = .string(name) }
-        return .object(body)
-    }
-
-    func signInWithCustomToken(_ call: Call) async throws -> JSONValue {
-        let result = try await service.signInWithCustomToken(try call.fields.string("token"), call.caller)
-        var body = UserRecord.tokens(result.tokens)
-        body["kind"] = "identitytoolkit#VerifyCustomTokenResponse"
-        body["isNewUser"] = .bool(result.isNewUser)
-        return .object(body)
-    }
-
-    func lookup(_ call: Call) throws -> JSONValue {
+    func lookup(_ call: ToolkitCall) throws -> JSONValue {
         let fields = call.fields
         var users: [Account]
         var hashes = UserRecord.PasswordHashes.redacted
@@ -88,12 +22,12 @@ extension IdentityToolkitAPI {
                 guard let provider = try entry.string("providerId"), let rawId = try entry.string("rawId") else { return nil }
                 return (ProviderID(provider), rawId)
             }
-            users = try service.lookup(
+            users = try accounts.lookup(
                 uids: uids, emails: try fields.strings("email"), phoneNumbers: try fields.strings("phoneNumber"),
                 federated: federated, call.caller)
             hashes = .exported
         } else {
-            users = [try service.authenticate(try fields.string("idToken"), call.caller).0]
+            users = [try accounts.account(bearing: try fields.string("idToken"), call.caller)]
         }
         var body: [String: JSONValue] = ["kind": "identitytoolkit#GetAccountInfoResponse"]
         // "Not found" is 200 without users: the Admin SDK builds its own message from that.
@@ -101,17 +35,17 @@ extension IdentityToolkitAPI {
         return .object(body)
     }
 
-    func update(_ call: Call) async throws -> JSONValue {
+    func update(_ call: ToolkitCall) async throws -> JSONValue {
         let fields = call.fields
         let caller = call.caller
         if fields.has("oobCode") && !caller.isAdmin {
             // applyActionCode: the code names the account; every other field is ignored.
-            let (account, info) = try await service.applyActionCode(try fields.string("oobCode"), caller, origin: linkOrigin(call))
+            let (account, info) = try await actionCodes.applyActionCode(try fields.string("oobCode"), caller, origin: call.linkOrigin)
             return Self.updateResponse(account, tokens: nil, newEmail: info.requestType == .verifyAndChangeEmail ? info.newEmail : nil)
         }
         let target = try self.target(call)
         guard caller.isAdmin || !fields.has("customAttributes") else { throw FirebaseError.insufficientPermission }
-        var changes = AuthService.Changes()
+        var changes = AccountService.Changes()
         changes.email = try fields.string("email")
         changes.password = try fields.string("password")
         changes.displayName = try fields.string("displayName", maxBytes: Validation.MaxBytes.displayName)
@@ -127,7 +61,7 @@ extension IdentityToolkitAPI {
             changes.phoneNumber = try fields.string("phoneNumber")
         }
         if fields.has("linkProviderUserInfo") { changes.linkProvider = try Self.providerToLink(fields) }
-        let result = try await service.update(target, changes, caller, origin: linkOrigin(call))
+        let result = try await accounts.update(target, changes, caller, origin: call.linkOrigin)
         return Self.updateResponse(result.account, tokens: result.tokens)
     }
 
@@ -170,14 +104,14 @@ extension IdentityToolkitAPI {
         return .object(body)
     }
 
-    func delete(_ call: Call) async throws -> JSONValue {
+    func delete(_ call: ToolkitCall) async throws -> JSONValue {
         let target = call.caller.isAdmin ? try self.target(call) : .idToken(try call.fields.string("idToken"))
-        try await service.delete(target, call.caller)
+        try await accounts.delete(target, call.caller)
         return ["kind": "identitytoolkit#DeleteAccountResponse"]
     }
 
     /// Admins name a uid; users present their ID token.
-    func target(_ call: Call) throws -> AuthService.Target {
+    func target(_ call: ToolkitCall) throws -> AccountService.Target {
         if call.caller.isAdmin {
             guard let uid = try call.fields.string("localId") else { throw FirebaseError.missingLocalId }
             guard let parsed = UserID(uid) else { throw FirebaseError.userNotFound }

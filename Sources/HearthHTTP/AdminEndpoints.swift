@@ -4,10 +4,15 @@ import HearthAuth
 import HearthDomain
 import HearthWire
 
-/// The Admin SDK's bulk calls: batchGet (list_users), batchDelete, batchCreate (import_users).
-extension IdentityToolkitAPI {
-    func batchGet(_ call: Call) throws -> JSONValue {
-        try requireAdmin(call)
+/// The Admin SDK's bulk calls: batchGet (list_users), query, createSessionCookie, batchDelete,
+/// batchCreate (import_users).
+struct AdminEndpoints: Sendable {
+    let accounts: AccountService
+    let sessions: SessionService
+    let projects: ProjectService
+
+    func batchGet(_ call: ToolkitCall) throws -> JSONValue {
+        try call.requireAdmin()
         let requested = Int(call.query["maxResults"] ?? "") ?? 20
         let limit = requested <= 0 ? 20 : min(requested, 1000)
         // A token that is no uid was not ours: restarting from the first page would loop an export.
@@ -15,7 +20,7 @@ extension IdentityToolkitAPI {
             guard let uid = UserID(token) else { throw FirebaseError.bad("INVALID_PAGE_SELECTION") }
             return uid
         }
-        let users = try service.listAccounts(after: after, limit: limit, call.caller)
+        let users = try accounts.listAccounts(after: after, limit: limit, call.caller)
         var body: [String: JSONValue] = [
             "kind": "identitytoolkit#DownloadAccountResponse", "users": .array(users.map { UserRecord.json($0, .exported) }),
         ]
@@ -25,8 +30,8 @@ extension IdentityToolkitAPI {
     }
 
     /// `accounts:query`: the project's accounts in uid order (`limit`/`offset` page them).
-    func queryAccounts(_ call: Call) throws -> JSONValue {
-        try requireAdmin(call)
+    func queryAccounts(_ call: ToolkitCall) throws -> JSONValue {
+        try call.requireAdmin()
         let fields = call.fields
         for unsupported in ["expression"] where fields.has(unsupported) {
             throw FirebaseError.invalidArgument("/\(unsupported) is not supported")
@@ -34,33 +39,33 @@ extension IdentityToolkitAPI {
         if let sortBy = try fields.string("sortBy"), sortBy != "USER_ID" && sortBy != "SORT_BY_FIELD_UNSPECIFIED" {
             throw FirebaseError.invalidArgument("/sortBy only USER_ID is supported")
         }
-        let count = try service.accountCount(call.caller)
+        let count = try accounts.accountCount(call.caller)
         var body: [String: JSONValue] = ["recordsCount": .string(String(count))]
         guard try fields.bool("returnUserInfo") ?? true else { return .object(body) }
         let limit = Int(clamping: try fields.int("limit") ?? 500)
         let offset = Int(clamping: try fields.int("offset") ?? 0)
         guard (1...1000).contains(limit), offset >= 0 else { throw FirebaseError.invalidArgument("/limit or /offset out of range") }
         // Past the end is an empty page; the skipped accounts are stepped over, not decoded.
-        var users = offset < count ? try service.listAccounts(after: nil, skipping: offset, limit: limit, call.caller) : []
+        var users = offset < count ? try accounts.listAccounts(after: nil, skipping: offset, limit: limit, call.caller) : []
         if try fields.string("order") == "DESC" { users.reverse() }
         body["userInfo"] = .array(users.map { UserRecord.json($0, .exported) })
         return .object(body)
     }
 
     /// A 14-day credential minted from a one-hour one: Firebase's Admin-only call, on every path.
-    func createSessionCookie(_ call: Call) throws -> JSONValue {
-        try requireAdmin(call)
-        let cookie = try service.createSessionCookie(
+    func createSessionCookie(_ call: ToolkitCall) throws -> JSONValue {
+        try call.requireAdmin()
+        let cookie = try sessions.createSessionCookie(
             idToken: try call.fields.string("idToken"), validDuration: try call.fields.int("validDuration"), call.caller)
         return ["sessionCookie": .string(cookie)]
     }
 
-    func batchDelete(_ call: Call) async throws -> JSONValue {
-        try requireAdmin(call)
+    func batchDelete(_ call: ToolkitCall) async throws -> JSONValue {
+        try call.requireAdmin()
         let ids = try call.fields.strings("localIds")
         guard (1...1000).contains(ids.count) else { throw FirebaseError.bad("LOCAL_ID_LIST_EXCEEDS_LIMIT") }
         let force = try call.fields.bool("force") ?? false
-        let kept = try await service.deleteAccounts(ids.compactMap(UserID.init), force: force, call.caller)
+        let kept = try await accounts.deleteAccounts(ids.compactMap(UserID.init), force: force, call.caller)
         let errors: [JSONValue] = ids.enumerated().compactMap { index, id in
             guard let uid = UserID(id), kept.contains(uid) else { return nil }
             return [
@@ -71,26 +76,26 @@ extension IdentityToolkitAPI {
         return errors.isEmpty ? [:] : ["errors": .array(errors)]
     }
 
-    func batchCreate(_ call: Call) async throws -> JSONValue {
-        try requireAdmin(call)
+    func batchCreate(_ call: ToolkitCall) async throws -> JSONValue {
+        try call.requireAdmin()
         let entries = try call.fields.objects("users")
         guard !entries.isEmpty else { throw FirebaseError.bad("MISSING_USER_ACCOUNT") }
         guard entries.count <= 1000 else { throw FirebaseError.bad("MAXIMUM_USER_COUNT_EXCEEDED") }
         let overwrite = try call.fields.bool("allowOverwrite") ?? false
         try Self.checkDuplicates(
             entries, sanityCheck: try call.fields.bool("sanityCheck") ?? false, overwrite: overwrite,
-            oneAccountPerEmail: try service.config(call.caller).oneAccountPerEmail)
+            oneAccountPerEmail: try projects.config(call.caller).oneAccountPerEmail)
         let hashing = try ImportHashOptions(call.fields)
         var failures: [(index: Int, message: String)] = []
         var users: [(UserID, AccountCreated)] = []
-        let now = service.now
+        let now = accounts.now
         var indexes: [Int] = []
         for (index, entry) in entries.enumerated() {
             do {
                 var (uid, user) = try importedUser(entry, hashing, now: now)
                 // A plain password is hashed here, with Hearth's own parameters.
                 if user.password == nil, let raw = try entry.string("rawPassword") {
-                    user.password = try await service.hash(try Validation.password(raw), for: call.caller)
+                    user.password = try await accounts.hash(try Validation.password(raw), for: call.caller)
                 }
                 users.append((uid, user))
                 indexes.append(index)
@@ -98,7 +103,7 @@ extension IdentityToolkitAPI {
                 failures.append((index, error.message))
             }
         }
-        for failure in try await service.importUsers(users, overwrite: overwrite, call.caller) {
+        for failure in try await accounts.importUsers(users, overwrite: overwrite, call.caller) {
             failures.append((indexes[failure.index], failure.message))
         }
         let errors = failures.sorted { $0.index < $1.index }.map { failure -> JSONValue in
@@ -196,7 +201,6 @@ extension IdentityToolkitAPI {
         return (uid, user)
     }
 }
-
 /// The top-level hash options of a batchCreate: how the imported `passwordHash`es were made.
 /// Checked once per request, so a bad option is one clear 400 rather than a failure per user.
 struct ImportHashOptions {

@@ -12,16 +12,16 @@ import NIOCore
 /// Android's assetlinks.json, built from the project's registered apps, and a page for a link
 /// opened where the app is not installed.
 struct AppLinksAPI: Sendable {
-    let service: AuthService
+    let projects: ProjectService
     /// The path action links carry (the action handler's): the one path the apps claim.
     let linkPath: String
     /// Where a browser continues with a link: the project's action handler (`actionUrl`).
     let actionURL: String?
 
-    init(service: AuthService) {
-        self.service = service
-        actionURL = service.settings.actionURL
-        linkPath = Self.path(of: service.settings.actionURL)
+    init(projects: ProjectService) {
+        self.projects = projects
+        actionURL = projects.settings.actionURL
+        linkPath = Self.path(of: projects.settings.actionURL)
     }
 
     /// The action handler's path (links keep it when they move to a link domain); development
@@ -51,7 +51,7 @@ struct AppLinksAPI: Sendable {
 
     private func owner(_ request: Request) throws -> ProjectConfig? {
         guard let host = Self.host(request) else { return nil }
-        return try service.linkDomainOwner(host)
+        return try projects.linkDomainOwner(host)
     }
 
     /// `GET /.well-known/apple-app-site-association`: the project's iOS apps (`TEAMID.bundleId`)

@@ -14,7 +14,7 @@ import Hummingbird
 /// host is one of the project's authorized domains (the project the request's API key, or
 /// its `projects/{p}` path, names); any other origin is refused with a 403 before any work.
 struct CORSMiddleware<Context: RequestContext>: RouterMiddleware {
-    let service: AuthService
+    let projects: ProjectService
     let access: APIAccess
 
     static var allowedMethods: String { "GET, HEAD, POST, PATCH, PUT, DELETE" }
@@ -65,7 +65,7 @@ struct CORSMiddleware<Context: RequestContext>: RouterMiddleware {
     private func allows(_ origin: String, _ request: Request) throws -> Bool {
         guard access.profile == .production else { return true }
         guard let host = URL(string: origin)?.host, let project = project(of: request) else { return false }
-        return try service.authorizes(host: host, in: project)
+        return try projects.authorizes(host: host, in: project)
     }
 
     /// The project a request is for, as far as a preflight can tell (it carries no headers of

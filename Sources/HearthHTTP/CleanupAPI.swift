@@ -8,15 +8,15 @@ import Hummingbird
 /// `GET /hearth/v1/projects/{p}/cleanup` (status) and `.../cleanup/preview` (what turning it on
 /// would schedule). Admin only; the answers are counts, bounded by the schedule's size.
 public struct CleanupAPI: Sendable {
-    let service: AuthService
+    let projects: ProjectService
     let access: APIAccess
 
     func status(_ request: Request, _ context: some RemoteAddressRequestContext) async throws -> Response {
-        JSONResponse.ok(CleanupJSON.render(try await service.cleanupStatus(try admin(request, context))))
+        JSONResponse.ok(CleanupJSON.render(try await projects.cleanupStatus(try admin(request, context))))
     }
 
     func preview(_ request: Request, _ context: some RemoteAddressRequestContext) async throws -> Response {
-        JSONResponse.ok(CleanupJSON.render(try await service.cleanupPreview(try admin(request, context))))
+        JSONResponse.ok(CleanupJSON.render(try await projects.cleanupPreview(try admin(request, context))))
     }
 
     private func admin(_ request: Request, _ context: some RemoteAddressRequestContext) throws -> Caller {

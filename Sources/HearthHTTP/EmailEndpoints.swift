@@ -3,29 +3,9 @@ import HearthAuth
 import HearthDomain
 import HearthWire
 
-/// createAuthUri (sign-in methods of an email), sendOobCode, resetPassword and signInWithEmailLink.
-extension IdentityToolkitAPI {
-    func createAuthUri(_ call: Call) throws -> JSONValue {
-        guard let identifier = try call.fields.string("identifier"), !identifier.isEmpty else {
-            throw FirebaseError.bad("MISSING_IDENTIFIER")
-        }
-        guard let continueUri = try call.fields.string("continueUri"), !continueUri.isEmpty else {
-            throw FirebaseError.bad("MISSING_CONTINUE_URI")
-        }
-        guard (try? Validation.email(identifier)) != nil else { throw FirebaseError.bad("INVALID_IDENTIFIER") }
-        _ = try Validation.continueURL(continueUri)
-        var body: [String: JSONValue] = [
-            "kind": "identitytoolkit#CreateAuthUriResponse",
-            "sessionId": .string(try call.fields.string("sessionId") ?? AuthService.randomID()),
-        ]
-        // Under email enumeration protection the answer is only the kind and the session.
-        if let methods = try service.signInMethods(for: identifier, call.caller) {
-            body["registered"] = .bool(methods.registered)
-            body["allProviders"] = .array(methods.allProviders.map { .string($0.rawValue) })
-            body["signinMethods"] = .array(methods.signInMethods.map { .string($0.rawValue) })
-        }
-        return .object(body)
-    }
+/// sendOobCode and resetPassword: emailed action codes.
+struct EmailEndpoints: Sendable {
+    let actionCodes: ActionCodeService
 
     /// requestType by name, or by its proto enum index (the Android SDK sends 6).
     static let requestTypeIndexes: [Int64: String] = [
@@ -33,7 +13,7 @@ extension IdentityToolkitAPI {
         7: "VERIFY_AND_CHANGE_EMAIL",
     ]
 
-    func sendOobCode(_ call: Call) async throws -> JSONValue {
+    func sendOobCode(_ call: ToolkitCall) async throws -> JSONValue {
         let fields = call.fields
         let requestName: String? =
             if case .int(let index)? = fields.values["requestType"] { Self.requestTypeIndexes[index] } else {
@@ -45,12 +25,12 @@ extension IdentityToolkitAPI {
         guard let requestType = OOBCodeIssued.RequestType(rawValue: requestName) else {
             throw FirebaseError.bad("OPERATION_NOT_ALLOWED : \(requestName) codes are not supported by this Hearth version")
         }
-        var request = AuthService.ActionLinkRequest(
+        var request = ActionCodeService.ActionLinkRequest(
             requestType: requestType, email: try fields.string("email"), newEmail: try fields.string("newEmail"),
             idToken: try fields.string("idToken"), returnsLink: returnLink, continueUrl: try fields.string("continueUrl"),
-            origin: linkOrigin(call))
+            origin: call.linkOrigin)
         request.app = try Self.appLinkSettings(fields)
-        let sent = try await service.sendActionCode(request, call.caller)
+        let sent = try await actionCodes.sendActionCode(request, call.caller)
         var body: [String: JSONValue] = ["kind": "identitytoolkit#GetOobConfirmationCodeResponse", "email": .string(sent.email)]
         if returnLink, let link = sent.link {
             body["oobCode"] = .string(link.oobCode)
@@ -76,8 +56,8 @@ extension IdentityToolkitAPI {
     }
 
     /// checkActionCode / verifyPasswordResetCode (no `newPassword`), confirmPasswordReset.
-    func resetPassword(_ call: Call) async throws -> JSONValue {
-        let info = try await service.resetPassword(
+    func resetPassword(_ call: ToolkitCall) async throws -> JSONValue {
+        let info = try await actionCodes.resetPassword(
             oobCode: try call.fields.string("oobCode"), newPassword: try call.fields.string("newPassword"), call.caller)
         var body: [String: JSONValue] = [
             "kind": "identitytoolkit#ResetPasswordResponse", "requestType": .string(info.requestType.rawValue),
@@ -85,19 +65,6 @@ extension IdentityToolkitAPI {
         // A sign-in code's email is not revealed: whoever completes it must know the address.
         if info.requestType != .emailSignIn { body["email"] = .string(info.email) }
         if let newEmail = info.newEmail { body["newEmail"] = .string(newEmail) }
-        return .object(body)
-    }
-
-    func signInWithEmailLink(_ call: Call) async throws -> JSONValue {
-        let fields = call.fields
-        let result = try await service.signInWithEmailLink(
-            email: try fields.string("email"), oobCode: try fields.string("oobCode"), idToken: try fields.string("idToken"),
-            call.caller)
-        var body = UserRecord.tokens(result.tokens)
-        body["kind"] = "identitytoolkit#EmailLinkSigninResponse"
-        body["localId"] = .string(result.account.uid.rawValue)
-        body["email"] = result.account.email.map(JSONValue.string) ?? .null
-        body["isNewUser"] = .bool(result.isNewUser)
         return .object(body)
     }
 }

@@ -7,7 +7,9 @@ import Hummingbird
 /// The Auth Emulator's own routes (development profile only): wipe a project's accounts,
 /// list the codes "sent", read and change the project's sign-in config.
 struct EmulatorAPI: Sendable {
-    let service: AuthService
+    let projects: ProjectService
+    let accounts: AccountService
+    let actionCodes: ActionCodeService
     let access: APIAccess
 
     /// The emulator's routes take no credential, as the emulator's: so not from a web page (an
@@ -22,13 +24,13 @@ struct EmulatorAPI: Sendable {
     }
 
     func deleteAccounts(_ request: Request, _ context: some RemoteAddressRequestContext) async throws -> Response {
-        _ = try await service.deleteAllAccounts(try caller(request, context))
+        _ = try await accounts.deleteAllAccounts(try caller(request, context))
         return JSONResponse.ok([:])
     }
 
     func oobCodes(_ request: Request, _ context: some RemoteAddressRequestContext) throws -> Response {
         let caller = try caller(request, context)
-        let links = try service.pendingActionLinks(caller)
+        let links = try actionCodes.pendingActionLinks(caller)
         return JSONResponse.ok([
             "oobCodes": .array(
                 links.map { link in
@@ -56,12 +58,12 @@ struct EmulatorAPI: Sendable {
             }
             config =
                 sent.isEmpty
-                ? try service.config(caller)
-                : try await service.updateConfig(caller) { current in
+                ? try projects.config(caller)
+                : try await projects.updateConfig(caller) { current in
                     try ProjectConfigJSON.apply(.object(fields.values), updateMask: sent.joined(separator: ","), to: current)
                 }
         } else {
-            config = try service.config(caller)
+            config = try projects.config(caller)
         }
         return JSONResponse.ok([
             "signIn": ["allowDuplicateEmails": .bool(!config.oneAccountPerEmail)],

@@ -8,7 +8,7 @@ import Hummingbird
 /// hosted action page. Sign-in links redirect to the app; the other modes use the code here and
 /// answer in the emulator's `{"authEmulator": ...}` shape (or redirect to `continueUrl`).
 struct EmulatorActionPage: Sendable {
-    let service: AuthService
+    let actionCodes: ActionCodeService
     let project: ProjectID
 
     func handle(_ request: Request, _ context: some RemoteAddressRequestContext) async throws -> Response {
@@ -50,8 +50,8 @@ struct EmulatorActionPage: Sendable {
             return try await recoverEmail(oobCode, caller)
         case "verifyEmail", "verifyAndChangeEmail":
             let changing = query["mode"] == "verifyAndChangeEmail"
-            let origin = AuthService.LinkOrigin(baseURL: request.baseURL, apiKey: query["apiKey"] ?? "")
-            guard let info = try await Self.unlessSpent({ try await service.applyActionCode(oobCode, caller, origin: origin).1 }) else {
+            let origin = LinkOrigin(baseURL: request.baseURL, apiKey: query["apiKey"] ?? "")
+            guard let info = try await Self.unlessSpent({ try await actionCodes.applyActionCode(oobCode, caller, origin: origin).1 }) else {
                 return changing
                     ? Self.failure(
                         "Your request to change your email has expired or the link has already been used.", "Try changing your email again."
@@ -72,7 +72,7 @@ struct EmulatorActionPage: Sendable {
     private func resetPassword(
         _ oobCode: String, newPassword: String?, _ continueUrl: String?, _ request: Request, _ caller: Caller
     ) async throws -> Response {
-        guard let info = try await Self.unlessSpent({ try await service.resetPassword(oobCode: oobCode, newPassword: nil, caller) }),
+        guard let info = try await Self.unlessSpent({ try await actionCodes.resetPassword(oobCode: oobCode, newPassword: nil, caller) }),
             info.requestType == .passwordReset
         else {
             return Self.failure(
@@ -93,19 +93,19 @@ struct EmulatorActionPage: Sendable {
                 ])
         }
         // A weak password is the API's own 400 (WEAK_PASSWORD), as in the emulator.
-        _ = try await service.resetPassword(oobCode: oobCode, newPassword: newPassword, caller)
+        _ = try await actionCodes.resetPassword(oobCode: oobCode, newPassword: newPassword, caller)
         return continueUrl.map(Self.redirect) ?? Self.success("The password has been successfully updated.", ["email": .string(info.email)])
     }
 
     private func recoverEmail(_ oobCode: String, _ caller: Caller) async throws -> Response {
         let spent = Self.failure(
             "Your request to revert your email has expired or the link has already been used.", "Try signing in with your email again.")
-        guard let info = try await Self.unlessSpent({ try await service.resetPassword(oobCode: oobCode, newPassword: nil, caller) })
+        guard let info = try await Self.unlessSpent({ try await actionCodes.resetPassword(oobCode: oobCode, newPassword: nil, caller) })
         else { return spent }
         guard info.requestType == .recoverEmail else {
             return Self.failure("Requested mode does not match the OOB code provided.", "Check the link you followed.")
         }
-        guard try await Self.unlessSpent({ try await service.applyActionCode(oobCode, caller) }) != nil else { return spent }
+        guard try await Self.unlessSpent({ try await actionCodes.applyActionCode(oobCode, caller) }) != nil else { return spent }
         return Self.success("The email has been successfully reset.", ["email": .string(info.email)])
     }
 

@@ -11,7 +11,7 @@ import Hummingbird
 /// deep link `<scheme>://firebaseauth/link?deep_link_id=…` or the Android intent, each
 /// carrying the response URL whose `id_token` `signInWithIdp` then reads.
 struct EmulatorIdPPage: Sendable {
-    let service: AuthService
+    let accounts: AccountService
     let project: ProjectID
 
     func handle(_ request: Request, _ context: some RemoteAddressRequestContext) async throws -> Response {
@@ -35,7 +35,7 @@ struct EmulatorIdPPage: Sendable {
             return Response(status: .seeOther, headers: [.location: link])
         }
         let caller = context.developmentCaller(project: project, isAdmin: false)
-        let linked = try service.accounts(linkedTo: ProviderID(providerId), caller).compactMap { account in
+        let linked = try accounts.accounts(linkedTo: ProviderID(providerId), caller).compactMap { account in
             account.providers.first { $0.providerId.rawValue == providerId }
         }
         return page(.ok, body(providerId: providerId, query: query, linked: linked))

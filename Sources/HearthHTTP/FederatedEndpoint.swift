@@ -5,8 +5,8 @@ import HearthDomain
 import HearthWire
 
 /// signInWithIdp (verifyAssertion).
-extension IdentityToolkitAPI {
-    func signInWithIdp(_ call: Call) async throws -> JSONValue {
+extension SignInEndpoints {
+    func signInWithIdp(_ call: ToolkitCall) async throws -> JSONValue {
         let fields = call.fields
         let identity = try await self.identity(call)
         var body: [String: JSONValue] = [
@@ -18,7 +18,7 @@ extension IdentityToolkitAPI {
         // The emulator hands out a placeholder when the fake IdP gave none; real providers' only.
         if let accessToken = identity.accessToken {
             body["oauthAccessToken"] = .string(accessToken)
-        } else if service.settings.fakeIdentityProvider {
+        } else if signIn.settings.fakeIdentityProvider {
             body["oauthAccessToken"] = .string("FirebaseAuthEmulatorFakeAccessToken_\(identity.providerId)")
         }
         if let idToken = identity.idToken { body["oauthIdToken"] = .string(idToken) }
@@ -35,9 +35,9 @@ extension IdentityToolkitAPI {
             if let last = identity.rawUserInfo["family_name"]?.stringValue { body["lastName"] = .string(last) }
         }
         let returnCredential = try fields.bool("returnIdpCredential") == true
-        let outcome: AuthService.FederatedOutcome
+        let outcome: SignInService.FederatedOutcome
         do {
-            outcome = try await service.signInWithIdentity(
+            outcome = try await signIn.signInWithIdentity(
                 identity, idToken: try fields.string("idToken"), createsAccount: try fields.bool("autoCreate") ?? true, call.caller)
         } catch let error as FirebaseError
             where returnCredential && ["FEDERATED_USER_ID_ALREADY_LINKED", "EMAIL_EXISTS"].contains(error.code)
@@ -66,7 +66,7 @@ extension IdentityToolkitAPI {
 
     /// Who the credential speaks for: a `/__/auth/handler` response URL (its code exchanged
     /// with the provider), or in development the fake IdP's claims.
-    private func identity(_ call: Call) async throws -> FederatedIdentity {
+    private func identity(_ call: ToolkitCall) async throws -> FederatedIdentity {
         let requestUri = try call.fields.string("requestUri")
         let postBody = try call.fields.string("postBody")
         let uriQuery = Dictionary(
@@ -74,19 +74,19 @@ extension IdentityToolkitAPI {
             uniquingKeysWith: { first, _ in first })
         if uriQuery["state"] != nil {
             let providerId = FormEncoding.fields(postBody ?? "").first { $0.name == "providerId" }.map { ProviderID($0.value) }
-            return try await service.headfulIdentity(
+            return try await signIn.headfulIdentity(
                 requestUri: uriQuery, sessionId: try call.fields.string("sessionId"), providerId: providerId,
                 apiKey: call.apiKey, call.caller)
         }
         // A credential the app brought: checked with the provider when the project configured it.
         let post = Dictionary(FormEncoding.fields(postBody ?? "").map { ($0.name, $0.value) }) { first, _ in first }
         if let providerId = post["providerId"].map(ProviderID.init(rawValue:)),
-            let identity = try await service.directIdentity(
+            let identity = try await signIn.directIdentity(
                 providerId, idToken: post["id_token"], accessToken: post["access_token"], rawNonce: post["nonce"], call.caller)
         {
             return identity
         }
-        guard service.settings.fakeIdentityProvider else {
+        guard signIn.settings.fakeIdentityProvider else {
             throw FirebaseError.bad("INVALID_IDP_RESPONSE : ((No identity provider is configured for this credential.))")
         }
         return try FakeIdentityProvider.identity(requestUri: requestUri, postBody: postBody)

@@ -29,22 +29,22 @@ public enum HearthRouter {
 
     /// `readiness`: what `/readyz` checks (none: ready whenever the process answers).
     public static func build<Context: RemoteAddressRequestContext>(
-        service: AuthService, access: APIAccess, publicURL: String? = nil, readiness: @escaping ReadinessProbe = { [] },
+        services: AuthServices, access: APIAccess, publicURL: String? = nil, readiness: @escaping ReadinessProbe = { [] },
         metrics: @escaping MetricsExposition = { "" }, context: Context.Type = HearthRequestContext.self
     ) -> Router<Context> {
         let router = Router(context: Context.self)
         router.add(middleware: RequestLogMiddleware<Context>(access: access))
         // Outside the error envelope, so errors carry the CORS headers too (the JS SDK reads their codes).
-        router.add(middleware: CORSMiddleware<Context>(service: service, access: access))
+        router.add(middleware: CORSMiddleware<Context>(projects: services.projects, access: access))
         router.add(middleware: FirebaseErrorMiddleware<Context>())
-        let toolkit = IdentityToolkitAPI(service: service, access: access)
-        let secureToken = SecureTokenAPI(service: service, access: access)
+        let toolkit = IdentityToolkitAPI(services: services, access: access)
+        let secureToken = SecureTokenAPI(sessions: services.sessions, access: access)
 
         router.get("/") { _, _ in
             JSONResponse.ok(["authEmulator": ["ready": true, "server": "hearth"]])
         }
         // For load balancers and monitors: not under the Google path prefixes.
-        let health = HealthAPI(readiness: ReadinessCache(readiness, now: { service.now }), access: access)
+        let health = HealthAPI(readiness: ReadinessCache(readiness, now: { services.context.now }), access: access)
         router.get("/healthz") { _, _ in health.healthz() }
         router.get("/readyz") { request, _ in await health.readyz(request) }
         let metricsAPI = MetricsAPI(access: access, exposition: metrics)
@@ -52,7 +52,7 @@ public enum HearthRouter {
         router.get("/.well-known/jwks.json") { _, _ in
             // Verifiers cache the key as Firebase's JWKS tells them to (`public, max-age`): the
             // key lives as long as the data directory's key file.
-            var response = JSONResponse.ok(["keys": [service.tokens.key.publicJWK]])
+            var response = JSONResponse.ok(["keys": [services.context.tokens.key.publicJWK]])
             response.headers[.cacheControl] = "public, max-age=\(Self.keySetMaxAge), must-revalidate, no-transform"
             return response
         }
@@ -75,7 +75,7 @@ public enum HearthRouter {
         router.post("/securetoken.googleapis.com/v1/token") { request, context in
             try await secureToken.token(request, context)
         }
-        let projectConfig = ProjectConfigAPI(service: service, access: access)
+        let projectConfig = ProjectConfigAPI(projects: services.projects, access: access)
         router.get("/identitytoolkit.googleapis.com/v2/projects/{project}/config") { request, context in
             try await projectConfig.handle(request, context)
         }
@@ -83,7 +83,7 @@ public enum HearthRouter {
             try await projectConfig.handle(request, context)
         }
         for kind in [IdentityProviderJSON.Kind.defaultSupported, .openIDConnect] {
-            let providers = IdentityProviderAPI(service: service, access: access, kind: kind)
+            let providers = IdentityProviderAPI(projects: services.projects, access: access, kind: kind)
             let path = "/identitytoolkit.googleapis.com/v2/projects/{project}/\(kind.collection)"
             router.get(RouterPath(path)) { request, context in try await providers.collection(request, context) }
             router.post(RouterPath(path)) { request, context in try await providers.collection(request, context) }
@@ -95,26 +95,27 @@ public enum HearthRouter {
         }
         // Link domains (by Host): the apps' association files, and the page for a link that
         // reached a browser instead of its app.
-        let appLinks = AppLinksAPI(service: service)
+        let appLinks = AppLinksAPI(projects: services.projects)
         router.get("/.well-known/apple-app-site-association") { request, _ in try appLinks.appleAppSiteAssociation(request) }
         router.get("/.well-known/assetlinks.json") { request, _ in try appLinks.assetLinks(request) }
         if appLinks.actionURL != nil, !AppLinksAPI.isHearthPath(appLinks.linkPath) {
             router.get(RouterPath(appLinks.linkPath)) { request, _ in try appLinks.linkPage(request) }
         }
-        let handler = OAuthHandlerPage(service: service, access: access, publicURL: publicURL)
+        let handler = OAuthHandlerPage(signIn: services.signIn, access: access, publicURL: publicURL)
         router.get("/__/auth/handler") { request, context in try await handler.handle(request, context) }
         if access.profile == .production {
             // SDKs pointed at Hearth with useEmulator open the emulator's path; in production
             // it is the real handler (development keeps its fake IdP page there).
             router.get("/emulator/auth/handler") { request, context in try await handler.handle(request, context) }
         }
-        let cleanup = CleanupAPI(service: service, access: access)
+        let cleanup = CleanupAPI(projects: services.projects, access: access)
         router.get("/hearth/v1/projects/{project}/cleanup") { request, context in try await cleanup.status(request, context) }
         router.get("/hearth/v1/projects/{project}/cleanup/preview") { request, context in
             try await cleanup.preview(request, context)
         }
         if access.profile == .development {
-            let emulator = EmulatorAPI(service: service, access: access)
+            let emulator = EmulatorAPI(
+                projects: services.projects, accounts: services.accounts, actionCodes: services.actionCodes, access: access)
             router.delete("/emulator/v1/projects/{project}/accounts") { request, context in
                 try await emulator.deleteAccounts(request, context)
             }
@@ -127,11 +128,11 @@ public enum HearthRouter {
             router.patch("/emulator/v1/projects/{project}/config") { request, context in
                 try await emulator.config(request, context)
             }
-            let actionPage = EmulatorActionPage(service: service, project: access.defaultProject)
+            let actionPage = EmulatorActionPage(actionCodes: services.actionCodes, project: access.defaultProject)
             router.get("/emulator/action") { request, context in
                 try await actionPage.handle(request, context)
             }
-            let identityProvider = EmulatorIdPPage(service: service, project: access.defaultProject)
+            let identityProvider = EmulatorIdPPage(accounts: services.accounts, project: access.defaultProject)
             router.get("/emulator/auth/handler") { request, context in
                 try await identityProvider.handle(request, context)
             }

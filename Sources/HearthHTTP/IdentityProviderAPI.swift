@@ -8,7 +8,7 @@ import Hummingbird
 /// `/v2/projects/{p}/defaultSupportedIdpConfigs[?idpId=]` and `/v2/projects/{p}/oauthIdpConfigs[?oauthIdpConfigId=]`
 /// (list, create), and `.../{id}` (get, patch with `updateMask`, delete).
 struct IdentityProviderAPI: Sendable {
-    let service: AuthService
+    let projects: ProjectService
     let access: APIAccess
     let kind: IdentityProviderJSON.Kind
 
@@ -19,15 +19,15 @@ struct IdentityProviderAPI: Sendable {
             let providerId = try IdentityProviderJSON.providerId(query[name], kind)
             let body = try await RequestFields.read(request).values
             let (kind, files) = (self.kind, secretFiles(caller))
-            let secret = try IdentityProviderJSON.SecretInput.seal(body, with: service.secrets)
-            let created = try await service.setIdentityProvider(providerId, creating: true, caller) { _ in
+            let secret = try IdentityProviderJSON.SecretInput.seal(body, with: projects.secrets)
+            let created = try await projects.setIdentityProvider(providerId, creating: true, caller) { _ in
                 try IdentityProviderJSON.apply(
                     body, updateMask: nil, to: nil, providerId: providerId, kind: kind, secret: secret, secretFiles: files)
             }
             return JSONResponse.ok(IdentityProviderJSON.render(created, project: caller.project))
         }
         let pageSize = query["pageSize"].flatMap { Int($0) }.map { min(max($0, 1), 100) } ?? 100
-        let listed = try service.identityProviders(caller).filter { provider in
+        let listed = try projects.identityProviders(caller).filter { provider in
             (provider.isOpenIDConnect == (kind == .openIDConnect)) && query["pageToken"].map { provider.providerId.rawValue > $0 } ?? true
         }
         let page = listed.prefix(pageSize)
@@ -46,24 +46,24 @@ struct IdentityProviderAPI: Sendable {
         case .patch:
             let body = try await RequestFields.read(request).values
             let (kind, mask, files) = (self.kind, query["updateMask"], secretFiles(caller))
-            let secret = try IdentityProviderJSON.SecretInput.seal(body, with: service.secrets)
-            let updated = try await service.setIdentityProvider(providerId, creating: false, caller) { current in
+            let secret = try IdentityProviderJSON.SecretInput.seal(body, with: projects.secrets)
+            let updated = try await projects.setIdentityProvider(providerId, creating: false, caller) { current in
                 try IdentityProviderJSON.apply(
                     body, updateMask: mask, to: current, providerId: providerId, kind: kind, secret: secret, secretFiles: files)
             }
             return JSONResponse.ok(IdentityProviderJSON.render(updated, project: caller.project))
         case .delete:
-            try await service.deleteIdentityProvider(providerId, caller)
+            try await projects.deleteIdentityProvider(providerId, caller)
             return JSONResponse.ok([:])
         default:
-            return JSONResponse.ok(IdentityProviderJSON.render(try service.identityProvider(providerId, caller), project: caller.project))
+            return JSONResponse.ok(IdentityProviderJSON.render(try projects.identityProvider(providerId, caller), project: caller.project))
         }
     }
 
     /// Which files the caller may have the daemon read for a provider's secret (none for a
     /// project's own admin).
     private func secretFiles(_ caller: Caller) -> IdentityProviderJSON.SecretFiles {
-        caller.isOperator ? .within(service.settings.secretFilesDirectory) : .operatorOnly
+        caller.isOperator ? .within(projects.settings.secretFilesDirectory) : .operatorOnly
     }
 
     private func admin(_ request: Request, _ context: some RemoteAddressRequestContext) throws -> (Caller, QueryString) {

@@ -6,16 +6,18 @@ import Hummingbird
 /// The Identity Toolkit API: one handler per `accounts:<method>`, reached from the v1 paths,
 /// the admin `/v1/projects/{p}/...` paths and the legacy v3 `relyingparty` aliases (iOS).
 struct IdentityToolkitAPI: Sendable {
-    let service: AuthService
     let access: APIAccess
+    let signIn: SignInEndpoints
+    let account: AccountEndpoints
+    let email: EmailEndpoints
+    let admin: AdminEndpoints
 
-    /// A call: the caller, its body and what the request itself says (for links).
-    struct Call: Sendable {
-        var caller: Caller
-        var fields: RequestFields
-        var apiKey: String?
-        var baseURL: String
-        var query: [String: String]
+    init(services: AuthServices, access: APIAccess) {
+        self.access = access
+        signIn = SignInEndpoints(signIn: services.signIn, accounts: services.accounts, projects: services.projects)
+        account = AccountEndpoints(accounts: services.accounts, actionCodes: services.actionCodes)
+        email = EmailEndpoints(actionCodes: services.actionCodes)
+        admin = AdminEndpoints(accounts: services.accounts, sessions: services.sessions, projects: services.projects)
     }
 
     /// v3 `relyingparty/<name>` -> v1 `accounts:<method>` (emulator 1.4).
@@ -43,37 +45,49 @@ struct IdentityToolkitAPI: Sendable {
         if fields.has("targetProjectId") && !resolved.caller.isAdmin {
             throw FirebaseError.bad("INSUFFICIENT_PERMISSION : Only authenticated requests can specify target_project_id.")
         }
-        let call = Call(
-            caller: resolved.caller, fields: fields, apiKey: resolved.apiKey, baseURL: request.baseURL, query: query.values)
+        let call = ToolkitCall(
+            caller: resolved.caller, fields: fields, apiKey: resolved.apiKey, baseURL: request.baseURL, query: query.values,
+            registeredKey: access.linkKey(for: resolved.caller.project))
         let body: JSONValue =
             switch method {
-            case "signUp": try await signUp(call)
-            case "signInWithPassword": try await signInWithPassword(call)
-            case "signInWithCustomToken": try await signInWithCustomToken(call)
-            case "lookup": try lookup(call)
-            case "update": try await update(call)
-            case "delete": try await delete(call)
-            case "createAuthUri": try createAuthUri(call)
-            case "sendOobCode": try await sendOobCode(call)
-            case "signInWithEmailLink": try await signInWithEmailLink(call)
-            case "resetPassword": try await resetPassword(call)
-            case "signInWithIdp": try await signInWithIdp(call)
-            case "batchGet": try batchGet(call)
-            case "batchDelete": try await batchDelete(call)
-            case "batchCreate": try await batchCreate(call)
-            case "query": try queryAccounts(call)
-            case "createSessionCookie": try createSessionCookie(call)
+            case "signUp": try await signIn.signUp(call)
+            case "signInWithPassword": try await signIn.signInWithPassword(call)
+            case "signInWithCustomToken": try await signIn.signInWithCustomToken(call)
+            case "lookup": try account.lookup(call)
+            case "update": try await account.update(call)
+            case "delete": try await account.delete(call)
+            case "createAuthUri": try signIn.createAuthUri(call)
+            case "sendOobCode": try await email.sendOobCode(call)
+            case "signInWithEmailLink": try await signIn.signInWithEmailLink(call)
+            case "resetPassword": try await email.resetPassword(call)
+            case "signInWithIdp": try await signIn.signInWithIdp(call)
+            case "batchGet": try admin.batchGet(call)
+            case "batchDelete": try await admin.batchDelete(call)
+            case "batchCreate": try await admin.batchCreate(call)
+            case "query": try admin.queryAccounts(call)
+            case "createSessionCookie": try admin.createSessionCookie(call)
             default: throw FirebaseError.notFound
             }
         return JSONResponse.ok(body)
     }
+}
 
-    /// Links carry the caller's API key, or (Admin SDK calls have none) one the project registered.
-    func linkOrigin(_ call: Call) -> AuthService.LinkOrigin {
-        AuthService.LinkOrigin(baseURL: call.baseURL, apiKey: call.apiKey ?? access.linkKey(for: call.caller.project))
+/// A call: the caller, its body and what the request itself says (for links).
+struct ToolkitCall: Sendable {
+    var caller: Caller
+    var fields: RequestFields
+    var apiKey: String?
+    var baseURL: String
+    var query: [String: String]
+    /// The API key links carry when the caller sent none (the Admin SDK): one the project registered.
+    var registeredKey: String
+
+    /// Links carry the caller's API key, or one the project registered.
+    var linkOrigin: LinkOrigin {
+        LinkOrigin(baseURL: baseURL, apiKey: apiKey ?? registeredKey)
     }
 
-    func requireAdmin(_ call: Call) throws {
-        guard call.caller.isAdmin else { throw FirebaseError.insufficientPermission }
+    func requireAdmin() throws {
+        guard caller.isAdmin else { throw FirebaseError.insufficientPermission }
     }
 }

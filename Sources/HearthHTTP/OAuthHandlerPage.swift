@@ -11,7 +11,7 @@ import Hummingbird
 /// Android intent), whose `signInWithIdp` then has the code exchanged. Failures go back to the
 /// app as `firebaseError` once the app is known; before that, a plain error page.
 struct OAuthHandlerPage: Sendable {
-    let service: AuthService
+    let signIn: SignInService
     let access: APIAccess
     /// This server's public base URL (`publicUrl`): the provider's `redirect_uri` is
     /// `<publicUrl>/__/auth/handler`. Without it (development) the request's own host.
@@ -58,7 +58,7 @@ struct OAuthHandlerPage: Sendable {
                 apiKey: apiKey, providerId: ProviderID(providerId), sessionHash: sessionHash, eventId: eventId,
                 authType: authType, app: AppReturn.parameters(query), redirectURI: origin + "/__/auth/handler",
                 scopes: scopes, customParameters: customParameters.compactMapValues(\.stringValue), language: query["hl"])
-            let authorization = try await service.startHeadfulSignIn(start, caller)
+            let authorization = try await signIn.startHeadfulSignIn(start, caller)
             return Response(status: .found, headers: [.location: authorization, .cacheControl: "no-store"])
         } catch let error as FirebaseError {
             if error.code == "TOO_MANY_ATTEMPTS_TRY_LATER" {
@@ -66,7 +66,7 @@ struct OAuthHandlerPage: Sendable {
             }
             // The error goes to the app only if the project registered it (production): a link
             // to any scheme a stranger names would open whatever handles it.
-            guard service.mayReturnHeadfulResult(to: AppReturn.parameters(query), caller) else {
+            guard signIn.mayReturnHeadfulResult(to: AppReturn.parameters(query), caller) else {
                 return page(.badRequest, "This app is not registered for the project: the sign-in can not return to it.")
             }
             let link = app.link(
@@ -76,7 +76,7 @@ struct OAuthHandlerPage: Sendable {
     }
 
     private func callback(_ state: String, _ query: [String: String], origin: String) -> Response {
-        guard let pending = service.pendingSignIns.peek(state, now: service.now), let app = AppReturn(pending.request.app) else {
+        guard let pending = signIn.pendingSignIns.peek(state, now: signIn.now), let app = AppReturn(pending.request.app) else {
             return page(.badRequest, "This sign-in has expired or was already completed. Start it again from the app.")
         }
         let result: AppReturn.Result

@@ -8,7 +8,7 @@ import Hummingbird
 /// /identitytoolkit.googleapis.com/v2/projects/{p}/config[?updateMask=...]`, admin only. Every
 /// change is one `project.config_changed` event recording who made it.
 struct ProjectConfigAPI: Sendable {
-    let service: AuthService
+    let projects: ProjectService
     let access: APIAccess
 
     func handle(_ request: Request, _ context: some RemoteAddressRequestContext) async throws -> Response {
@@ -21,11 +21,11 @@ struct ProjectConfigAPI: Sendable {
         if request.method == .patch {
             let fields = try await RequestFields.read(request)
             let body = JSONValue.object(fields.values)
-            config = try await service.updateConfig(caller) { current in
+            config = try await projects.updateConfig(caller) { current in
                 try ProjectConfigJSON.apply(body, updateMask: query["updateMask"], to: current)
             }
         } else {
-            config = try service.config(caller)
+            config = try projects.config(caller)
         }
         return JSONResponse.ok(ProjectConfigJSON.render(config, project: caller.project))
     }

@@ -6,7 +6,7 @@ import Hummingbird
 /// `/securetoken.googleapis.com/v1/token`: refresh-token exchange. iOS sends JSON with camelCase
 /// keys, the web SDK a form with snake_case keys; both are read the same way.
 struct SecureTokenAPI: Sendable {
-    let service: AuthService
+    let sessions: SessionService
     let access: APIAccess
 
     func token(_ request: Request, _ context: some RemoteAddressRequestContext) async throws -> Response {
@@ -16,7 +16,7 @@ struct SecureTokenAPI: Sendable {
             throw FirebaseError.bad("MISSING_GRANT_TYPE")
         }
         guard grantType == "refresh_token" else { throw FirebaseError.bad("INVALID_GRANT_TYPE") }
-        let refreshed = try await service.refresh(try fields.string("refreshToken"), caller)
+        let refreshed = try await sessions.refresh(try fields.string("refreshToken"), caller)
         return JSONResponse.ok([
             "access_token": .string(refreshed.tokens.idToken), "id_token": .string(refreshed.tokens.idToken),
             "expires_in": .string(String(refreshed.tokens.expiresIn)), "token_type": "Bearer",

@@ -1,7 +1,7 @@
 import HearthDomain
 import HearthStore
 
-/// Sample ledgers: the README's walkthrough story, and bulk data for benchmarks and tests.
+/// Sample ledgers: the walkthrough story of docs/operations.md, and bulk data for benchmarks and tests.
 public enum DemoLedger {
     static let metadata = Metadata(actor: .cli, actorId: "demo")
 

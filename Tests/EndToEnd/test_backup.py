@@ -32,7 +32,7 @@ def sign_up(session, url):
 
 
 def backup_key(path):
-    """A backup key as the README makes one (openssl rand -base64 32)."""
+    """A backup key as docs/operations.md makes one (openssl rand -base64 32)."""
     path.write_text(base64.b64encode(os.urandom(32)).decode() + "\n")
     path.chmod(0o600)
     return str(path)

@@ -22,7 +22,9 @@ final class APIHarness: Sendable {
     let clock = ManualClock()
     let server: HearthServer.Assembly
 
-    var service: AuthService { server.service }
+    var context: AuthContext { server.context }
+    /// The flow services over the server's context, for tests that call one directly.
+    var services: AuthServices { AuthServices(context: server.context) }
 
     init(configure: (inout ServerSettings) -> Void = { _ in }, mailer: (any ActionLinkMailer)? = nil) throws {
         var configuration = ServerSettings()
@@ -42,7 +44,7 @@ final class APIHarness: Sendable {
 
     /// The event types of one account's stream, in order.
     func eventTypes(of uid: String) throws -> [String] {
-        try service.store.audit.events(of: .account(Self.project, UserID(uid)!)).map(\.type.name)
+        try context.store.audit.events(of: .account(Self.project, UserID(uid)!)).map(\.type.name)
     }
 
     /// Runs `body` against the application, then dumps the events for schema validation. The
@@ -60,7 +62,7 @@ final class APIHarness: Sendable {
             }, mailer: mailer)
         try await harness.server.application.test(live ? .ahc(.http) : .router) { client in
             try await body(harness, APIClient(client: client))
-            try EventDump.write(harness.service.store)
+            try EventDump.write(harness.context.store)
         }
     }
 }

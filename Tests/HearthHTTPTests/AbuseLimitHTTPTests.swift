@@ -105,7 +105,7 @@ struct AbuseLimitHTTPTests {
             #expect(owner == Array(repeating: 200, count: 25), "\(owner); attacker got \(attacker)")
             #expect(attacker["TOO_MANY_ATTEMPTS_TRY_LATER", default: 0] > 0, "\(attacker)")
             #expect(attacker["OK"] == nil)
-            let refusals = try #require(harness.service.limits).refusals
+            let refusals = try #require(harness.context.limits).refusals
             #expect(refusals[.hashQueuePerAddress, default: 0] + refusals[.passwordFailuresPerAddress, default: 0] > 0)
         }
     }
@@ -114,7 +114,7 @@ struct AbuseLimitHTTPTests {
     func concurrentGuessesAreHeldToTheLimit() async throws {
         try await APIHarness.run(configure: Self.production(), live: true) { harness, api in
             #expect(try await api.signUp(email: "target@example.com").status == 200)
-            let before = harness.service.passwords.started
+            let before = harness.context.passwords.started
             let answers = try await withThrowingTaskGroup(of: String.self) { group in
                 for index in 0..<40 {
                     group.addTask {
@@ -123,17 +123,17 @@ struct AbuseLimitHTTPTests {
                 }
                 return try await group.reduce(into: [String: Int]()) { $0[$1, default: 0] += 1 }
             }
-            #expect(harness.service.passwords.started - before == 5, "\(answers)")
+            #expect(harness.context.passwords.started - before == 5, "\(answers)")
             #expect(answers["INVALID_LOGIN_CREDENTIALS"] == 5 && answers["TOO_MANY_ATTEMPTS_TRY_LATER"] == 35, "\(answers)")
 
             #expect(try await api.signUp(email: "second@example.com").status == 200)
-            let sequentialStart = harness.service.passwords.started
+            let sequentialStart = harness.context.passwords.started
             var codes: [String] = []
             for index in 0..<7 {
                 codes.append(
                     try await Self.signIn(api, "second@example.com", "wrong-\(index)", from: "198.51.100.\(index + 1)").errorCode ?? "OK")
             }
-            #expect(harness.service.passwords.started - sequentialStart == 5)
+            #expect(harness.context.passwords.started - sequentialStart == 5)
             #expect(
                 codes == Array(repeating: "INVALID_LOGIN_CREDENTIALS", count: 5) + Array(repeating: "TOO_MANY_ATTEMPTS_TRY_LATER", count: 2)
             )
@@ -180,7 +180,7 @@ struct AbuseLimitHTTPTests {
             harness.clock.advance(milliseconds: 3_600_000 / 3)
             let later = try await Self.signUp(api, from: "203.0.113.1")
             #expect(later.status == 200)
-            #expect(harness.service.limits?.refusals[.signUpsPerAddress] == 1)
+            #expect(harness.context.limits?.refusals[.signUpsPerAddress] == 1)
         }
         // Without trusted proxies, the header is the client's word: the peer is counted.
         try await APIHarness.run(

@@ -134,11 +134,11 @@ struct CORSTests {
             let stranger = "https://evil.example"
             let preflight = try await Self.preflight(api, Self.signUp, origin: stranger)
             #expect(preflight.status == .forbidden && preflight.headers[.accessControlAllowOrigin] == nil)
-            let before = try harness.service.accountCount(Caller(project: APIHarness.project, isAdmin: true))
+            let before = try harness.services.accounts.accountCount(Caller(project: APIHarness.project, isAdmin: true))
             let post = try await Self.post(api, Self.signUp, origin: stranger, ["email": "x@example.com", "password": "cors-pass-1"])
             #expect(post.status == .forbidden)
             #expect(String(buffer: post.body).contains("UNAUTHORIZED_DOMAIN"))
-            #expect(try harness.service.accountCount(Caller(project: APIHarness.project, isAdmin: true)) == before)
+            #expect(try harness.services.accounts.accountCount(Caller(project: APIHarness.project, isAdmin: true)) == before)
             // An unknown API key names no project, so no origin is authorized for it.
             let unknownKey = try await Self.preflight(
                 api, "/identitytoolkit.googleapis.com/v1/accounts:signUp?key=nope", origin: "http://localhost:3000")

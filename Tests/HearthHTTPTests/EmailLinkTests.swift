@@ -79,7 +79,7 @@ struct EmailLinkTests {
 
             // The ledger says what happened, as its own events, with why.
             let uid = try #require(impostor.string("localId"))
-            let events = try harness.service.store.audit.events(of: .account(APIHarness.project, UserID(uid)!))
+            let events = try harness.context.store.audit.events(of: .account(APIHarness.project, UserID(uid)!))
             let payloads = events.map(\.payload)
             #expect(payloads.contains(.passwordRemoved(PasswordRemoved(reason: .emailLinkVerified))))
             #expect(payloads.contains(.providerUnlinked(ProviderUnlinked(providerId: "github.com", reason: .emailLinkVerified))))

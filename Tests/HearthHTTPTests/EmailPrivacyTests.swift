@@ -44,7 +44,7 @@ struct EmailPrivacyTests {
         try await APIHarness.run { harness, api in
             _ = try await api.signUp(email: "known@example.com")
             try await Self.protect(api)
-            let store = harness.service.store
+            let store = harness.context.store
             let before = try await Self.outboxCount(api)
             // The writer is busy for six seconds: a reset that waited for its write would wait too.
             let writerBusy = Atomic<Bool>(false)
@@ -107,7 +107,7 @@ struct EmailPrivacyTests {
             #expect(Set(unknown.json.objectValue?.keys ?? [:].keys) == ["kind", "sessionId"])
 
             // One answer, after one password check, whichever part was wrong.
-            let hasher = harness.service.passwords
+            let hasher = harness.context.passwords
             for (email, password) in [
                 ("nobody@example.com", "whatever-123"), ("nopassword@example.com", "whatever-123"), ("known@example.com", "wrong-pass-1"),
             ] {
@@ -159,7 +159,7 @@ struct EmailPrivacyTests {
                 .get, "/identitytoolkit.googleapis.com/v2/projects/demo-hearth/config", body: nil,
                 headers: HeadfulSignInTests.productionAdmin)
             #expect(config["emailPrivacyConfig"]?["enableImprovedEmailPrivacy"] == true)
-            let recorded = try harness.service.store.audit.events(of: .project(APIHarness.project))
+            let recorded = try harness.context.store.audit.events(of: .project(APIHarness.project))
             #expect(recorded.first?.metadata.actorId == "production defaults")
             _ = try await api.signUp(email: "someone@example.com")
             let methods = try await api.v1("createAuthUri", ["identifier": "someone@example.com", "continueUri": "http://localhost/"])

@@ -62,7 +62,7 @@ struct EmailProofRevocationTests {
             // The owner's own session, begun by this sign-in, is good.
             #expect(try await api.lookup(try #require(owner.string("idToken"))).status == 200)
             #expect(try await api.refresh(try #require(owner.string("refreshToken"))).status == 200)
-            let payloads = try harness.service.store.audit.events(of: .account(APIHarness.project, UserID(uid)!)).map(\.payload)
+            let payloads = try harness.context.store.audit.events(of: .account(APIHarness.project, UserID(uid)!)).map(\.payload)
             #expect(
                 payloads.contains { if case .sessionsRevoked(let revoked) = $0 { revoked.reason == .emailLinkVerified } else { false } })
         }
@@ -80,7 +80,7 @@ struct EmailProofRevocationTests {
             #expect(try await api.lookup(idToken).errorCode == "TOKEN_EXPIRED")
             #expect(try await api.refresh(refreshToken).errorCode == "INVALID_REFRESH_TOKEN")
             #expect(try await api.refresh(try #require(owner.string("refreshToken"))).status == 200)
-            let payloads = try harness.service.store.audit.events(of: .account(APIHarness.project, UserID(uid)!)).map(\.payload)
+            let payloads = try harness.context.store.audit.events(of: .account(APIHarness.project, UserID(uid)!)).map(\.payload)
             #expect(payloads.contains { if case .sessionsRevoked(let revoked) = $0 { revoked.reason == .providerVerified } else { false } })
         }
     }

@@ -27,13 +27,13 @@ struct FullMailQueueTests {
             let changed = try await api.v1("update", ["idToken": first["idToken"] ?? .null, "email": "first-new@example.com"])
             #expect(changed.string("email") == "first-new@example.com")
 
-            let head = try harness.service.store.ledgerHead().sequence
+            let head = try harness.context.store.ledgerHead().sequence
             let refused = try await api.v1("update", ["idToken": second["idToken"] ?? .null, "email": "second-new@example.com"])
             #expect(refused.status == 400)
             #expect(refused.errorCode == "QUOTA_EXCEEDED")
             let reset = try await api.v1("sendOobCode", ["requestType": "PASSWORD_RESET", "email": "second@example.com"])
             #expect(reset.errorCode == "QUOTA_EXCEEDED")
-            #expect(try harness.service.store.ledgerHead().sequence == head)
+            #expect(try harness.context.store.ledgerHead().sequence == head)
             let user = try await api.lookup(try #require(second.string("idToken")))["users"]?.arrayValue?.first
             #expect(user?["email"] == "second@example.com")
 

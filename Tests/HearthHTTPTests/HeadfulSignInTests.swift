@@ -161,7 +161,8 @@ struct HeadfulSignInTests {
                 ])
             #expect(linked.status == 200 && linked.string("localId") == uid, "\(linked.json)")
             #expect(claims(linked.string("idToken"))["firebase"]?["sign_in_provider"] == "yahoo.com")
-            let account = try #require(try harness.service.account(UserID(uid)!, Caller(project: APIHarness.project, isAdmin: true)))
+            let account = try #require(
+                try harness.services.accounts.account(UserID(uid)!, Caller(project: APIHarness.project, isAdmin: true)))
             #expect(!account.isAnonymous && account.provider(.yahoo)?.federatedId == "yahoo-user-77")
             // Reauthentication (autoCreate false) signs the same user in again; no new account.
             let reauth = try await api.v1(
@@ -412,7 +413,7 @@ struct HeadfulSignInTests {
                 "signInWithIdp",
                 ["requestUri": .string(app["link"] ?? ""), "sessionId": .string(Self.sessionID), "postBody": "providerId=yahoo.com"])
             #expect(reply.errorCode == "INVALID_IDP_RESPONSE")
-            #expect(reply["error"]?["message"]?.stringValue?.contains(AuthService.providerFailureMessage) == true)
+            #expect(reply["error"]?["message"]?.stringValue?.contains(SignInService.providerFailureMessage) == true)
             // The provider would hang for 8 s: the answer comes at the 3 s timeout.
             #expect(ContinuousClock.now - start < .seconds(6))
         }

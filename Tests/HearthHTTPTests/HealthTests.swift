@@ -35,7 +35,7 @@ struct HealthTests {
         let harness = try APIHarness()
         try await harness.server.application.test(.router) { client in
             let api = APIClient(client: client)
-            harness.service.store.close()
+            harness.context.store.close()
             // Past the one-second cache of the last answer, on the daemon's clock.
             harness.clock.advance(milliseconds: 1100)
             let ready = try await api.send(.get, "/readyz", body: nil, headers: [:])

@@ -32,7 +32,7 @@ struct IdentityProviderConfigTests {
             #expect(created.string("name") == "projects/demo-hearth/defaultSupportedIdpConfigs/github.com")
             #expect(created["enabled"] == true && created.string("clientId") == "Iv1.hearth")
             #expect(created["clientSecret"] == nil)
-            #expect(created.string("clientSecretFingerprint") == (try harness.service.secrets.fingerprint(secret)))
+            #expect(created.string("clientSecretFingerprint") == (try harness.context.secrets.fingerprint(secret)))
             // Keyed: not the secret's plain SHA-256 (its first 8 bytes here), which anyone reading it
             // could test guesses against.
             #expect(created.string("clientSecretFingerprint")?.count == 16)
@@ -51,11 +51,11 @@ struct IdentityProviderConfigTests {
                     == "CONFIGURATION_EXISTS")
 
             // The secret opens again from what the ledger holds.
-            let stored = try harness.service.identityProvider(.github, Caller(project: APIHarness.project, isAdmin: true))
-            #expect(try harness.service.secrets.open(try #require(stored.clientSecret)) == secret)
+            let stored = try harness.services.projects.identityProvider(.github, Caller(project: APIHarness.project, isAdmin: true))
+            #expect(try harness.context.secrets.open(try #require(stored.clientSecret)) == secret)
             // Nowhere in plaintext: not in the audit output, not in the LMDB file.
             var lines: [String] = []
-            try harness.service.store.audit.replay(StoreAudit.Filter(project: APIHarness.project)) { lines.append(try $0.jsonLine()) }
+            try harness.context.store.audit.replay(StoreAudit.Filter(project: APIHarness.project)) { lines.append(try $0.jsonLine()) }
             #expect(lines.contains { $0.contains("project.identity_provider_set") })
             #expect(!lines.contains { $0.contains(secret) })
             let file = try Data(contentsOf: URL(fileURLWithPath: harness.directory.path + "/data.mdb"))
@@ -64,7 +64,7 @@ struct IdentityProviderConfigTests {
             #expect(try await Self.call(api, .delete, "defaultSupportedIdpConfigs/github.com").json == [:])
             #expect(try await Self.call(api, .get, "defaultSupportedIdpConfigs/github.com").errorCode == "CONFIGURATION_NOT_FOUND")
             #expect(try await Self.call(api, .delete, "defaultSupportedIdpConfigs/github.com").errorCode == "CONFIGURATION_NOT_FOUND")
-            let types = try harness.service.store.audit.events(of: .project(APIHarness.project)).map(\.type.name)
+            let types = try harness.context.store.audit.events(of: .project(APIHarness.project)).map(\.type.name)
             #expect(types == ["project.identity_provider_set", "project.identity_provider_set", "project.identity_provider_deleted"])
         }
     }

@@ -16,7 +16,7 @@ struct PasswordUnlinkTests {
     }
 
     static func passwordUnlinked(_ harness: APIHarness, _ uid: String?) throws -> Bool {
-        let events = try harness.service.store.audit.events(of: .account(APIHarness.project, UserID(try #require(uid))!))
+        let events = try harness.context.store.audit.events(of: .account(APIHarness.project, UserID(try #require(uid))!))
         return events.contains { $0.payload == .providerUnlinked(ProviderUnlinked(providerId: .password)) }
     }
 

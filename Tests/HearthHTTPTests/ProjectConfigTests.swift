@@ -25,7 +25,7 @@ struct ProjectConfigTests {
     }
 
     static func configEvents(_ harness: APIHarness) throws -> [StoredEvent] {
-        try harness.service.store.audit.events(of: .project(APIHarness.project))
+        try harness.context.store.audit.events(of: .project(APIHarness.project))
     }
 
     @Test("GET shows Firebase's shape; PATCH with updateMask changes the named fields only, one event per real change")
@@ -135,7 +135,8 @@ struct ProjectConfigTests {
             #expect(link.status == 200)
             harness.clock.advance(milliseconds: 60_000)
             let uid = try #require(anonymous.string("localId"))
-            for _ in 0..<2000 where try harness.service.account(UserID(uid)!, Caller(project: APIHarness.project, isAdmin: true)) != nil {
+            for _ in 0..<2000
+            where try harness.services.accounts.account(UserID(uid)!, Caller(project: APIHarness.project, isAdmin: true)) != nil {
                 try await Task.sleep(for: .milliseconds(5))
             }
             #expect(try await api.lookup(idToken).errorCode == "USER_NOT_FOUND")

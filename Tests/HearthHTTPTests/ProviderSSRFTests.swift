@@ -117,13 +117,13 @@ struct ProviderSSRFTests {
             for issuer in ["http://localhost:\(port)/oidc", providers.issuer] {
                 #expect(try await Self.setIssuer(api, issuer, production: true).status == 200)
                 let started = try await Self.start(api)
-                #expect(started.error?.contains(AuthService.providerFailureMessage) == true, "\(issuer): \(started)")
+                #expect(started.error?.contains(SignInService.providerFailureMessage) == true, "\(issuer): \(started)")
             }
             #expect(providers.hits("/oidc/.well-known/openid-configuration") == 0)
             // The cloud metadata service (link-local) is refused before any connection is tried.
             #expect(try await Self.setIssuer(api, "https://169.254.169.254", production: true).status == 200)
             let clock = ContinuousClock.now
-            #expect(try await Self.start(api).error?.contains(AuthService.providerFailureMessage) == true)
+            #expect(try await Self.start(api).error?.contains(SignInService.providerFailureMessage) == true)
             #expect(ContinuousClock.now - clock < .seconds(10), "no connection attempt waited out the 30 s timeout")
         }
         let allowlisted: @Sendable (inout ServerSettings, String) -> Void = { configuration, _ in
@@ -152,7 +152,7 @@ struct ProviderSSRFTests {
                 errors.append(try await Self.start(api).error ?? "no error")
             }
             #expect(Set(errors).count == 1, "\(errors)")
-            #expect(errors.first?.contains(AuthService.providerFailureMessage) == true, "\(errors)")
+            #expect(errors.first?.contains(SignInService.providerFailureMessage) == true, "\(errors)")
         }
     }
 }

@@ -61,7 +61,7 @@ struct SessionTests {
             let secret = Base64URL.encode([UInt8](repeating: 9, count: 32))
             let legacy = RefreshToken(text: "1." + Base64URL.encode(Array("password".utf8)) + "." + secret)
             // Recorded as an older Hearth did: a v1 event, no uid in the token.
-            let store = harness.service.store
+            let store = harness.context.store
             let issued = RefreshTokenIssued(tokenHash: legacy.hash, namesAccount: false)
             let recorded = try store.appendAsRecorded(
                 [.refreshTokenIssued(issued)], to: .account(APIHarness.project, uid), at: harness.clock.now())

@@ -21,7 +21,7 @@ struct TenantIsolationTests {
     static let operatorToken = "operator-admin-token-0c4e8a2f6d1b9"
     static let v2 = "/identitytoolkit.googleapis.com/v2/projects/"
 
-    /// Production, two projects, the README's credentials directory: the operator's admin token,
+    /// Production, two projects, the credentials directory docs/security.md describes: the operator's admin token,
     /// the SMTP password, each project's provider secrets and the other tenant's admin token.
     static func configure(_ secrets: TemporaryDirectory) -> (inout ServerSettings) -> Void {
         { configuration in
@@ -79,8 +79,8 @@ struct TenantIsolationTests {
                 api, .patch, "project-a/defaultSupportedIdpConfigs/github.com?updateMask=clientSecretFile",
                 ["clientSecretFile": .string(secrets.path + "/admin-token")], token: Self.tenantToken)
             #expect(patched.status == 403)
-            let stored = try harness.service.identityProvider(.github, Caller(project: ProjectID("project-a")!, isAdmin: true))
-            #expect(stored.clientSecret.map { try? harness.service.secrets.open($0) } == "own")
+            let stored = try harness.services.projects.identityProvider(.github, Caller(project: ProjectID("project-a")!, isAdmin: true))
+            #expect(stored.clientSecret.map { try? harness.context.secrets.open($0) } == "own")
 
             // The operator's token: inside the directory, yes; outside it, no.
             let byOperator = try await Self.call(
@@ -131,7 +131,7 @@ struct TenantIsolationTests {
                     headers: [.authorization: "Bearer \(token)", .contentType: "application/json"])
                 #expect(reply.status == 200)
             }
-            let actors = try harness.service.store.audit.events(of: .project(ProjectID("project-a")!)).map(\.metadata)
+            let actors = try harness.context.store.audit.events(of: .project(ProjectID("project-a")!)).map(\.metadata)
                 .filter { $0.actor == .admin }.map(\.actorId)
             let operatorName = AdminCredential(token: Self.operatorToken).recordedName
             #expect(actors == ["tenant-a", operatorName])
@@ -144,7 +144,7 @@ struct TenantIsolationTests {
     func plantedSecretFilesAreReported() async throws {
         let secrets = TemporaryDirectory("credentials")
         try await APIHarness.run(configure: Self.configure(secrets)) { harness, api in
-            let store = harness.service.store
+            let store = harness.context.store
             let projectA = ProjectID("project-a")!
             // As a ledger from before issue 28 holds it: every admin recorded as `owner`.
             let planted = IdentityProviderConfig(

@@ -27,7 +27,7 @@ public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
                 + "or --insecure-development-on-network if this network is yours alone"
         case .plainHTTPOffLoopback(let host):
             "production serves sign-ins in plain HTTP, so it listens on loopback only (\(host) is not), behind a TLS "
-                + "proxy on this machine (README, \"Hearth behind TLS\"); if the proxy is on another host and the network between "
+                + "proxy on this machine (docs/security.md, \"Hearth behind TLS\"); if the proxy is on another host and the network between "
                 + "is yours alone, say so with insecurePlainHttpOnNetwork: true"
         }
     }

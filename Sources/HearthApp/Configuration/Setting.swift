@@ -66,70 +66,55 @@ public struct Setting: Sendable {
 extension Setting {
     typealias Field<Value> = any WritableKeyPath<ServerSettings, Value> & Sendable
 
-    static func text(
-        _ key: String, _ section: Section, _ field: Field<String>, default defaultValue: String, _ summary: String
+    /// A row whose value `read` takes out of the file's or the environment's, into `field`.
+    private static func row<Value>(
+        _ key: String, _ section: Section, _ kind: Kind, _ field: Field<Value>, _ defaultValue: String, _ summary: String,
+        _ read: @escaping @Sendable (SettingValue) throws -> Value
     ) -> Setting {
-        Setting(key: key, section: section, kind: .text, defaultValue: defaultValue, summary: summary) { settings, value, source in
-            settings[keyPath: field] = try SettingValue(key, value, source).text()
+        Setting(key: key, section: section, kind: kind, defaultValue: defaultValue, summary: summary) { settings, value, source in
+            settings[keyPath: field] = try read(SettingValue(key, value, source))
         }
     }
 
-    static func text(
-        _ key: String, _ section: Section, _ field: Field<String?>, default defaultValue: String, _ summary: String
-    ) -> Setting {
-        Setting(key: key, section: section, kind: .text, defaultValue: defaultValue, summary: summary) { settings, value, source in
-            settings[keyPath: field] = try SettingValue(key, value, source).text()
-        }
+    static func text(_ key: String, _ section: Section, _ field: Field<String>, default value: String, _ summary: String) -> Setting {
+        row(key, section, .text, field, value, summary) { try $0.text() }
     }
 
-    static func integer(
-        _ key: String, _ section: Section, _ field: Field<Int>, default defaultValue: String, _ summary: String
-    ) -> Setting {
-        Setting(key: key, section: section, kind: .integer, defaultValue: defaultValue, summary: summary) { settings, value, source in
-            settings[keyPath: field] = try SettingValue(key, value, source).integer()
-        }
+    static func text(_ key: String, _ section: Section, _ field: Field<String?>, default value: String, _ summary: String) -> Setting {
+        row(key, section, .text, field, value, summary) { try $0.text() }
     }
 
-    static func integer(
-        _ key: String, _ section: Section, _ field: Field<Int?>, default defaultValue: String, _ summary: String
-    ) -> Setting {
-        Setting(key: key, section: section, kind: .integer, defaultValue: defaultValue, summary: summary) { settings, value, source in
-            settings[keyPath: field] = try SettingValue(key, value, source).integer()
-        }
+    static func integer(_ key: String, _ section: Section, _ field: Field<Int>, default value: String, _ summary: String) -> Setting {
+        row(key, section, .integer, field, value, summary) { try $0.integer() }
     }
 
-    static func flag(
-        _ key: String, _ section: Section, _ field: Field<Bool>, default defaultValue: String = "`false`", _ summary: String
-    ) -> Setting {
-        Setting(key: key, section: section, kind: .flag, defaultValue: defaultValue, summary: summary) { settings, value, source in
-            settings[keyPath: field] = try SettingValue(key, value, source).flag()
-        }
+    static func integer(_ key: String, _ section: Section, _ field: Field<Int?>, default value: String, _ summary: String) -> Setting {
+        row(key, section, .integer, field, value, summary) { try $0.integer() }
     }
 
-    static func list(
-        _ key: String, _ section: Section, _ field: Field<[String]>, default defaultValue: String = "none", _ summary: String
-    ) -> Setting {
-        Setting(key: key, section: section, kind: .list, defaultValue: defaultValue, summary: summary) { settings, value, source in
-            settings[keyPath: field] = try SettingValue(key, value, source).strings()
-        }
+    static func flag(_ key: String, _ section: Section, _ field: Field<Bool>, default value: String = "`false`", _ summary: String)
+        -> Setting
+    {
+        row(key, section, .flag, field, value, summary) { try $0.flag() }
+    }
+
+    static func list(_ key: String, _ section: Section, _ field: Field<[String]>, default value: String = "none", _ summary: String)
+        -> Setting
+    {
+        row(key, section, .list, field, value, summary) { try $0.strings() }
     }
 
     static func object(
-        _ key: String, _ section: Section, _ field: Field<[String: JSONValue]>, default defaultValue: String = "none",
-        _ summary: String
+        _ key: String, _ section: Section, _ field: Field<[String: JSONValue]>, default value: String = "none", _ summary: String
     ) -> Setting {
-        Setting(key: key, section: section, kind: .json, defaultValue: defaultValue, summary: summary) { settings, value, source in
-            settings[keyPath: field] = try SettingValue(key, value, source).object()
-        }
+        row(key, section, .json, field, value, summary) { try $0.object() }
     }
 
     /// JSON kept as it came, for a section's validation to read (it takes more than one shape).
-    static func json(
-        _ key: String, _ section: Section, _ field: Field<JSONValue?>, default defaultValue: String, _ summary: String
-    ) -> Setting {
-        Setting(key: key, section: section, kind: .json, defaultValue: defaultValue, summary: summary) { settings, value, _ in
-            settings[keyPath: field] = value
-        }
+    static func json(_ key: String, _ section: Section, _ field: Field<JSONValue?>, default value: String, _ summary: String)
+        -> Setting
+    {
+        row(key, section, .json, field, value, summary) { $0.value }
     }
 
     /// A value of a `RawRepresentable` type (a profile, an algorithm), compared as `normalized` makes it.

@@ -2,7 +2,7 @@ import HearthDomain
 import HearthStore
 
 /// `accounts:update`, `accounts:delete` and the admin reads.
-extension AuthService {
+extension AccountService {
     /// Whose account a request acts on: the bearer of an ID token, or (admin) a uid.
     public enum Target: Sendable {
         case idToken(String?)
@@ -117,22 +117,24 @@ extension AuthService {
         let recovery = emailChanged ? try prepareEmailRecovery(from: current.email, origin: origin) : nil
         let issuedAt = session?.issuedAt
         let (account, replaced, session) = try await write(caller, uid: uid) { tx in
-            let stored = try issuedAt.map { try Self.stillSignedIn(uid, project, since: $0, in: tx) } ?? tx.account(uid, project)
+            let stored =
+                try issuedAt.map { try AuthContext.reverifiedAccount(uid, project, sessionIssuedAt: $0, in: tx) }
+                ?? tx.account(uid, project)
             let before = stored.email
             var events = try tx.execute(.update(project, uid, finalUpdate))
             if let link { events += try tx.execute(.linkProvider(project, uid, link)) }
             let revoked = events.contains { if case .sessionsRevoked = $0.payload { true } else { false } }
             // The signed-in caller ended its own session too: it continues in a new one.
-            var session: SignedIn?
+            var session: AuthContext.RecordedSignIn?
             if revoked, issuedAt != nil, let method {
-                session = try Self.run(.continuedSession(project, uid, method: method), in: tx)
+                session = try AuthContext.record(.continuedSession(project, uid, method: method), in: tx)
             }
             let replaced = try recovery?.issue(for: uid, project, replacing: before, in: tx)
             return (try tx.account(uid, project), replaced, session)
         }
         if let recovery, let replaced { deliver(recovery, replaced: replaced, by: account, project) }
         guard let session else { return UpdateResult(account: account, tokens: nil) }
-        return UpdateResult(account: account, tokens: try await signedIn(session, caller).tokens)
+        return UpdateResult(account: account, tokens: try await issueTokens(for: session, caller).tokens)
     }
 
     public func delete(_ target: Target, _ caller: Caller) async throws {
@@ -141,7 +143,7 @@ extension AuthService {
         let project = caller.project
         let actor: AccountDeleted.Actor = caller.isAdmin ? .admin : .user
         try await write(caller, uid: account.uid) { tx in
-            if let session { _ = try Self.stillSignedIn(account.uid, project, since: session.issuedAt, in: tx) }
+            if let session { _ = try AuthContext.reverifiedAccount(account.uid, project, sessionIssuedAt: session.issuedAt, in: tx) }
             try tx.execute(.deleteAccount(project, account.uid, by: actor))
         }
     }
@@ -198,6 +200,11 @@ extension AuthService {
             var seen = Set<UserID>()
             return try found.filter { seen.insert($0).inserted }.compactMap { try reader.account($0, in: project) }
         }
+    }
+
+    /// The account an ID token speaks for (a user's own `accounts:lookup`).
+    public func account(bearing idToken: String?, _ caller: Caller) throws -> Account {
+        try authenticate(idToken, caller).0
     }
 
     public func accountCount(_ caller: Caller) throws -> Int {

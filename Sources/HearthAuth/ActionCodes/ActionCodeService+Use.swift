@@ -4,7 +4,7 @@ import HearthStore
 /// Using an emailed code: inspecting it or resetting a password with it (`accounts:resetPassword`),
 /// applying a verification (`accounts:update {oobCode}`). Each use consumes the code and changes
 /// the account in one transaction.
-extension AuthService {
+extension ActionCodeService {
     public struct ActionCodeInfo: Sendable, Equatable {
         public var requestType: OOBCodeIssued.RequestType
         public var email: String
@@ -20,7 +20,7 @@ extension AuthService {
     /// A code that can still be used, with its hash (the code's stream).
     private func pendingCode(_ oobCode: String?, _ caller: Caller) throws -> (hash: String, code: OOBCode) {
         guard let oobCode, !oobCode.isEmpty else { throw FirebaseError.missingOobCode }
-        let hash = Self.codeHash(oobCode)
+        let hash = AuthContext.codeHash(oobCode)
         guard let code = try read({ try $0.oobCode(hash, in: caller.project) }), !code.consumed else {
             throw FirebaseError.invalidOobCode
         }

@@ -4,7 +4,7 @@ import HearthStore
 /// Email links an app opens itself (the iOS or Android app a link's action code settings name)
 /// are served on the project's link domains: which project a link domain belongs to, for its
 /// association files and its link page.
-extension AuthService {
+extension ProjectService {
     /// The settings of the one project whose `linkDomains` include `host` (a bare, lowercased
     /// host name). `nil` when no project lists it, or when several do: a domain associates one
     /// project's apps, never a union another tenant could slip an app into.

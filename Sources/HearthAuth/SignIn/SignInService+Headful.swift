@@ -5,7 +5,7 @@ import HearthStore
 /// handler sends the browser to the provider with a `state` bound to the SDK's session, the
 /// provider sends it back with a code, the handler hands that URL to the app, and the app's
 /// `signInWithIdp` (with the raw session id) has the code exchanged here.
-extension AuthService {
+extension SignInService {
     /// Parameters the provider's authorization request sets itself: an app can not replace them.
     public static let reservedParameters: Set<String> = [
         "client_id", "redirect_uri", "response_type", "scope", "state", "nonce", "code_challenge", "code_challenge_method",
@@ -43,7 +43,7 @@ extension AuthService {
     /// as the emulator does.
     public func mayReturnHeadfulResult(to app: [String: String], _ caller: Caller) -> Bool {
         guard settings.registeredAppsOnly else { return true }
-        guard let config = try? config(caller) else { return false }
+        guard let config = try? projectConfig(caller) else { return false }
         if let package = app["apn"], !package.isEmpty { return config.androidPackages.contains(package) }
         return app["ibi"].map(config.iosBundleIds.contains) ?? false
     }
@@ -85,7 +85,7 @@ extension AuthService {
     public func directIdentity(
         _ providerId: ProviderID, idToken: String?, accessToken: String?, rawNonce: String?, _ caller: Caller
     ) async throws -> FederatedIdentity? {
-        guard let gateway = identityProviders, try config(caller).identityProvider(providerId) != nil else { return nil }
+        guard let gateway = identityProviders, try projectConfig(caller).identityProvider(providerId) != nil else { return nil }
         let provider = try enabledProvider(providerId, caller)
         let credential = DirectCredential(
             provider: provider, clientSecret: try clientSecret(of: provider), idToken: idToken, accessToken: accessToken,
@@ -102,7 +102,7 @@ extension AuthService {
     }
 
     private func enabledProvider(_ providerId: ProviderID, _ caller: Caller) throws -> IdentityProviderConfig {
-        guard let provider = try config(caller).identityProvider(providerId), provider.enabled else {
+        guard let provider = try projectConfig(caller).identityProvider(providerId), provider.enabled else {
             throw FirebaseError.bad("OPERATION_NOT_ALLOWED : ((\(providerId) is not enabled for this project.))")
         }
         return provider

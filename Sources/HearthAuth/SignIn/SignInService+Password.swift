@@ -2,7 +2,7 @@ import HearthDomain
 import HearthStore
 
 /// `accounts:signInWithPassword` (verifyPassword).
-extension AuthService {
+extension SignInService {
     public func signInWithPassword(email: String?, password: String?, _ caller: Caller) async throws -> SignInResult {
         let project = caller.project
         // Email/Password off: Firebase's answer before any other, whatever the address (the
@@ -37,9 +37,9 @@ extension AuthService {
                 throw privacy ? FirebaseError.invalidLoginCredentials : FirebaseError.invalidPassword
             }
             let rehash = rehashed.map { Command.setPassword(project, uid, $0, email: nil, reason: .rehashed) }
-            return try Self.run(.existingAccount(project, uid, method: .password, after: rehash.map { [$0] } ?? []), in: tx)
+            return try AuthContext.record(.existingAccount(project, uid, method: .password, after: rehash.map { [$0] } ?? []), in: tx)
         }
-        return try await signedIn(session, caller)
+        return try await issueTokens(for: session, caller)
     }
 
     /// A failed check, with its answer: a wrong password, an unknown address or an account

@@ -2,7 +2,7 @@ import HearthDomain
 import HearthStore
 
 /// `accounts:batchCreate` (Admin `import_users`, `auth:import`).
-extension AuthService {
+extension AccountService {
     /// Imports in one transaction (each account an `account.created` of method `import`); each
     /// refused user fails alone. Returns (index, message) of each failure, in the Admin SDK's terms.
     /// `overwrite` (`allowOverwrite`): an existing account with the uid is replaced whole.
@@ -12,7 +12,7 @@ extension AuthService {
         let commands = users.map { uid, created in
             overwrite ? Command.replaceAccount(caller.project, uid, created) : Command.createAccount(caller.project, uid, created)
         }
-        let results = try await inFirebaseTerms { try await store.executeAll(commands, metadata: Self.metadata(caller)) }
+        let results = try await inFirebaseTerms { try await store.executeAll(commands, metadata: AuthContext.metadata(caller)) }
         return results.enumerated().compactMap { index, result in
             guard case .failure(let error) = result else { return nil }
             let message =

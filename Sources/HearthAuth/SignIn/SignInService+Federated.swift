@@ -2,7 +2,7 @@ import HearthDomain
 import HearthStore
 
 /// `accounts:signInWithIdp` (verifyAssertion): sign in, link or reauthenticate with a provider.
-extension AuthService {
+extension SignInService {
     public enum FederatedOutcome: Sendable {
         case signedIn(SignInResult)
         /// One account per email: the provider's unverified email belongs to another account,
@@ -25,9 +25,9 @@ extension AuthService {
         let trust = settings.emailTrust
         // Which account signs in is settled inside the write (the domain's plan), so its token
         // is minted there.
-        let outcome = try await write(caller, uid: linking?.0.uid) { tx -> Result<SignedIn, NeedConfirmation> in
+        let outcome = try await write(caller, uid: linking?.0.uid) { tx -> Result<AuthContext.RecordedSignIn, NeedConfirmation> in
             if let (current, session) = linking {
-                _ = try Self.stillSignedIn(current.uid, project, since: session.issuedAt, in: tx)
+                _ = try AuthContext.reverifiedAccount(current.uid, project, sessionIssuedAt: session.issuedAt, in: tx)
             }
             let decided = try Decide.planFederatedSignIn(
                 project, identity: link, emailVerified: identity.emailVerified, trust: trust,
@@ -35,14 +35,14 @@ extension AuthService {
                 newUid: tx.newUserID(), now: tx.now, state: tx)
             switch decided {
             case .signIn(let plan):
-                return .success(try Self.run(plan, in: tx))
+                return .success(try AuthContext.record(plan, in: tx))
             case .needConfirmation(let email, let owner, let providers):
                 return .failure(NeedConfirmation(email: email, uid: owner, providers: providers))
             }
         }
         switch outcome {
         case .success(let done):
-            return .signedIn(try await signedIn(done, caller))
+            return .signedIn(try await issueTokens(for: done, caller))
         case .failure(let pending):
             return .needConfirmation(email: pending.email, existingUid: pending.uid, providers: pending.providers)
         }
@@ -52,12 +52,5 @@ extension AuthService {
         var email: String
         var uid: UserID
         var providers: [ProviderID]
-    }
-}
-
-extension AuthService {
-    /// Accounts linked to `providerId` (the development fake IdP page lists them to reuse).
-    public func accounts(linkedTo providerId: ProviderID, _ caller: Caller, limit: Int = 100) throws -> [Account] {
-        try read { try $0.accounts(linkedTo: providerId, in: caller.project, limit: limit) }
     }
 }

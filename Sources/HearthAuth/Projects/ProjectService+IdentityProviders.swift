@@ -2,7 +2,7 @@ import HearthDomain
 import HearthStore
 
 /// Identity providers' configurations (admin): read, create, change, delete.
-extension AuthService {
+extension ProjectService {
     public func identityProviders(_ caller: Caller) throws -> [IdentityProviderConfig] {
         try config(caller).identityProviders
     }

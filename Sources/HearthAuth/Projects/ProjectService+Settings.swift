@@ -1,8 +1,8 @@
 import HearthDomain
 import HearthStore
 
-/// Project settings and the development outbox.
-extension AuthService {
+/// Project settings.
+extension ProjectService {
     public func config(_ caller: Caller) throws -> ProjectConfig {
         try read { try $0.config(of: caller.project) }
     }
@@ -47,20 +47,10 @@ extension AuthService {
         }
     }
 
-    /// Sent codes not yet used, oldest first (`GET /emulator/v1/projects/{p}/oobCodes`).
-    public func pendingActionLinks(_ caller: Caller) throws -> [ActionLink] {
-        let links = outbox?.links(of: caller.project) ?? []
-        return try read { reader in
-            try links.filter { link in
-                guard let code = try reader.oobCode(Self.codeHash(link.oobCode), in: caller.project) else { return false }
-                return !code.consumed
-            }
-        }
-    }
 }
 
 /// Anonymous cleanup, as an administrator sees it.
-extension AuthService {
+extension ProjectService {
     /// Counts the whole schedule: off the event loops.
     public func cleanupStatus(_ caller: Caller) async throws -> CleanupStatus {
         let (now, project) = (self.now, caller.project)

@@ -2,7 +2,7 @@ import HearthDomain
 import HearthStore
 
 /// `signInWithCustomToken`: the app's backend vouches for a uid (firebase-auth-emulator-api.md 2.12).
-extension AuthService {
+extension SignInService {
     public func signInWithCustomToken(_ token: String?, _ caller: Caller) async throws -> SignInResult {
         let custom = try settings.customTokens.verify(token, now: now)
         let project = caller.project
@@ -13,8 +13,8 @@ extension AuthService {
                 try tx.account(uid, in: project) == nil
                 ? .newAccount(project, uid, AccountCreated(method: .custom, createdAt: tx.now), method: .custom)
                 : .existingAccount(project, uid, method: .custom)
-            return try Self.run(plan, in: tx, claims: custom.claims)
+            return try AuthContext.record(plan, in: tx, claims: custom.claims)
         }
-        return try await signedIn(session, caller, claims: custom.claims)
+        return try await issueTokens(for: session, caller, claims: custom.claims)
     }
 }

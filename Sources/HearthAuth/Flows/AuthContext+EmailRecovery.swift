@@ -7,7 +7,7 @@ import HearthStore
 struct EmailRecovery: Sendable {
     let code: String
     let handler: String
-    let origin: AuthService.LinkOrigin
+    let origin: LinkOrigin
     let lifetime: Int64
     /// Room on the mail queue, when email is delivered; without room there is no change.
     let delivery: (any ActionLinkDelivery)?
@@ -18,18 +18,18 @@ struct EmailRecovery: Sendable {
         guard let before, let after = try tx.account(uid, project).email, after != before else { return nil }
         let issued = OOBCodeIssued(
             requestType: .recoverEmail, email: before, uid: uid, newEmail: after, expiresAt: tx.now + lifetime)
-        try tx.execute(.issueOOBCode(project, codeHash: AuthService.codeHash(code), issued))
+        try tx.execute(.issueOOBCode(project, codeHash: AuthContext.codeHash(code), issued))
         return before
     }
 }
 
-extension AuthService {
+extension AuthContext {
     /// What a change of the account's email from `current` needs to notify the old address;
     /// `nil` when there is none to notify, or no action handler to link to.
     func prepareEmailRecovery(from current: String?, origin: LinkOrigin) throws -> EmailRecovery? {
         guard current != nil, let handler = try? actionHandler(origin) else { return nil }
         return EmailRecovery(
-            code: Self.newActionCode(), handler: handler, origin: origin, lifetime: settings.codeLifetime(.recoverEmail),
+            code: AuthContext.newActionCode(), handler: handler, origin: origin, lifetime: settings.codeLifetime(.recoverEmail),
             delivery: try reserveEmail())
     }
 

@@ -3,7 +3,7 @@ import HearthDomain
 /// Password hashing in the caller's turn: each client address has its own queue in the pool, and
 /// one with its share already waiting is refused (counted by the abuse limits) instead of
 /// delaying everyone else.
-extension AuthService {
+extension AuthContext {
     public func hash(_ password: String, for caller: Caller) async throws -> PasswordHash {
         try await inTurn(caller) { [passwords] client in try await passwords.hash(password, client: client) }
     }

@@ -2,17 +2,17 @@ import HearthDomain
 import HearthStore
 
 /// `accounts:signUp`: anonymous, email+password, linking email+password, admin create.
-extension AuthService {
+extension SignInService {
     public func signUpAnonymously(_ caller: Caller) async throws -> SignInResult {
         let project = caller.project
         try limits?.admitSignUp(caller, now: now)
         let session = try await write(caller) { tx in
             let uid = tx.newUserID()
             let created = AccountCreated(method: .anonymous, createdAt: tx.now)
-            return try Self.run(
-                .newAccount(project, uid, created, method: .anonymous), in: tx.recording(as: Self.metadata(caller, uid: uid)))
+            return try AuthContext.record(
+                .newAccount(project, uid, created, method: .anonymous), in: tx.recording(as: AuthContext.metadata(caller, uid: uid)))
         }
-        return try await signedIn(session, caller)
+        return try await issueTokens(for: session, caller)
     }
 
     public func signUpWithPassword(email: String?, password: String?, displayName: String?, _ caller: Caller) async throws
@@ -30,10 +30,10 @@ extension AuthService {
             let uid = tx.newUserID()
             let created = AccountCreated(
                 method: .password, createdAt: tx.now, email: email, password: hash, displayName: displayName)
-            return try Self.run(
-                .newAccount(project, uid, created, method: .password), in: tx.recording(as: Self.metadata(caller, uid: uid)))
+            return try AuthContext.record(
+                .newAccount(project, uid, created, method: .password), in: tx.recording(as: AuthContext.metadata(caller, uid: uid)))
         }
-        return try await signedIn(session, caller)
+        return try await issueTokens(for: session, caller)
     }
 
     /// How the iOS SDK upgrades the signed-in (often anonymous) user: signUp with its idToken.
@@ -55,46 +55,16 @@ extension AuthService {
         }
         let hash = try await hash(password, for: caller)
         let recovery = current.email != email ? try prepareEmailRecovery(from: current.email, origin: origin) : nil
-        let (signedIn, replaced) = try await write(caller, uid: uid) { tx in
-            let before = try Self.stillSignedIn(uid, project, since: session.issuedAt, in: tx)
+        let (recorded, replaced) = try await write(caller, uid: uid) { tx in
+            let before = try AuthContext.reverifiedAccount(uid, project, sessionIssuedAt: session.issuedAt, in: tx)
             var preparation: [Command] = [.linkPassword(project, uid, hash, email: email)]
             if let displayName {
                 preparation.append(.update(project, uid, AccountUpdate(profile: ProfileUpdated(displayName: displayName))))
             }
             let plan = SignInPlan.existingAccount(project, uid, method: .password, after: preparation)
-            return (try Self.run(plan, in: tx), try recovery?.issue(for: uid, project, replacing: before.email, in: tx))
+            return (try AuthContext.record(plan, in: tx), try recovery?.issue(for: uid, project, replacing: before.email, in: tx))
         }
-        if let recovery, let replaced { deliver(recovery, replaced: replaced, by: signedIn.account, project) }
-        return try await self.signedIn(signedIn, caller)
-    }
-
-    /// What an administrator may set when creating a user (Admin SDK `create_user`).
-    public struct NewUser: Sendable {
-        public var uid: UserID?
-        public var email: String?
-        public var password: String?
-        public var displayName: String?
-        public var photoUrl: String?
-        public var phoneNumber: String?
-        public var emailVerified = false
-        public var disabled = false
-
-        public init() {}
-    }
-
-    public func createUser(_ user: NewUser, _ caller: Caller) async throws -> Account {
-        let email = try user.email.map { try Validation.email($0) }
-        let password = try user.password.map { try Validation.password($0) }
-        let phone = try user.phoneNumber.map(Validation.phoneNumber)
-        let hash = if let password { try await hash(password, for: caller) } else { PasswordHash?.none }
-        let project = caller.project
-        return try await write(caller) { tx in
-            let uid = user.uid ?? tx.newUserID()
-            let created = AccountCreated(
-                method: .admin, createdAt: tx.now, email: email, emailVerified: user.emailVerified, password: hash,
-                displayName: user.displayName, photoUrl: user.photoUrl, phoneNumber: phone, disabled: user.disabled)
-            try tx.execute(.createAccount(project, uid, created))
-            return try tx.account(uid, project)
-        }
+        if let recovery, let replaced { deliver(recovery, replaced: replaced, by: recorded.account, project) }
+        return try await issueTokens(for: recorded, caller)
     }
 }

@@ -2,7 +2,7 @@ import HearthDomain
 import HearthStore
 
 /// Email-link (passwordless) sign-in: the user signs in by opening a link mailed to the address.
-extension AuthService {
+extension SignInService {
     /// Completes an email link: signs in (creating the account if needed), links the email to
     /// the `idToken`'s user, or reauthenticates. Proving the email removes an unverified password
     /// and revokes earlier sessions (as production Firebase does; its Auth Emulator does not).
@@ -15,7 +15,7 @@ extension AuthService {
         guard let oobCode, !oobCode.isEmpty else { throw FirebaseError.missingOobCode }
         let address = normalizeEmail(email)
         let project = caller.project
-        let hash = Self.codeHash(oobCode)
+        let hash = AuthContext.codeHash(oobCode)
         let code = try read { try $0.oobCode(hash, in: project) }
         guard let code, !code.consumed, code.requestType == .emailSignIn else { throw FirebaseError.invalidOobCode }
         guard code.email == address else {
@@ -26,12 +26,12 @@ extension AuthService {
         let session = try await write(caller, uid: linking?.0.uid) { tx in
             try tx.execute(.consumeOOBCode(project, codeHash: hash))
             if let (current, session) = linking {
-                _ = try Self.stillSignedIn(current.uid, project, since: session.issuedAt, in: tx)
+                _ = try AuthContext.reverifiedAccount(current.uid, project, sessionIssuedAt: session.issuedAt, in: tx)
             }
             let plan = try Decide.planEmailLinkSignIn(
                 project, email: address, linkingTo: linking?.0.uid, newUid: tx.newUserID(), now: tx.now, state: tx)
-            return try Self.run(plan, in: tx)
+            return try AuthContext.record(plan, in: tx)
         }
-        return try await signedIn(session, caller)
+        return try await issueTokens(for: session, caller)
     }
 }
