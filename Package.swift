@@ -213,6 +213,21 @@ let package = Package(
             swiftSettings: strictTests),
         .testTarget(name: "LMDBTests", dependencies: ["LMDB", "HearthTesting"], swiftSettings: strictTests),
         .testTarget(
+            name: "HearthMailTests",
+            dependencies: [
+                "HearthMail", .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictTests),
+        .testTarget(
+            name: "HearthOAuthTests",
+            dependencies: [
+                "HearthOAuth", "HearthAuth", "HearthDomain", "HearthWire",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            swiftSettings: strictTests),
+        .testTarget(
             name: "HearthDomainTests",
             dependencies: [
                 "HearthDomain", "HearthTesting", .product(name: "PropertyBased", package: "swift-property-based"),

@@ -54,6 +54,17 @@ public struct CodeExchange: Sendable {
     public var redirectURI: String
     public var codeVerifier: String
     public var nonce: String
+
+    public init(
+        provider: IdentityProviderConfig, clientSecret: String, code: String, redirectURI: String, codeVerifier: String, nonce: String
+    ) {
+        self.provider = provider
+        self.clientSecret = clientSecret
+        self.code = code
+        self.redirectURI = redirectURI
+        self.codeVerifier = codeVerifier
+        self.nonce = nonce
+    }
 }
 
 /// Why a provider could not be used. The client sees one `INVALID_IDP_RESPONSE` whatever the

@@ -28,11 +28,11 @@ public struct ProviderNetworkPolicy: Sendable, Equatable {
 
     public static let loopback = [IPNetwork("127.0.0.0/8")!, IPNetwork("::1/128")!]
 
-    struct Refused: Error, CustomStringConvertible {
-        var description: String
+    package struct Refused: Error, CustomStringConvertible {
+        package var description: String
     }
 
-    func allowsHost(_ host: String) -> Bool {
+    package func allowsHost(_ host: String) -> Bool {
         allowedHosts.contains { allowed in
             allowed == host || (allowed.hasPrefix("*.") && host.hasSuffix(allowed.dropFirst()))
         }
@@ -42,7 +42,7 @@ public struct ProviderNetworkPolicy: Sendable, Equatable {
     /// (a name that answers with one public and one private address is refused, whichever
     /// would be tried), and the connection then goes to the one checked, not to a second
     /// resolution (DNS rebinding).
-    func address(for url: ProviderURL) async throws -> IPAddress {
+    package func address(for url: ProviderURL) async throws -> IPAddress {
         let addresses: [IPAddress]
         if let literal = IPAddress(url.host) {
             addresses = [literal]

@@ -25,6 +25,7 @@ public struct CleanupScheduler: Service {
     let livePacing: Double
     let logger: Logger
     private let purges = Counter(label: "hearth_cleanup_purged_total")
+    private let progress = SchedulerProgress()
 
     public init(
         store: AccountStore, clock: any SleepingClock, startsAfter started: StartSignal, batchSize: Int = 1024,
@@ -67,6 +68,7 @@ public struct CleanupScheduler: Service {
     /// Purge what is due, then sleep until the next due time; until cancelled.
     func passes() async throws {
         while !Task.isCancelled {
+            progress.passBegan()
             store.cleanupChanges.reset()
             let (purged, refused) = try await purgeBatches()
             let next = try store.read { try $0.nextCleanupDue() }
@@ -76,8 +78,28 @@ public struct CleanupScheduler: Service {
                     metadata: ["purged": "\(purged)", "nextDueAt": "\(next.map { Timestamp.iso8601(milliseconds: $0) } ?? "none")"])
             }
             // After a refused batch the same accounts are still due: retry in a minute, not at once.
-            try await sleep(until: refused ? clock.now() + 60_000 : next)
+            let wake = refused ? clock.now() + 60_000 : next
+            progress.passFinished(sleepingUntil: wake)
+            try await sleep(until: wake)
         }
+    }
+
+    /// Returns once the scheduler is asleep with nothing to wake it yet: every account due by
+    /// the clock's now is purged (or was refused), and no commit since its last pass scheduled
+    /// one sooner than it sleeps until, which it returns (`nil`: nothing scheduled). Tests wait
+    /// on this instead of on real time. Cancelled, it returns what it would sleep until now.
+    public func idle() async -> Int64? {
+        while !Task.isCancelled {
+            let (phase, passes) = progress.current
+            if case .asleep(let until) = phase, !store.cleanupChanges.hasEntry(before: until ?? .max),
+                until.map({ clock.now() < $0 }) ?? true
+            {
+                return until
+            }
+            await progress.pass(after: passes)
+        }
+        if case .asleep(let until) = progress.current.phase { return until }
+        return nil
     }
 
     /// Purges everything due at the clock's now, a batch per transaction; returns how many.

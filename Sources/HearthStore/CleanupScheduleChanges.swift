@@ -17,11 +17,13 @@ public final class CleanupScheduleChanges: Sendable {
     /// A commit added an entry due at `dueAt`.
     func announce(_ dueAt: Int64) {
         let woken: CheckedContinuation<Void, Never>? = state.withLock { state in
+            // Kept even when it wakes the waiter, until the next `reset`: the scheduler is awake
+            // for it from here on (`hasEntry` says so before its pass begins).
+            state.earliest = min(state.earliest ?? dueAt, dueAt)
             if let waiter = state.waiter, dueAt < waiter.before {
                 state.waiter = nil
                 return waiter.continuation
             }
-            state.earliest = min(state.earliest ?? dueAt, dueAt)
             return nil
         }
         woken?.resume()
@@ -31,6 +33,12 @@ public final class CleanupScheduleChanges: Sendable {
     /// made after that read is not lost.
     public func reset() {
         state.withLock { $0.earliest = nil }
+    }
+
+    /// Whether something due before `deadline` was announced since the last `reset`: a
+    /// scheduler asleep until `deadline` wakes for it.
+    public func hasEntry(before deadline: Int64) -> Bool {
+        state.withLock { state in state.earliest.map { $0 < deadline } ?? false }
     }
 
     /// Returns once something due before `deadline` is announced (at once if it already was

@@ -33,11 +33,11 @@ struct CleanupSchedulerTests {
         var clock: ManualClock { test.clock }
 
         /// A second scheduler over the same store: the daemon restarted.
-        func restartedGroup() -> ServiceGroup {
+        func restarted() -> (CleanupScheduler, ServiceGroup) {
             let started = StartSignal()
             started.open()
             let scheduler = CleanupScheduler(store: store, clock: clock, startsAfter: started, logger: Logger(label: "test"))
-            return ServiceGroup(services: [scheduler], logger: Logger(label: "test"))
+            return (scheduler, ServiceGroup(services: [scheduler], logger: Logger(label: "test")))
         }
 
         func anonymous(_ uid: String) throws {
@@ -67,6 +67,29 @@ struct CleanupSchedulerTests {
         Issue.record(comment)
     }
 
+    /// Waits until `scheduler` is asleep with nothing to wake it (`CleanupScheduler.idle`), and
+    /// says what it sleeps until; one that never gets there fails the test within 10 s.
+    static func idle(_ scheduler: CleanupScheduler) async throws -> Int64? {
+        enum Outcome: Sendable {
+            case idle(Int64?)
+            case timedOut
+        }
+        let outcome = try await withThrowingTaskGroup(of: Outcome.self) { group in
+            group.addTask { .idle(await scheduler.idle()) }
+            group.addTask {
+                try await Task.sleep(for: .seconds(10))
+                return .timedOut
+            }
+            defer { group.cancelAll() }
+            return try await group.next()!
+        }
+        guard case .idle(let until) = outcome else {
+            Issue.record("the scheduler did not settle")
+            return nil
+        }
+        return until
+    }
+
     @Test(
         "created while on: a period after creation; existed when turned on: a period after that; off keeps the schedule; linked (even if unlinked again): never; across a restart"
     )
@@ -92,9 +115,10 @@ struct CleanupSchedulerTests {
             try running.cleanup(false)
             try running.anonymous("whileOff")
             // The scheduler sleeps until the earliest due time: 30 days after cleanup was on.
-            try await Self.eventually({ clock.sleeperCount == 1 }, "the scheduler never went to sleep")
+            #expect(try await Self.idle(running.scheduler) == start + 32 * Self.day)
             clock.advance(milliseconds: start + 32 * Self.day - 1 - clock.now())
-            try await Task.sleep(for: .milliseconds(50))
+            // Still asleep until the due time, a millisecond away: nothing ran, nothing went.
+            #expect(clock.sleeperCount == 1)
             #expect(try running.exists("before"), "not due for another millisecond")
             clock.advance(milliseconds: 1)
             try await Self.eventually({ try !running.exists("before") }, "'before' was not purged when due")
@@ -103,13 +127,13 @@ struct CleanupSchedulerTests {
             await running.group.triggerGracefulShutdown()
             try await tasks.next()
             clock.advance(days: 1)
-            try await Task.sleep(for: .milliseconds(50))
             #expect(try running.exists("after"), "no scheduler runs")
-            let restarted = running.restartedGroup()
+            let (scheduler, restarted) = running.restarted()
             tasks.addTask { try await restarted.run() }
-            try await Self.eventually({ try !running.exists("after") }, "'after' was not purged after the restart")
+            // Its first pass purges what fell due while it was down; then nothing is scheduled.
+            #expect(try await Self.idle(scheduler) == nil)
+            #expect(try !running.exists("after"), "'after' was not purged after the restart")
             clock.advance(days: 400)
-            try await Task.sleep(for: .milliseconds(50))
             #expect(try running.exists("linked") && running.exists("unlinked") && running.exists("whileOff"))
             #expect(
                 try running.purges(of: "before")
@@ -139,7 +163,10 @@ struct CleanupSchedulerTests {
             // minute makes a new account due long before anything else.
             try running.cleanup(true, periodSeconds: 60)
             try running.anonymous("soon")
-            try await Self.eventually({ clock.sleeperCount == 1 }, "the scheduler did not sleep until the new due time")
+            let asleepUntil = try await Self.idle(running.scheduler)
+            #expect(
+                asleepUntil == clock.now() + 60_000,
+                "asleep until the new due time, not \(String(describing: asleepUntil)) (now \(clock.now()))")
             clock.advance(milliseconds: 60_000)
             try await Self.eventually({ try !running.exists("soon") }, "'soon' was not purged a minute later")
             await running.group.triggerGracefulShutdown()
