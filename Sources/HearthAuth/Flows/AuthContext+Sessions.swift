@@ -25,7 +25,7 @@ extension AuthContext {
         var at: Int64
     }
 
-    /// Runs a sign-in the domain planned: mints the session's refresh token for the planned
+    /// Records a sign-in the domain planned: mints the session's refresh token for the planned
     /// account, then records the plan's commands.
     static func record(_ plan: SignInPlan, in tx: StoreTransaction, claims: [String: JSONValue] = [:]) throws -> RecordedSignIn {
         let refresh = TokenIssuer.newRefreshToken(for: plan.uid, method: plan.method, signedInAt: tx.now / 1000, claims: claims)
