@@ -47,7 +47,7 @@ struct IdentityToolkitAPI: Sendable {
         }
         let call = ToolkitCall(
             caller: resolved.caller, fields: fields, apiKey: resolved.apiKey, baseURL: request.baseURL, query: query.values,
-            registeredKey: access.linkKey(for: resolved.caller.project))
+            access: access)
         let body: JSONValue =
             switch method {
             case "signUp": try await signIn.signUp(call)
@@ -79,12 +79,11 @@ struct ToolkitCall: Sendable {
     var apiKey: String?
     var baseURL: String
     var query: [String: String]
-    /// The API key links carry when the caller sent none (the Admin SDK): one the project registered.
-    var registeredKey: String
+    let access: APIAccess
 
-    /// Links carry the caller's API key, or one the project registered.
+    /// Links carry the caller's API key, or (Admin SDK calls have none) one the project registered.
     var linkOrigin: LinkOrigin {
-        LinkOrigin(baseURL: baseURL, apiKey: apiKey ?? registeredKey)
+        LinkOrigin(baseURL: baseURL, apiKey: apiKey ?? access.linkKey(for: caller.project))
     }
 
     func requireAdmin() throws {
