@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// One plain-text email, rendered as RFC 5322 with a MIME UTF-8 body. Header values are
@@ -21,6 +22,23 @@ public struct MailMessage: Sendable, Equatable {
     var needsSMTPUTF8: Bool { !(fromAddress + to).allSatisfy(\.isASCII) }
 
     /// Headers and the base64 body, CRLF line ends, not yet dot-stuffed.
+    /// The recipient as the logs name it: `sha256:` and the first 12 hex digits of the SHA-256
+    /// of the lowercased address. The address itself is personal data and never logged; an
+    /// operator who knows one finds its lines with `printf %s user@example.com | sha256sum`.
+    public var recipientDigest: String {
+        "sha256:" + SHA256.hash(data: Data(to.lowercased().utf8)).prefix(6).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// `text` (a relay's reply, which often repeats the address) with the recipient's address
+    /// replaced by its digest, in any letter case.
+    public func withoutRecipient(_ text: String) -> String {
+        var redacted = text
+        while let range = redacted.range(of: to, options: .caseInsensitive) {
+            redacted.replaceSubrange(range, with: recipientDigest)
+        }
+        return redacted
+    }
+
     public func rendered(date: Date, messageID: String) -> String {
         let from = fromName.map { "\(Self.headerText($0)) <\(Self.singleLine(fromAddress))>" } ?? Self.singleLine(fromAddress)
         let domain = fromAddress.split(separator: "@").last.map(String.init) ?? "localhost"

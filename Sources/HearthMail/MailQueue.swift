@@ -131,21 +131,28 @@ public final class MailQueue: Service, Sendable {
     private func settle(
         _ pending: Pending, _ outcome: Result<Void, SMTPError>, retries: inout DiscardingTaskGroup, final: Bool
     ) {
-        let recipient: Logger.MetadataValue = "\(pending.message.to)"
+        // Never the address: personal data stays out of the logs (the digest finds a recipient's lines).
+        let recipient: Logger.MetadataValue = "\(pending.message.recipientDigest)"
         switch outcome {
         case .success:
             delivered.increment()
-            logger.info("mail delivered", metadata: ["to": recipient, "subject": "\(pending.message.subject)"])
+            logger.info("mail delivered", metadata: ["recipient": recipient, "subject": "\(pending.message.subject)"])
         case .failure(let error):
             var next = pending
             next.attempts += 1
             guard error.isTransient, next.attempts <= retryDelays.count, !final else {
                 undelivered.increment()
-                logger.error("mail not delivered", metadata: ["to": recipient, "error": "\(error)", "attempts": "\(next.attempts)"])
+                logger.error(
+                    "mail not delivered",
+                    metadata: [
+                        "recipient": recipient, "error": "\(pending.message.withoutRecipient("\(error)"))", "attempts": "\(next.attempts)",
+                    ])
                 return
             }
             let delay = retryDelays[next.attempts - 1]
-            logger.warning("mail delivery will be retried", metadata: ["to": recipient, "error": "\(error)", "in": "\(delay)"])
+            logger.warning(
+                "mail delivery will be retried",
+                metadata: ["recipient": recipient, "error": "\(pending.message.withoutRecipient("\(error)"))", "in": "\(delay)"])
             retried.increment()
             state.withLock { $0.retrying += 1 }
             retries.addTask { [self] in
