@@ -76,6 +76,8 @@ public struct FirebaseError: Error, Equatable, Sendable, CustomStringConvertible
             self = .invalidArgument("/validSince must be a Unix time in seconds, not in the future")
         case .invalidProjectConfig(let detail):
             self = .bad("INVALID_CONFIG : ((\(detail)))")
+        case .invalidErasureReason:
+            self = .invalidArgument("/reason must be 1 to \(AccountErased.maxReasonLength) characters of one-line text")
         case .notAnonymous, .notDue:
             self = .bad("FAILED_PRECONDITION : \(error.firebaseCode)")
         default:

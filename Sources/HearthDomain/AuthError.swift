@@ -35,6 +35,8 @@ public enum AuthError: Error, Equatable, Hashable, Sendable, CustomStringConvert
     case tokenExpired
     /// Batch deletion without `force` of an account that is not disabled.
     case notDisabled
+    /// An erasure without a reason, or with one too long to record (`AccountErased`).
+    case invalidErasureReason
 
     /// The Firebase error message string (`error.message` in the envelope).
     public var firebaseCode: String {
@@ -61,6 +63,7 @@ public enum AuthError: Error, Equatable, Hashable, Sendable, CustomStringConvert
         case .credentialTooOld: "CREDENTIAL_TOO_OLD_LOGIN_AGAIN"
         case .tokenExpired: "TOKEN_EXPIRED"
         case .notDisabled: "NOT_DISABLED"
+        case .invalidErasureReason: "INVALID_ARGUMENT"
         }
     }
 

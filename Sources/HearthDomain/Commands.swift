@@ -40,6 +40,8 @@ public enum Command: Equatable, Sendable {
     /// the account holder, which ends the sessions opened before.
     case linkPassword(ProjectID, UserID, PasswordHash, email: String)
     case purgeAnonymous(ProjectID, UserID)
+    /// Forgets an account's personal data on request (its key is destroyed) and ends it.
+    case eraseAccount(ProjectID, UserID, reason: String)
     case issueOOBCode(ProjectID, codeHash: String, OOBCodeIssued)
     case consumeOOBCode(ProjectID, codeHash: String)
     case changeProjectConfig(ProjectID, ProjectConfigChange)
@@ -58,7 +60,8 @@ public enum Command: Equatable, Sendable {
             .applyEmailCode(let project, let uid, _, _),
             .update(let project, let uid, _), .revokeRefreshToken(let project, let uid, _),
             .deleteAccount(let project, let uid, _), .batchDeleteAccount(let project, let uid, _),
-            .linkPassword(let project, let uid, _, _), .purgeAnonymous(let project, let uid):
+            .linkPassword(let project, let uid, _, _), .purgeAnonymous(let project, let uid),
+            .eraseAccount(let project, let uid, _):
             .account(project, uid)
         case .issueOOBCode(let project, let hash, _), .consumeOOBCode(let project, let hash):
             .oobCode(project, hash)

@@ -91,6 +91,10 @@ public enum Decide {
                 throw AuthError.notDue
             }
             return [.anonymousPurged(AnonymousPurged(schedule))]
+        case .eraseAccount(let project, let uid, let reason):
+            _ = try existingAccount(uid, project, state)
+            guard let erased = AccountErased(validating: reason) else { throw AuthError.invalidErasureReason }
+            return [.accountErased(erased)]
         case .issueOOBCode(let project, let codeHash, let issued):
             guard try state.oobCode(codeHash, in: project) == nil else { throw AuthError.invalidOobCode }
             return [.oobCodeIssued(issued)]

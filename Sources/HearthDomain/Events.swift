@@ -30,6 +30,8 @@ public enum EventPayload: Equatable, Sendable {
     case refreshTokenRevoked(RefreshTokenRevoked)
     case accountDeleted(AccountDeleted)
     case anonymousPurged(AnonymousPurged)
+    /// An operator forgot the account's personal data on request; the account ends with it.
+    case accountErased(AccountErased)
     indirect case oobCodeIssued(OOBCodeIssued)
     case oobCodeConsumed
     indirect case projectConfigChanged(ProjectConfigChange)
@@ -56,6 +58,7 @@ public enum EventPayload: Equatable, Sendable {
         case .refreshTokenRevoked: .refreshTokenRevoked
         case .accountDeleted: .accountDeleted
         case .anonymousPurged: .anonymousPurged
+        case .accountErased: .accountErased
         case .oobCodeIssued: .oobCodeIssued
         case .oobCodeConsumed: .oobCodeConsumed
         case .projectConfigChanged: .projectConfigChanged
@@ -263,6 +266,28 @@ public struct AccountDeleted: Equatable, Sendable, Encodable {
 
     public var by: Actor
     public init(by: Actor) { self.by = by }
+}
+
+public struct AccountErased: Equatable, Sendable, Encodable {
+    /// Why, as the operator gave it (a ticket reference, "subject request"): kept forever,
+    /// so it must not itself be personal data. The actor is in the event's metadata.
+    public var reason: String
+
+    public init(reason: String) { self.reason = reason }
+
+    /// A reason as an operator typed it: trimmed, one line of printable text, 1 to
+    /// `maxReasonLength` characters; `nil` otherwise.
+    public init?(validating reason: String) {
+        let trimmed = reason.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed()
+        let text = String(trimmed)
+        guard !text.isEmpty, text.count <= Self.maxReasonLength,
+            !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else { return nil }
+        self.init(reason: text)
+    }
+
+    /// The longest reason recorded.
+    public static let maxReasonLength = 200
 }
 
 public struct AnonymousPurged: Equatable, Sendable, Encodable {

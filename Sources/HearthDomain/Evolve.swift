@@ -62,8 +62,12 @@ public enum Evolve {
         switch payload {
         case .oobCodeIssued(let issued): return OOBCode(issued, issuedAt: at)
         case .oobCodeConsumed:
+            // A used code is kept only to be refused again: its addresses are forgotten with
+            // its key (`PersonalData.forgets`), so the fold forgets them too.
             guard var code else { return nil }
             code.consumed = true
+            code.email = ""
+            code.newEmail = nil
             return code
         default: return code
         }
@@ -134,7 +138,7 @@ extension Account {
             }
         case .refreshTokenRevoked(let revoked):
             refreshTokens.removeAll { $0 == revoked.tokenHash }
-        case .accountDeleted, .anonymousPurged:
+        case .accountDeleted, .anonymousPurged, .accountErased:
             return false
         case .oobCodeIssued, .oobCodeConsumed, .projectConfigChanged, .identityProviderSet, .identityProviderDeleted:
             break

@@ -113,6 +113,10 @@ public enum HearthRouter {
         router.get("/hearth/v1/projects/{project}/cleanup/preview") { request, context in
             try await cleanup.preview(request, context)
         }
+        let erasure = ErasureAPI(accounts: services.accounts, access: access)
+        router.post("/hearth/v1/projects/{project}/accounts/{uid}/erase") { request, context in
+            try await erasure.erase(request, context)
+        }
         if access.profile == .development {
             let emulator = EmulatorAPI(
                 projects: services.projects, accounts: services.accounts, actionCodes: services.actionCodes, access: access)

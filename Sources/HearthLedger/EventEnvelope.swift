@@ -1,3 +1,4 @@
+import Crypto
 import HearthDomain
 
 #if canImport(Glibc)
@@ -19,8 +20,16 @@ public struct EventEnvelope: Equatable, Sendable {
     public var payload: EventPayload
     public var previousHash: ChainHash
     public var hash: ChainHash
+    /// Whether the record sealed personal data, and whether its key still opens it.
+    public var personalData: PersonalDataState = .none
 
     public var event: Event { Event(stream, payload) }
+}
+
+/// A record's personal data (`PersonalData`): none, sealed and opened, or erased with its key
+/// (the payload's personal fields then hold empty values, and the metadata no client address).
+public enum PersonalDataState: Sendable, Equatable {
+    case none, sealed, erased
 }
 
 /// What a projection folds from a record: where and when, and what happened.
@@ -43,16 +52,24 @@ public struct RecordedEvent: Sendable {
     }
 }
 
-/// The stored record layout (format 1), big-endian where fixed-width:
+/// The stored record layout, big-endian where fixed-width:
 ///
 ///     u8 format | u64 sequence | i64 recordedAt | varint streamVersion | string stream
-///     | string type | varint typeVersion | metadata | bytes payload | 32 previousHash | 32 hash
+///     | string type | varint typeVersion | metadata | bytes payload | bytes sealed (format 2)
+///     | 32 previousHash | 32 hash
 ///
 /// `hash` is SHA-256 of every byte before it, previous hash included, which chains the records.
+/// Format 2 (every record written since personal data is sealed) adds `sealed`: empty, or
+/// `varint keyGeneration | 12 nonce | ciphertext | 16 tag`, AES-256-GCM under the stream's key
+/// (`StreamKeys`) with the sequence number as associated data, of `optional string clientIp
+/// | personal payload part`. On those streams the metadata's own client address is absent.
 public enum RecordFormat {
-    public static let version: UInt8 = 1
+    public static let version: UInt8 = 2
     public static let hashSize = 32
     static let headerSize = 17
+
+    /// Finds the key that sealed a record: its stream's (`PersonalData.keyOwner`) at a generation.
+    public typealias KeyLookup = (_ owner: StreamID, _ generation: UInt64) throws -> StreamKeys.Lookup
 
     /// The sequence number stored inside a record.
     public static func sequence(of record: UnsafeRawBufferPointer) throws -> UInt64 {
@@ -81,10 +98,11 @@ public enum RecordFormat {
         UnsafeRawBufferPointer(rebasing: record[..<max(0, record.count - hashSize)])
     }
 
-    /// Encodes a record up to (not including) its own hash.
+    /// Encodes a record up to (not including) its own hash. `metadata.clientIp` is written as
+    /// given: the caller leaves it out where it is sealed.
     static func encodeUnhashed(
-        sequence: UInt64, recordedAt: Int64, stream: StreamID, streamVersion: UInt64, payload: EventPayload,
-        metadata: Metadata, previousHash: ChainHash
+        sequence: UInt64, recordedAt: Int64, stream: StreamID, streamVersion: UInt64, type: EventType, payload: [UInt8],
+        metadata: Metadata, sealed: [UInt8], previousHash: ChainHash
     ) -> [UInt8] {
         var writer = ByteWriter(capacity: 256)
         writer.write(version)
@@ -92,50 +110,130 @@ public enum RecordFormat {
         writer.write(bigEndian: UInt64(bitPattern: recordedAt))
         writer.write(varint: streamVersion)
         writer.write(stream.description)
-        writer.write(payload.type.name)
-        writer.write(varint: UInt64(payload.type.version))
+        writer.write(type.name)
+        writer.write(varint: UInt64(type.version))
         writer.write(metadata.actor.rawValue)
         writer.write(metadata.actorId)
         writer.write(metadata.requestId)
         writer.write(metadata.clientIp)
-        writer.write(bytes: PayloadCodec.encode(payload))
+        writer.write(bytes: payload)
+        writer.write(bytes: sealed)
         previousHash.withBytes { writer.write(raw: $0) }
         return writer.bytes
     }
 
-    /// Decodes a whole record (hash not checked here; `LedgerVerifier` does that).
-    public static func decode(_ record: UnsafeRawBufferPointer) throws -> EventEnvelope {
+    /// The sealed part of a record: `plaintext` under `key` at `generation`, bound to `sequence`.
+    static func seal(_ plaintext: [UInt8], key: SymmetricKey, generation: UInt64, sequence: UInt64) throws -> [UInt8] {
+        let box = try AES.GCM.seal(plaintext, using: key, authenticating: associatedData(sequence))
+        var writer = ByteWriter(capacity: plaintext.count + 40)
+        writer.write(varint: generation)
+        writer.write(raw: box.nonce)
+        writer.write(raw: box.ciphertext)
+        writer.write(raw: box.tag)
+        return writer.bytes
+    }
+
+    private static func associatedData(_ sequence: UInt64) -> [UInt8] {
+        withUnsafeBytes(of: sequence.bigEndian) { Array($0) }
+    }
+
+    /// Decodes a whole record (hash not checked here; `LedgerVerifier` does that), opening its
+    /// sealed part with the key `keys` finds.
+    public static func decode(_ record: UnsafeRawBufferPointer, keys: KeyLookup) throws -> EventEnvelope {
         var reader = ByteReader(record)
         let head = try readHead(&reader) { try readStream(&$0) }
-        let metadata = Metadata(
+        var metadata = Metadata(
             actor: try reader.readEnum(), actorId: try reader.readOptionalString(),
             requestId: try reader.readOptionalString(), clientIp: try reader.readOptionalString())
-        let payload = try readPayload(&reader, head.decoder)
+        let content = try readContent(&reader, head, needsClientIp: true) { try keys($0, $1) }
+        if content.state != .none { metadata.clientIp = content.clientIp }
         let previousHash = ChainHash(buffer: try reader.readRaw(hashSize))
         let hash = ChainHash(buffer: try reader.readRaw(hashSize))
         guard reader.isAtEnd else { throw BinaryFormatError.trailingBytes(reader.remaining) }
         return EventEnvelope(
             sequence: head.sequence, stream: head.stream, streamVersion: head.streamVersion, type: head.decoder.type,
-            recordedAt: head.recordedAt, metadata: metadata, payload: payload, previousHash: previousHash, hash: hash)
+            recordedAt: head.recordedAt, metadata: metadata, payload: content.payload, previousHash: previousHash, hash: hash,
+            personalData: content.state)
     }
 
     /// Decodes what a projection folds, skipping the metadata strings and the hashes: the
     /// rebuild's hot path. The record's layout is still checked to its last byte. `streams`
-    /// remembers the last stream read, so a run of one stream's records parses its name once.
-    public static func decodeRecordedEvent(_ record: UnsafeRawBufferPointer, streams: inout StreamCache) throws -> RecordedEvent {
+    /// remembers the last stream read, and its key, so a run of one stream's records parses
+    /// its name and unwraps its key once; a sealed part holding only a client address is not
+    /// opened at all.
+    public static func decodeRecordedEvent(_ record: UnsafeRawBufferPointer, streams: inout StreamCache, keys: KeyLookup)
+        throws -> RecordedEvent
+    {
         var reader = ByteReader(record)
         let head = try readHead(&reader) { try streams.stream(&$0) }
         _ = try reader.readByteString()
         for _ in 0..<3 { _ = try reader.readOptional { try $0.readByteString() } }
-        let payload = try readPayload(&reader, head.decoder)
+        let content = try readContent(&reader, head, needsClientIp: false) { owner, generation in
+            if let cached = streams.key, cached.generation == generation { return cached.lookup }
+            let lookup = try keys(owner, generation)
+            streams.key = (generation, lookup)
+            return lookup
+        }
         guard reader.remaining == 2 * hashSize else { throw BinaryFormatError.truncated(at: reader.offset) }
-        return RecordedEvent(sequence: head.sequence, stream: head.stream, recordedAt: head.recordedAt, payload: payload)
+        return RecordedEvent(sequence: head.sequence, stream: head.stream, recordedAt: head.recordedAt, payload: content.payload)
+    }
+
+    private struct Content {
+        var payload: EventPayload
+        var state: PersonalDataState
+        var clientIp: String?
+    }
+
+    /// The payload, and the personal part sealed after it (format 2).
+    private static func readContent(_ reader: inout ByteReader, _ head: Head, needsClientIp: Bool, keys: KeyLookup) throws
+        -> Content
+    {
+        let open = try reader.readByteString()
+        let decoder = head.decoder
+        guard head.format == 2 else {
+            guard !decoder.sealsPersonalData else { throw BinaryFormatError.invalid("sealed type in format 1", at: reader.offset) }
+            return Content(payload: try decoder.decode(open), state: .none)
+        }
+        let sealed = try reader.readByteString()
+        guard !sealed.isEmpty else {
+            guard !decoder.sealsPersonalData else { throw BinaryFormatError.invalid("missing sealed part", at: reader.offset) }
+            return Content(payload: try decoder.decode(open), state: .none)
+        }
+        guard decoder.sealsPersonalData || needsClientIp else { return Content(payload: try decoder.decode(open), state: .sealed) }
+        var part = ByteReader(sealed)
+        let generation = try part.readVarint()
+        guard let owner = PersonalData.keyOwner(of: head.stream) else {
+            throw BinaryFormatError.invalid("sealed part on \(head.stream)", at: reader.offset)
+        }
+        guard case .key(let key) = try keys(owner, generation) else {
+            return Content(payload: try decoder.decode(open, personal: .erased), state: .erased)
+        }
+        guard part.remaining >= 28 else { throw BinaryFormatError.truncated(at: reader.offset) }
+        let plaintext: [UInt8]
+        do {
+            let nonce = try AES.GCM.Nonce(data: try part.readRaw(12))
+            let ciphertext = try part.readRaw(part.remaining - 16)
+            let box = try AES.GCM.SealedBox(nonce: nonce, ciphertext: ciphertext, tag: try part.readRaw(16))
+            plaintext = Array(try AES.GCM.open(box, using: key, authenticating: associatedData(head.sequence)))
+        } catch {
+            throw LedgerKeyError.unreadableSealedRecord(sequence: head.sequence)
+        }
+        return try plaintext.withUnsafeBytes { bytes in
+            var opened = ByteReader(bytes)
+            let clientIp = try opened.readOptionalString()
+            let rest = UnsafeRawBufferPointer(rebasing: bytes[opened.offset...])
+            guard decoder.sealsPersonalData || rest.isEmpty else { throw BinaryFormatError.trailingBytes(rest.count) }
+            let payload = try decoder.decode(open, personal: .opened(rest))
+            return Content(payload: payload, state: .sealed, clientIp: clientIp)
+        }
     }
 
     /// The stream a run of records last named, and its stored bytes.
     public struct StreamCache {
         private var bytes: [UInt8] = []
         private var stream: StreamID?
+        /// The key found for the stream, at the generation it was asked for.
+        fileprivate var key: (generation: UInt64, lookup: StreamKeys.Lookup)?
 
         public init() {}
 
@@ -147,6 +245,7 @@ public enum RecordFormat {
                 return stream
             }
             let parsed = try RecordFormat.parseStream(name, at: reader.offset)
+            key = nil
             bytes.removeAll(keepingCapacity: true)
             bytes.append(contentsOf: name)
             stream = parsed
@@ -155,6 +254,7 @@ public enum RecordFormat {
     }
 
     private struct Head {
+        var format: UInt8
         var sequence: UInt64
         var recordedAt: Int64
         var streamVersion: UInt64
@@ -164,14 +264,10 @@ public enum RecordFormat {
 
     private static func readHead(_ reader: inout ByteReader, stream: (inout ByteReader) throws -> StreamID) throws -> Head {
         let format = try reader.readByte()
-        guard format == version else { throw BinaryFormatError.invalid("record format \(format)", at: 0) }
+        guard format == 1 || format == version else { throw BinaryFormatError.invalid("record format \(format)", at: 0) }
         return Head(
-            sequence: try reader.readBigEndianUInt64(), recordedAt: Int64(bitPattern: try reader.readBigEndianUInt64()),
+            format: format, sequence: try reader.readBigEndianUInt64(), recordedAt: Int64(bitPattern: try reader.readBigEndianUInt64()),
             streamVersion: try reader.readVarint(), stream: try stream(&reader), decoder: try readType(&reader))
-    }
-
-    private static func readPayload(_ reader: inout ByteReader, _ decoder: PayloadCodec.Decoder) throws -> EventPayload {
-        try decoder.decode(try reader.readByteString())
     }
 
     private static func readStream(_ reader: inout ByteReader) throws -> StreamID {

@@ -18,6 +18,19 @@ public enum EventJSON {
         String(decoding: try encoder.encode(PayloadJSON(payload)), as: UTF8.self)
     }
 
+    /// A recorded event's payload object, its erased fields left out.
+    public static func payload(of envelope: EventEnvelope) throws -> String {
+        guard envelope.personalData == .erased else { return try payload(envelope.payload) }
+        return String(decoding: try encoder.encode(try erasedPayload(envelope)), as: UTF8.self)
+    }
+
+    /// The payload without the erased fields: they are named, never shown as the placeholders
+    /// they decode to.
+    private static func erasedPayload(_ envelope: EventEnvelope) throws -> JSONTree {
+        let tree = try JSONDecoder().decode(JSONTree.self, from: try encoder.encode(PayloadJSON(envelope.payload)))
+        return tree.removing(PersonalData.fields(of: envelope.type))
+    }
+
     public static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -31,7 +44,7 @@ public enum EventJSON {
 
         enum CodingKeys: String, CodingKey {
             case sequence, stream, streamVersion, type, version, recordedAt, recordedAtMs, metadata, payload
-            case previousHash, hash
+            case previousHash, hash, erased
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -44,7 +57,12 @@ public enum EventJSON {
             try container.encode(Timestamp.iso8601(milliseconds: envelope.recordedAt), forKey: .recordedAt)
             try container.encode(envelope.recordedAt, forKey: .recordedAtMs)
             try container.encode(envelope.metadata, forKey: .metadata)
-            try container.encode(PayloadJSON(envelope.payload), forKey: .payload)
+            if envelope.personalData == .erased {
+                try container.encode(try EventJSON.erasedPayload(envelope), forKey: .payload)
+                try container.encode(PersonalData.fields(of: envelope.type) + [PersonalData.metadataField], forKey: .erased)
+            } else {
+                try container.encode(PayloadJSON(envelope.payload), forKey: .payload)
+            }
             try container.encode(hex(envelope.previousHash), forKey: .previousHash)
             try container.encode(hex(envelope.hash), forKey: .hash)
         }
@@ -75,12 +93,70 @@ public enum EventJSON {
             case .refreshTokenRevoked(let event): try event.encode(to: encoder)
             case .accountDeleted(let event): try event.encode(to: encoder)
             case .anonymousPurged(let event): try event.encode(to: encoder)
+            case .accountErased(let event): try event.encode(to: encoder)
             case .oobCodeIssued(let event): try event.encode(to: encoder)
             case .projectConfigChanged(let event): try event.encode(to: encoder)
             case .identityProviderSet(let event): try event.encode(to: encoder)
             case .identityProviderDeleted(let event): try event.encode(to: encoder)
             }
         }
+    }
+}
+
+/// A JSON value as a tree, to drop fields from an encoded payload by path.
+private enum JSONTree: Codable {
+    case object([String: JSONTree])
+    case array([JSONTree])
+    case string(String)
+    case number(Double)
+    case integer(Int64)
+    case bool(Bool)
+    case null
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Int64.self) {
+            self = .integer(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([JSONTree].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: JSONTree].self))
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .object(let value): try container.encode(value)
+        case .array(let value): try container.encode(value)
+        case .string(let value): try container.encode(value)
+        case .number(let value): try container.encode(value)
+        case .integer(let value): try container.encode(value)
+        case .bool(let value): try container.encode(value)
+        case .null: try container.encodeNil()
+        }
+    }
+
+    /// The tree without the members at `paths` ("email", "provider.federatedId").
+    func removing(_ paths: [String]) -> JSONTree {
+        guard case .object(var members) = self else { return self }
+        for path in paths {
+            let parts = path.split(separator: ".", maxSplits: 1).map(String.init)
+            if parts.count == 1 {
+                members[parts[0]] = nil
+            } else if let inner = members[parts[0]] {
+                members[parts[0]] = inner.removing([parts[1]])
+            }
+        }
+        return .object(members)
     }
 }
 

@@ -3,15 +3,23 @@ import HearthDomain
 import LMDB
 
 /// The append-only event log: `events` (global sequence -> record) and `streams`
-/// (stream + stream version -> sequence). Nothing here is ever updated or deleted.
+/// (stream + stream version -> sequence). Nothing in them is ever updated or deleted. Beside
+/// them, `keys` holds each stream's data key, which seals its personal data and is destroyed
+/// to forget it (`PersonalData`).
 public struct Ledger: Sendable {
     public let events: Database<BigEndianUInt64, [UInt8]>
     public let streams: Database<[UInt8], BigEndianUInt64>
+    public let keys: StreamKeys
 
-    public static func open(_ environment: Environment) throws -> Ledger {
-        Ledger(
+    /// `ledgerKey` (32 bytes, the data directory's `ledger-key`) wraps the streams' keys; `nil`
+    /// opens a ledger whose sealed records can not be read or written (to look at its key table).
+    public static func open(_ environment: Environment, ledgerKey: [UInt8]?) throws -> Ledger {
+        precondition(ledgerKey == nil || ledgerKey?.count == 32, "a ledger key is 32 bytes")
+        return Ledger(
             events: try environment.openDatabase(named: "ledger.events"),
-            streams: try environment.openDatabase(named: "ledger.streams"))
+            streams: try environment.openDatabase(named: "ledger.streams"),
+            keys: StreamKeys(
+                table: try environment.openDatabase(named: StreamKeys.tableName), ledgerKey: ledgerKey.map(SymmetricKey.init)))
     }
 
     public struct Head: Equatable, Sendable {
@@ -55,6 +63,9 @@ public struct Ledger: Sendable {
 
     /// Appends `payloads` to `stream` if its version is as expected. Sequence numbers are
     /// assigned here, inside the write transaction, so they are gapless and in commit order.
+    /// Personal data is sealed under the stream's key (made with its first sealed event), and
+    /// an event that forgets destroys the key in this same transaction: no crash can leave the
+    /// event recorded and the key alive, or the other way round.
     public func append(
         _ payloads: [EventPayload], to stream: StreamID, expecting expected: ExpectedVersion = .any,
         metadata: Metadata, at now: Int64, in txn: WriteTransaction
@@ -67,28 +78,64 @@ public struct Ledger: Sendable {
         let recordedAt = max(now, head.recordedAt)
         var appended: [EventEnvelope] = []
         appended.reserveCapacity(payloads.count)
+        let owner = PersonalData.keyOwner(of: stream)
+        var sealingKey: (generation: UInt64, key: SymmetricKey)?
         for (offset, payload) in payloads.enumerated() {
             let sequence = head.sequence + 1
             let streamVersion = current + UInt64(offset) + 1
+            let parts = PayloadCodec.encode(payload)
+            var recorded = metadata
+            var open = metadata
+            var sealed: [UInt8] = []
+            if let owner {
+                open.clientIp = nil
+                if PersonalData.forgets(payload) {
+                    recorded.clientIp = nil
+                } else if parts.personal != nil || metadata.clientIp != nil {
+                    if sealingKey == nil { sealingKey = try keys.sealingKey(for: owner, in: txn) }
+                    var plaintext = ByteWriter(capacity: 128)
+                    plaintext.write(metadata.clientIp)
+                    plaintext.write(raw: parts.personal ?? [])
+                    sealed = try RecordFormat.seal(
+                        plaintext.bytes, key: sealingKey!.key, generation: sealingKey!.generation, sequence: sequence)
+                }
+            }
             var record = RecordFormat.encodeUnhashed(
-                sequence: sequence, recordedAt: recordedAt, stream: stream, streamVersion: streamVersion,
-                payload: payload, metadata: metadata, previousHash: head.hash)
+                sequence: sequence, recordedAt: recordedAt, stream: stream, streamVersion: streamVersion, type: payload.type,
+                payload: parts.open, metadata: open, sealed: sealed, previousHash: head.hash)
             let hash = ChainHash(SHA256.hash(data: record))
             record.append(contentsOf: hash)
             try txn.put(events, BigEndianUInt64(sequence), record, options: .append)
             try txn.put(streams, Self.streamKey(stream, streamVersion), BigEndianUInt64(sequence), options: .noOverwrite)
+            if let owner, PersonalData.forgets(payload) {
+                try keys.destroy(owner, in: txn)
+                sealingKey = nil
+            }
             appended.append(
                 EventEnvelope(
                     sequence: sequence, stream: stream, streamVersion: streamVersion, type: payload.type,
-                    recordedAt: recordedAt, metadata: metadata, payload: payload, previousHash: head.hash, hash: hash))
+                    recordedAt: recordedAt, metadata: recorded, payload: payload, previousHash: head.hash, hash: hash,
+                    personalData: sealed.isEmpty ? .none : .sealed))
             head = Head(sequence: sequence, hash: hash, recordedAt: recordedAt)
         }
         return appended
     }
 
+    /// Decodes a record, its personal data opened with its stream's key (or erased with it).
+    public func decode(_ record: UnsafeRawBufferPointer, in txn: some Transaction) throws -> EventEnvelope {
+        try RecordFormat.decode(record) { try keys.key(for: $0, generation: $1, in: txn) }
+    }
+
+    /// What a projection folds from a record (`RecordFormat.decodeRecordedEvent`).
+    public func decodeRecordedEvent(
+        _ record: UnsafeRawBufferPointer, streams: inout RecordFormat.StreamCache, in txn: some Transaction
+    ) throws -> RecordedEvent {
+        try RecordFormat.decodeRecordedEvent(record, streams: &streams) { try keys.key(for: $0, generation: $1, in: txn) }
+    }
+
     public func envelope(at sequence: UInt64, in txn: some Transaction) throws -> EventEnvelope? {
         try txn.withValue(events, forKey: BigEndianUInt64(sequence)) { record in
-            try record.map(RecordFormat.decode)
+            try record.map { try decode($0, in: txn) }
         }
     }
 
@@ -120,7 +167,7 @@ public struct Ledger: Sendable {
     public func forEachEvent(
         from sequence: UInt64 = 1, in txn: some Transaction, _ body: (EventEnvelope) throws -> IterationControl
     ) throws {
-        try forEachRecord(from: sequence, in: txn) { _, record in try body(try RecordFormat.decode(record)) }
+        try forEachRecord(from: sequence, in: txn) { _, record in try body(try decode(record, in: txn)) }
     }
 
     /// One stream's events, in stream order: O(events in the stream), whatever the ledger's size.

@@ -124,7 +124,7 @@ public struct ProjectionMaintenance: Sendable {
         try environment.read { txn in
             try ledger.forEachRecord(downFrom: sequences.upperBound, in: txn) { sequence, record in
                 guard sequence >= sequences.lowerBound else { return .stop }
-                events.append(try RecordFormat.decodeRecordedEvent(record, streams: &streams))
+                events.append(try ledger.decodeRecordedEvent(record, streams: &streams, in: txn))
                 return sequence == sequences.lowerBound ? .stop : .continue
             }
         }

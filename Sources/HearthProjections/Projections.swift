@@ -8,8 +8,9 @@ public struct Projections: Sendable {
     /// Bump when a record layout or index changes: the daemon then rebuilds on start.
     /// 5: cleanup schedules record their rule; project configs their cleanup period and
     /// email privacy; purges are counted per day. 6: accounts keep their initial email.
-    /// 7: project configs keep their apps' Team IDs and signing certificates.
-    public static let formatVersion: UInt64 = 7
+    /// 7: project configs keep their apps' Team IDs and signing certificates. 8: a used action
+    /// code keeps no address (its key is destroyed; `PersonalData`).
+    public static let formatVersion: UInt64 = 8
 
     public typealias Table = Database<[UInt8], [UInt8]>
 

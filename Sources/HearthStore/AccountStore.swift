@@ -54,7 +54,10 @@ public final class AccountStore: Sendable {
         let environment = try translatingErrors { try Environment(path: directory.path, options: environmentOptions) }
         self.environment = environment
         do {
-            (ledger, projections) = try translatingErrors { (try Ledger.open(environment), try Projections.open(environment)) }
+            (ledger, projections) = try translatingErrors {
+                let ledgerKey = try LedgerKeyFile.load(directory, environment: environment, create: !options.readOnly)
+                return (try Ledger.open(environment, ledgerKey: ledgerKey), try Projections.open(environment))
+            }
         } catch {
             environment.close()
             throw error

@@ -45,13 +45,21 @@ public struct DataDirectory: Sendable, Equatable, CustomStringConvertible {
     /// LMDB's reader table: never copied (it describes this machine's processes).
     var readerTableFile: String { path + "/lock.mdb" }
 
-    /// The key files present: signing keys and the secrets key. A backup copies them with the
+    /// The key that wraps every stream's data key in the ledger (32 random bytes), created with
+    /// the ledger. Without it no sealed personal data can be read: back it up with the ledger.
+    /// Not the secrets key: that one belongs to the auth layer, is made only when a provider
+    /// secret is first sealed, and also keys the fingerprints admins see; one key per purpose
+    /// keeps a rotation of either from touching the other.
+    public var ledgerKeyFile: String { path + "/" + Self.ledgerKeyFileName }
+    public static let ledgerKeyFileName = "ledger-key"
+
+    /// The key files present: signing keys, the ledger key and the secrets key. A backup copies them with the
     /// ledger; without them the restored tokens would not verify and sealed secrets not open.
     public var keyFileNames: [String] { DurableFiles.names(in: path).filter(Self.isKeyFileName) }
 
-    /// `signing-key-<algorithm>.pem` or `secrets-key`.
+    /// `signing-key-<algorithm>.pem`, `ledger-key` or `secrets-key`.
     public static func isKeyFileName(_ name: String) -> Bool {
-        (name.hasPrefix("signing-key-") && name.hasSuffix(".pem")) || name == "secrets-key"
+        (name.hasPrefix("signing-key-") && name.hasSuffix(".pem")) || name == "secrets-key" || name == ledgerKeyFileName
     }
 
     /// Whether a ledger was ever written here.

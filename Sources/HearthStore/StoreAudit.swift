@@ -87,7 +87,7 @@ public struct StoreAudit: Sendable {
             try store.environment.read { txn in
                 try ledger.forEachRecord(from: start, in: txn) { sequence, record in
                     if let until = filter.until, try RecordFormat.recordedAt(of: record) > until { return .stop }
-                    try visit(try RecordFormat.decode(record))
+                    try visit(try ledger.decode(record, in: txn))
                     seen += 1
                     if seen == batch {
                         next = sequence + 1

@@ -9,6 +9,8 @@ import LMDB
 public enum StoreError: Error, Equatable, CustomStringConvertible {
     /// A read-only open of a directory that holds no ledger.
     case noLedger(directory: String)
+    /// The ledger sealed personal data, and the data directory's ledger key is gone.
+    case ledgerKeyMissing(directory: String)
     /// A key or value past LMDB's limits (keys are at most 511 bytes): bad input that slipped
     /// past validation, never a server fault.
     case valueTooLarge
@@ -42,6 +44,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .noLedger(let directory): "no Hearth ledger in \(directory) (data.mdb not found)"
+        case .ledgerKeyMissing(let directory):
+            "\(directory)/\(DataDirectory.ledgerKeyFileName) is missing, and the ledger's personal data is sealed under it: restore it from the backup it was copied to"
         case .valueTooLarge: "a value is too long to store"
         case .full: "the data file reached its maximum size"
         case .diskFull: "the data directory's disk is full"
@@ -86,6 +90,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
             case .interrupted: self = .interrupted
             }
         case let error as BinaryFormatError: self = .unreadable("\(error)")
+        case let error as LedgerKeyError: self = .unreadable(error.description)
         case let error as DurableFiles.Failure: self = .storage(error.description)
         case let error as EnvironmentError: self = .storage(error.description)
         default: return nil

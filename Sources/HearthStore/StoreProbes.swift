@@ -39,7 +39,7 @@ public enum StoreProbes {
             try store.environment.read { txn in
                 try txn.forEach(store.ledger.events) { _, record in
                     checksum &+= record.count &+ Int(record[record.count - 1])
-                    if decoding { checksum &+= Int(try RecordFormat.decode(record).streamVersion) }
+                    if decoding { checksum &+= Int(try store.ledger.decode(record, in: txn).streamVersion) }
                     scanned += 1
                     return .continue
                 }

@@ -21,12 +21,15 @@ public struct StoredEvent: Equatable, Sendable {
     /// SHA-256 of the record, previous hash included, in hex.
     public var hash: String { hex(envelope.hash) }
     public var previousHash: String { hex(envelope.previousHash) }
+    /// Whether the event's personal data was erased (its key destroyed): the payload's
+    /// personal fields (`PersonalData.fields`) then hold empty values.
+    public var isErased: Bool { envelope.personalData == .erased }
 
     /// The audit line: one JSON object with sorted keys, as `schemas/` describes it.
     public func jsonLine() throws -> String { try EventJSON.line(envelope) }
 
     /// Just the payload as a JSON object, e.g. `{"reason":"email_link_verified"}`.
-    public func payloadJSON() throws -> String { try EventJSON.payload(envelope.payload) }
+    public func payloadJSON() throws -> String { try EventJSON.payload(of: envelope) }
 }
 
 /// The ledger's last event: its sequence number (0 when empty), hash (hex) and time.

@@ -37,6 +37,7 @@ public enum SampleEvents {
         .refreshTokenRevoked(RefreshTokenRevoked(tokenHash: String(repeating: "ab", count: 32))),
         .accountDeleted(AccountDeleted(by: .user)),
         .anonymousPurged(AnonymousPurged(dueAt: 99, rule: .existedWhenCleanupTurnedOn, since: 9)),
+        .accountErased(AccountErased(reason: "subject request #12")),
         .oobCodeIssued(OOBCodeIssued(requestType: .emailSignIn, email: "o@x.io", expiresAt: 5)),
         .oobCodeIssued(
             OOBCodeIssued(requestType: .verifyAndChangeEmail, email: "o@x.io", uid: UserID("u1"), newEmail: "p@x.io", expiresAt: 6)),

@@ -4,11 +4,36 @@ import HearthStore
 import HearthTools
 import HearthWire
 
-/// `hearth users export|import`: a project's users in and out, in `firebase auth:export`'s JSON.
+/// `hearth users export|import|erase`: a project's users in and out, in `firebase auth:export`'s
+/// JSON; one user's personal data forgotten on request.
 struct Users: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Move a project's users out of or into Hearth, in the JSON of firebase auth:export / auth:import.",
-        subcommands: [Export.self, Import.self])
+        abstract: "Move a project's users out of or into Hearth (firebase auth:export / auth:import JSON); erase one on request.",
+        subcommands: [Export.self, Import.self, Erase.self])
+
+    struct Erase: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Forget one user's personal data on request (right to erasure), through the running daemon.",
+            discussion: """
+                The account's key is destroyed in the same write as an account.erased event that records the admin \
+                and the reason, and the account ends as a deletion ends it. Its history keeps its shape (types, \
+                times, actors) and the chain still verifies; its personal data can no longer be read. The reason is \
+                kept forever: give a ticket reference, not personal data.
+                """)
+
+        @OptionGroup var daemon: DaemonOptions
+        @OptionGroup var project: Audit.ProjectOption
+        @Option(help: "The account to erase.") var uid: UserID
+        @Option(help: "Why (1-200 characters, kept forever), e.g. a ticket reference.") var reason: String
+
+        func run() throws {
+            let path = "/hearth/v1/projects/\(project.project)/accounts/\(FormEncoding.percentEncoded(uid.rawValue))/erase"
+            _ = try daemon.call("POST", path, .object(["reason": .string(reason)]))
+            let out = Output.standardOutput
+            out.line("erased \(uid) in \(project.project): its personal data can no longer be read")
+            out.flush()
+        }
+    }
 
     struct Export: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

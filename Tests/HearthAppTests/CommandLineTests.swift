@@ -93,7 +93,7 @@ struct CommandLineTests {
 
         // Flip one byte of event 5, as an attacker with file access might.
         let environment = try Environment(path: data)
-        let ledger = try Ledger.open(environment)
+        let ledger = try Ledger.open(environment, ledgerKey: nil)
         try environment.writer.perform { txn in
             var record = try txn.get(ledger.events, BigEndianUInt64(5)) ?? []
             record[record.count / 3] ^= 0x20

@@ -44,8 +44,8 @@ struct CrashSafetyTests {
     }
 
     /// The scheduler purging 20,000 due accounts in batches of 32 is SIGKILLed five times; after
-    /// each kill every account is either still there, never purged, or gone with exactly one
-    /// `account.anonymous_purged`; the chain verifies and a rebuild reproduces the projections.
+    /// each kill every account is either still there, never purged, with its key, or gone with
+    /// exactly one `account.anonymous_purged` and its key destroyed; the chain verifies and a rebuild reproduces the projections.
     /// A last run purges the rest, each account once.
     @Test func killedCleanupPurgesEachAccountOnce() throws {
         let directory = TemporaryDirectory("crash-purge")
@@ -61,6 +61,9 @@ struct CrashSafetyTests {
                 let purges = try store.audit.events(of: .account(project, uid)).filter { $0.type.name == "account.anonymous_purged" }
                 let exists = try store.read { try $0.account(uid, in: project) } != nil
                 #expect(purges.count == (exists ? 0 : 1), "\(round): \(uid) exists \(exists), purged \(purges.count) times")
+                // The purge and its key's destruction are one write: never one without the other.
+                let key = try store.environment.read { try store.ledger.keys.state(of: .account(project, uid), in: $0) }
+                #expect(key == (exists ? .live(generation: 1) : .destroyed(generation: 1)), "\(round): \(uid) \(key)")
                 if exists { left += 1 }
             }
             return left

@@ -10,7 +10,7 @@ struct ConfigChangedV2Tests {
             emailPasswordEnabled: false, linkDomains: ["links.x.io"], anonymousCleanupPeriodSeconds: 60, iosBundleIds: ["io.x.app"],
             androidPackages: ["io.x.android"])
         // v2's layout is v3's without the two trailing (absent) app lists.
-        let v3 = PayloadCodec.encode(.projectConfigChanged(change))
+        let v3 = PayloadCodec.encode(.projectConfigChanged(change)).open
         let v2 = Array(v3.dropLast(2))
         let decoded = try v2.withUnsafeBytes { try PayloadCodec.decode(.projectConfigChangedV2, from: $0) }
         #expect(decoded == .projectConfigChanged(change))

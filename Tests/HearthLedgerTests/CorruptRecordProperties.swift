@@ -9,11 +9,21 @@ import Testing
 /// and payloads at random.
 @Suite("ledger: corrupt records are errors, not crashes")
 struct CorruptRecordProperties {
-    static let records: [[UInt8]] = {
+    /// The ledger stays open for the suite: damaged records are decoded with its keys, so
+    /// their sealed parts are opened too.
+    static let ledger: (Environment, Ledger, TemporaryDirectory) = {
         let directory = TemporaryDirectory("corrupt")
         let environment = try! Environment(path: directory.path)
-        defer { environment.close() }
-        let ledger = try! Ledger.open(environment)
+        return (environment, try! Ledger.open(environment, ledgerKey: [UInt8](repeating: 9, count: 32)), directory)
+    }()
+
+    static func decode(_ record: [UInt8]) throws -> EventEnvelope {
+        let (environment, ledger, _) = Self.ledger
+        return try environment.read { txn in try record.withUnsafeBytes { try ledger.decode($0, in: txn) } }
+    }
+
+    static let records: [[UInt8]] = {
+        let (environment, ledger, _) = Self.ledger
         let project = ProjectID("fuzz")!
         return try! environment.writer.perform { txn in
             try SampleEvents.all.flatMap { payload in
@@ -42,7 +52,7 @@ struct CorruptRecordProperties {
         await propertyCheck(count: 400, input: Gen.int(in: 0...Self.records.count - 1), Gen.int(in: 0...1_000_000).array(of: 1...6)) {
             index, numbers in
             let damaged = Self.mutate(Self.records[index], numbers)
-            let envelope = damaged.withUnsafeBytes { try? RecordFormat.decode($0) }
+            let envelope = try? Self.decode(damaged)
             if damaged == Self.records[index] { #expect(envelope != nil) }
         }
     }
@@ -52,6 +62,7 @@ struct CorruptRecordProperties {
             let bytes = numbers.map { UInt8($0) }
             for decoder in PayloadCodec.decoders {
                 _ = bytes.withUnsafeBytes { try? decoder.decode($0) }
+                _ = bytes.withUnsafeBytes { try? decoder.decode($0, personal: .opened($0)) }
             }
         }
     }
@@ -66,6 +77,6 @@ struct CorruptRecordProperties {
         writer.write("project/fuzz")
         writer.write("project.config_changed")
         writer.write(varint: UInt64.max)
-        #expect(throws: BinaryFormatError.self) { try writer.bytes.withUnsafeBytes { try RecordFormat.decode($0) } }
+        #expect(throws: BinaryFormatError.self) { try Self.decode(writer.bytes) }
     }
 }

@@ -10,11 +10,12 @@ struct LedgerTests {
     let directory = TemporaryDirectory("ledger")
     let project = ProjectID("ledger-test")!
     let metadata = Metadata(actor: .admin, actorId: "owner", requestId: "r-1", clientIp: "127.0.0.1")
+    static let ledgerKey = [UInt8](repeating: 7, count: 32)
 
     func withLedger(_ body: (Environment, Ledger) throws -> Void) throws {
         let environment = try Environment(path: directory.path)
         defer { environment.close() }
-        try body(environment, try Ledger.open(environment))
+        try body(environment, try Ledger.open(environment, ledgerKey: Self.ledgerKey))
     }
 
     @Test func everyEventTypeHasASampleAndRoundTrips() throws {
@@ -22,9 +23,11 @@ struct LedgerTests {
         #expect(sampled.isSuperset(of: EventType.all))
         #expect(sampled.isSubset(of: EventType.all + EventType.historical))
         for payload in SampleEvents.all {
-            let bytes = PayloadCodec.encode(payload)
-            let decoded = try bytes.withUnsafeBytes { try PayloadCodec.decode(payload.type, from: $0) }
+            let parts = PayloadCodec.encode(payload)
+            let decoded = try parts.open.withUnsafeBytes { try PayloadCodec.decode(payload.type, from: $0, personal: parts.personal) }
             #expect(decoded == payload)
+            // A version that seals has a personal part, one that does not has none.
+            #expect((parts.personal != nil) == !PersonalData.fields(of: payload.type).isEmpty)
         }
     }
 
@@ -83,6 +86,39 @@ struct LedgerTests {
         #expect(unlink == .providerUnlinked(ProviderUnlinked(providerId: "github.com", reason: .unlinked)))
     }
 
+    /// Records written before personal data was sealed (format 1) read as they were: plain.
+    @Test func format1RecordsReadAsPlainText() throws {
+        var record = ByteWriter()
+        record.write(UInt8(1))
+        record.write(bigEndian: 1)
+        record.write(bigEndian: 5)
+        record.write(varint: 1)
+        record.write("account/ledger-test/old")
+        record.write("account.email_verified")
+        record.write(varint: 1)
+        record.write("end_user")
+        record.write("old" as String?)
+        record.write(nil as String?)
+        record.write("198.51.100.7" as String?)
+        var payload = ByteWriter()
+        payload.write("old@x.io")
+        record.write(bytes: payload.bytes)
+        record.write(raw: [UInt8](repeating: 0, count: 64))
+        try withLedger { environment, ledger in
+            let envelope = try environment.read { txn in try record.bytes.withUnsafeBytes { try ledger.decode($0, in: txn) } }
+            #expect(envelope.payload == .emailVerified(EmailVerified(email: "old@x.io")))
+            #expect(envelope.metadata.clientIp == "198.51.100.7" && envelope.personalData == .none)
+            // A sealing version in a format 1 record is damage, not an erased event.
+            var sealingType = ByteWriter()
+            sealingType.write(raw: record.bytes.prefix(9 + 8 + 1 + 24 + 23))
+            sealingType.write(varint: 2)
+            sealingType.write(raw: record.bytes.dropFirst(9 + 8 + 1 + 24 + 23 + 1))
+            #expect(throws: BinaryFormatError.self) {
+                try environment.read { txn in try sealingType.bytes.withUnsafeBytes { try ledger.decode($0, in: txn) } }
+            }
+        }
+    }
+
     @Test func unknownTypesAndTruncatedPayloadsAreErrorsNotGuesses() throws {
         #expect(throws: BinaryFormatError.unknownEventType("account.teleported", version: 1)) {
             try [UInt8]().withUnsafeBytes { try PayloadCodec.decode(EventType("account.teleported", version: 1), from: $0) }
@@ -90,9 +126,12 @@ struct LedgerTests {
         #expect(throws: BinaryFormatError.unknownEventType("account.created", version: 9)) {
             try [UInt8]().withUnsafeBytes { try PayloadCodec.decode(EventType("account.created", version: 9), from: $0) }
         }
-        let bytes = PayloadCodec.encode(SampleEvents.all[1])
+        let parts = PayloadCodec.encode(SampleEvents.all[1])
         #expect(throws: BinaryFormatError.self) {
-            try bytes.dropLast().withUnsafeBytes { try PayloadCodec.decode(.accountCreated, from: $0) }
+            try parts.open.dropLast().withUnsafeBytes { try PayloadCodec.decode(.accountCreated, from: $0, personal: parts.personal) }
+        }
+        #expect(throws: BinaryFormatError.self) {
+            try parts.open.withUnsafeBytes { try PayloadCodec.decode(.accountCreated, from: $0, personal: parts.personal! + [0]) }
         }
     }
 

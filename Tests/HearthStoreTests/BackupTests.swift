@@ -38,14 +38,14 @@ struct BackupTests {
         try "key material".write(toFile: test.directory.path + "/secrets-key", atomically: false, encoding: .utf8)
         let target = TemporaryDirectory("backup-target")
         let files = try test.store.backUp(into: target.path + "/copy")
-        #expect(files.map(\.name) == ["data.mdb", "secrets-key"])
+        #expect(files.map(\.name) == ["data.mdb", "ledger-key", "secrets-key"])
         // Written after the backup: not in it.
         try history(test, accounts: 5, from: 50)
 
         let restoredDirectory = TemporaryDirectory("restored")
         let directory = DataDirectory(restoredDirectory.path)
         #expect(try restore(target.path + "/copy", into: directory) == nil)
-        #expect(DurableFiles.names(in: restoredDirectory.path) == ["data.mdb", "hearth.lock", "secrets-key"])
+        #expect(DurableFiles.names(in: restoredDirectory.path) == ["data.mdb", "hearth.lock", "ledger-key", "secrets-key"])
         let restored = try directory.open(as: "test")
         defer { restored.close() }
         #expect(try restored.ledgerHead().sequence == 50 + 17)
@@ -115,8 +115,11 @@ struct BackupTests {
         let path = live.directory.path
         let oldLedger = FileManager.default.contents(atPath: path + "/data.mdb")
         try FileManager.default.createDirectory(atPath: path + "/restore-staging-0001", withIntermediateDirectories: false)
-        try FileManager.default.copyItem(atPath: other.directory.path + "/data.mdb", toPath: path + "/restore-staging-0001/data.mdb")
-        try "restore-staging-0001\nprevious-1\ndata.mdb\n".write(toFile: path + "/restore-swap", atomically: false, encoding: .utf8)
+        for name in ["data.mdb", "ledger-key"] {
+            try FileManager.default.copyItem(atPath: other.directory.path + "/" + name, toPath: path + "/restore-staging-0001/" + name)
+        }
+        try "restore-staging-0001\nprevious-1\ndata.mdb\nledger-key\n".write(
+            toFile: path + "/restore-swap", atomically: false, encoding: .utf8)
         try FileManager.default.createDirectory(atPath: path + "/previous-1", withIntermediateDirectories: false)
         try FileManager.default.moveItem(atPath: path + "/data.mdb", toPath: path + "/previous-1/data.mdb")
 
@@ -124,8 +127,8 @@ struct BackupTests {
         let finished = try live.dataDirectory.open(as: "test")
         defer { finished.close() }
         #expect(try finished.maintenance.digest() == digest)
-        #expect(DurableFiles.names(in: path) == ["data.mdb", "hearth.lock", "lock.mdb", "previous-1"])
-        #expect(DurableFiles.names(in: path + "/previous-1") == ["data.mdb", "signing-key-rs256.pem"])
+        #expect(DurableFiles.names(in: path) == ["data.mdb", "hearth.lock", "ledger-key", "lock.mdb", "previous-1"])
+        #expect(DurableFiles.names(in: path + "/previous-1") == ["data.mdb", "ledger-key", "signing-key-rs256.pem"])
         #expect(FileManager.default.contents(atPath: path + "/previous-1/data.mdb") == oldLedger)
     }
 

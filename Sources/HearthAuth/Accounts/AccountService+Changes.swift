@@ -148,6 +148,15 @@ extension AccountService {
         }
     }
 
+    /// Erasure on request (Hearth's own, for the GDPR's right to erasure): the account's
+    /// personal data is forgotten, its key destroyed in the same write as the event that
+    /// records the admin and the reason, and the account ends as a deletion ends it.
+    public func erase(_ uid: UserID, reason: String, _ caller: Caller) async throws {
+        guard caller.isAdmin else { throw FirebaseError.insufficientPermission }
+        let project = caller.project
+        try await write(caller) { tx in try tx.execute(.eraseAccount(project, uid, reason: reason)) }
+    }
+
     /// Admin `delete_users`: deletes each uid in one write, missing ones counting as deleted;
     /// without `force` an account that is not disabled stays, and is returned.
     @discardableResult

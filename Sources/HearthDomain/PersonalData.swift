@@ -1,0 +1,46 @@
+/// Which recorded data is personal. The ledger seals it under a key of the stream's own,
+/// made with the stream's first sealed event (an account's creation), and an event that ends
+/// the stream's subject destroys the key in the same write: forgetting is destroying a key.
+/// What is not personal stays readable forever: streams, sequence numbers, event types, times,
+/// actors, creation methods, reasons, provider ids, flags.
+public enum PersonalData {
+    /// The stream whose key seals personal data recorded on `stream`: an account's or an action
+    /// code's own. Project streams record operators' settings, not anyone's account.
+    public static func keyOwner(of stream: StreamID) -> StreamID? {
+        switch stream {
+        case .account, .oobCode: stream
+        case .project: nil
+        }
+    }
+
+    /// Whether recording `payload` destroys its stream's key, in the same transaction: the
+    /// account ends (deleted, purged, erased), or a code is used up. Such an event carries no
+    /// personal data of its own, not even its client address.
+    public static func forgets(_ payload: EventPayload) -> Bool {
+        switch payload {
+        case .accountDeleted, .anonymousPurged, .accountErased, .oobCodeConsumed: true
+        default: false
+        }
+    }
+
+    /// The payload fields an event of `type` seals, as paths into its JSON form (`schemas/`
+    /// marks the same fields `"x-personal": true`). The envelope's client address is sealed
+    /// with them on every account and code stream.
+    public static func fields(of type: EventType) -> [String] {
+        switch type {
+        case .accountCreated:
+            ["email", "password", "displayName", "photoUrl", "phoneNumber", "providers", "customClaims"]
+        case .providerLinked:
+            ["provider.federatedId", "provider.email", "provider.displayName", "provider.photoUrl", "provider.screenName"]
+        case .passwordSet: ["password"]
+        case .emailVerified, .emailChanged: ["email"]
+        case .profileUpdated: ["displayName", "photoUrl", "phoneNumber"]
+        case .customClaimsSet: ["claims"]
+        case .oobCodeIssued: ["email", "newEmail"]
+        default: []
+        }
+    }
+
+    /// The metadata field sealed with them.
+    public static let metadataField = "metadata.clientIp"
+}

@@ -1,0 +1,160 @@
+import Crypto
+import HearthDomain
+import LMDB
+
+/// Each stream's data key, in `ledger.keys` beside the chain and never in it: stream ->
+/// generation and the 256-bit key wrapped (AES-256-GCM) under the data directory's ledger key.
+/// Destroying a key keeps its generation, so a key made later for the same stream (a uid
+/// created again) never opens what the destroyed one sealed, and the audit can tell a
+/// destroyed key from one never made.
+public struct StreamKeys: Sendable {
+    let table: Database<[UInt8], [UInt8]>
+    /// The ledger key; `nil` only for a reader of a ledger that never sealed anything.
+    let ledgerKey: SymmetricKey?
+
+    static let tableName = "ledger.keys"
+    static let wrappedSize = 12 + 32 + 16
+
+    /// A stream's key as a reader asks for it: the one that sealed a record.
+    public enum Lookup {
+        case key(SymmetricKey)
+        /// Destroyed, or a later generation replaced it: the record's personal data is erased.
+        case destroyed
+    }
+
+    public struct Counts: Equatable, Sendable {
+        public var live: Int
+        public var destroyed: Int
+        /// Bytes of the pages the table occupies.
+        public var bytes: Int
+    }
+
+    /// The key of `owner` that sealed with `generation`.
+    func key(for owner: StreamID, generation: UInt64, in txn: some Transaction) throws -> Lookup {
+        try txn.withValue(table, forKey: Self.tableKey(owner)) { value in
+            guard let value else { throw LedgerKeyError.missingStreamKey(owner) }
+            var reader = ByteReader(value)
+            let stored = try reader.readVarint()
+            guard stored == generation, !reader.isAtEnd else {
+                guard generation <= stored else { throw LedgerKeyError.missingStreamKey(owner) }
+                return .destroyed
+            }
+            return .key(try unwrap(try reader.readRaw(reader.remaining), owner: owner, generation: generation))
+        }
+    }
+
+    /// The key new records of `owner` are sealed with, and its generation: the live one, or a
+    /// new one (the stream's first sealed event, or its first after its key was destroyed).
+    func sealingKey(for owner: StreamID, in txn: WriteTransaction) throws -> (generation: UInt64, key: SymmetricKey) {
+        let key = Self.tableKey(owner)
+        let stored = try txn.withValue(table, forKey: key) { value -> (generation: UInt64, key: SymmetricKey?) in
+            guard let value else { return (0, nil) }
+            var reader = ByteReader(value)
+            let generation = try reader.readVarint()
+            guard !reader.isAtEnd else { return (generation, nil) }
+            return (generation, try unwrap(try reader.readRaw(reader.remaining), owner: owner, generation: generation))
+        }
+        if let live = stored.key { return (stored.generation, live) }
+        let generation = stored.generation + 1
+        let fresh = SymmetricKey(size: .bits256)
+        var value = ByteWriter(capacity: 64)
+        value.write(varint: generation)
+        value.write(raw: try wrap(fresh, owner: owner, generation: generation))
+        try txn.put(table, key, value.bytes)
+        return (generation, fresh)
+    }
+
+    /// Destroys `owner`'s key, keeping its generation; nothing if it has none.
+    func destroy(_ owner: StreamID, in txn: WriteTransaction) throws {
+        let key = Self.tableKey(owner)
+        let generation = try txn.withValue(table, forKey: key) { value -> UInt64? in
+            guard let value, value.count > Self.wrappedSize else { return nil }
+            var reader = ByteReader(value)
+            return try reader.readVarint()
+        }
+        guard let generation else { return }
+        var tombstone = ByteWriter(capacity: 10)
+        tombstone.write(varint: generation)
+        try txn.put(table, key, tombstone.bytes)
+    }
+
+    /// A stream's key, as the audit asks: never made, live, or destroyed (at its generation).
+    public enum State: Equatable, Sendable {
+        case none
+        case live(generation: UInt64)
+        case destroyed(generation: UInt64)
+    }
+
+    public func state(of owner: StreamID, in txn: some Transaction) throws -> State {
+        try txn.withValue(table, forKey: Self.tableKey(owner)) { value in
+            guard let value else { return .none }
+            var reader = ByteReader(value)
+            let generation = try reader.readVarint()
+            return reader.isAtEnd ? .destroyed(generation: generation) : .live(generation: generation)
+        }
+    }
+
+    public func counts(in txn: some Transaction) throws -> Counts {
+        var counts = Counts(live: 0, destroyed: 0, bytes: try txn.bytes(table))
+        try txn.forEach(table) { _, value in
+            if value.count > Self.wrappedSize { counts.live += 1 } else { counts.destroyed += 1 }
+            return .continue
+        }
+        return counts
+    }
+
+    /// Whether any stream ever had a key: such a ledger can not be read without the ledger key.
+    public func isEmpty(in txn: some Transaction) throws -> Bool { try txn.count(table) == 0 }
+
+    static func tableKey(_ owner: StreamID) -> [UInt8] { Array(owner.description.utf8) }
+
+    private func wrap(_ key: SymmetricKey, owner: StreamID, generation: UInt64) throws -> [UInt8] {
+        guard let ledgerKey else { throw LedgerKeyError.noLedgerKey }
+        let box = try AES.GCM.seal(
+            key.withUnsafeBytes { Array($0) }, using: ledgerKey,
+            authenticating: Self.wrappingContext(owner, generation))
+        return Array(box.nonce) + Array(box.ciphertext) + Array(box.tag)
+    }
+
+    private func unwrap(_ wrapped: UnsafeRawBufferPointer, owner: StreamID, generation: UInt64) throws -> SymmetricKey {
+        guard let ledgerKey else { throw LedgerKeyError.noLedgerKey }
+        guard wrapped.count == Self.wrappedSize else { throw LedgerKeyError.unreadableStreamKey(owner) }
+        do {
+            let box = try AES.GCM.SealedBox(
+                nonce: AES.GCM.Nonce(data: wrapped[0..<12]), ciphertext: wrapped[12..<44], tag: wrapped[44..<60])
+            return SymmetricKey(data: try AES.GCM.open(box, using: ledgerKey, authenticating: Self.wrappingContext(owner, generation)))
+        } catch {
+            // Another ledger key, or a damaged entry: never taken for an erased account.
+            throw LedgerKeyError.unreadableStreamKey(owner)
+        }
+    }
+
+    /// What a wrapped key is bound to: moving it to another stream or generation breaks it.
+    private static func wrappingContext(_ owner: StreamID, _ generation: UInt64) -> [UInt8] {
+        var context = ByteWriter(capacity: 64)
+        context.write("hearth stream key v1")
+        context.write(owner.description)
+        context.write(varint: generation)
+        return context.bytes
+    }
+}
+
+public enum LedgerKeyError: Error, Equatable, CustomStringConvertible {
+    /// Sealed records exist but the data directory's ledger key does not.
+    case noLedgerKey
+    /// A record was sealed under a key the table has no entry for.
+    case missingStreamKey(StreamID)
+    /// A key that the ledger key does not open: another directory's ledger key, or damage.
+    case unreadableStreamKey(StreamID)
+    /// A sealed section that its key does not open: the record was damaged.
+    case unreadableSealedRecord(sequence: UInt64)
+
+    public var description: String {
+        switch self {
+        case .noLedgerKey: "the ledger has sealed personal data but the data directory has no ledger key (ledger-key)"
+        case .missingStreamKey(let stream): "no key was ever recorded for \(stream), yet a record is sealed under one"
+        case .unreadableStreamKey(let stream): "the key of \(stream) does not open with this data directory's ledger key"
+        case .unreadableSealedRecord(let sequence): "the personal data of event \(sequence) does not open with its key"
+        }
+    }
+}

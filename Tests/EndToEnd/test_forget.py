@@ -1,0 +1,91 @@
+"""Forgetting through the real daemon and the firebase-admin SDK: a deleted or erased user's
+personal data is gone from the audit replay, from every ledger record, and from a backup taken
+afterwards, while the chain verifies and the other users are untouched."""
+
+import json
+import subprocess
+
+import requests
+from firebase_admin import auth
+
+from conftest import BINARY, PROJECT
+
+KEY = {"key": "e2e-key"}
+
+
+def hearth(*args):
+    return subprocess.run([BINARY, *args], capture_output=True, text=True, timeout=300)
+
+
+def person(tag):
+    return {
+        "email": f"{tag}-mailbox@forget.example",
+        "display_name": f"Zelda {tag.title()} Quark",
+        "photo_url": f"https://img.forget.example/{tag}.png",
+        "phone_number": "+1555" + "".join(str(ord(c) % 10) for c in tag[:3]) + "0199",
+    }
+
+
+def secrets(fields):
+    return [fields["email"], fields["display_name"], fields["photo_url"], fields["phone_number"]]
+
+
+def live_user(admin, tag, url):
+    fields = person(tag)
+    user = auth.create_user(password="correct-horse-42", **fields, app=admin)
+    auth.update_user(user.uid, display_name=fields["display_name"] + " Jr", app=admin)
+    auth.set_custom_user_claims(user.uid, {"squad": tag}, app=admin)
+    signed_in = requests.post(
+        f"{url}/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword", params=KEY,
+        json={"email": fields["email"], "password": "correct-horse-42", "returnSecureToken": True}, timeout=10)
+    assert signed_in.status_code == 200, signed_in.text
+    return user.uid, secrets(fields) + [fields["display_name"] + " Jr", f'"squad": "{tag}"', f'"squad":"{tag}"']
+
+
+def replay(daemon, uid):
+    done = hearth("audit", "replay", "--data", daemon.data_dir, "--project", PROJECT, "--uid", uid)
+    assert done.returncode == 0, done.stderr
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def test_deleted_and_erased_users_are_forgotten_and_the_chain_still_verifies(daemon, admin, tmp_path):
+    deleted, deleted_secrets = live_user(admin, "deleted", daemon.url)
+    erased, erased_secrets = live_user(admin, "erased", daemon.url)
+    kept, kept_secrets = live_user(admin, "kept", daemon.url)
+    kept_before = auth.get_user(kept, app=admin)
+    kept_history = replay(daemon, kept)
+    assert any(kept_secrets[0] in json.dumps(event) for event in kept_history)
+
+    auth.delete_user(deleted, app=admin)
+    done = hearth("users", "erase", "--daemon", f"127.0.0.1:{daemon.port}", "--project", PROJECT, "--uid", erased,
+                  "--reason", "subject request 2026-0042")
+    assert done.returncode == 0, done.stderr
+    assert f"erased {erased}" in done.stdout
+
+    for uid, personal in ((deleted, deleted_secrets), (erased, erased_secrets)):
+        history = replay(daemon, uid)
+        assert history[0]["type"] == "account.created" and "erased" in history[0]
+        assert "email" not in history[0]["payload"] and history[0]["payload"]["method"] == "admin"
+        text = json.dumps(history)
+        for secret in personal:
+            assert secret not in text, secret
+    assert replay(daemon, deleted)[-1]["type"] == "account.deleted"
+    last = replay(daemon, erased)[-1]
+    assert last["type"] == "account.erased" and last["payload"] == {"reason": "subject request 2026-0042"}
+    assert last["metadata"]["actor"] == "admin" and "clientIp" not in last["metadata"]
+
+    # The other user is untouched, and so is its history.
+    assert auth.get_user(kept, app=admin).__dict__ == kept_before.__dict__
+    assert replay(daemon, kept) == kept_history
+
+    verify = hearth("audit", "verify", "--data", daemon.data_dir)
+    assert verify.returncode == 0 and verify.stdout.startswith("ledger intact"), verify.stdout + verify.stderr
+
+    # A backup taken now (compacted: the live pages only) holds nothing of either user.
+    backup = tmp_path / "backup"
+    done = hearth("backup", "--data", daemon.data_dir, "--to", str(backup), "--unauthenticated")
+    assert done.returncode == 0, done.stderr
+    copy = (backup / "data.mdb").read_bytes()
+    for secret in deleted_secrets + erased_secrets:
+        assert secret.encode() not in copy, secret
+    assert kept_secrets[0].encode() in copy  # the projections hold the live user's email

@@ -1,0 +1,180 @@
+import Foundation
+import HearthDomain
+import HearthLedger
+import HearthTesting
+import LMDB
+import PropertyBased
+import Testing
+
+@testable import HearthStore
+
+/// Forgetting by destroying a key: after any history that ends with an account's deletion,
+/// none of its personal data can be read anywhere, and nothing else changed.
+@Suite("store: a deleted account's personal data is forgotten, the chain still verifies")
+struct ForgettingProperties {
+    static let project = TestStore.project
+
+    /// Personal data distinctive enough to grep for, one set per person.
+    struct Person {
+        let index: Int
+        var uid: UserID { UserID("person\(index)")! }
+        var email: String { "zq\(index)-mailbox@forget.example" }
+        var newEmail: String { "zq\(index)-moved@forget.example" }
+        var name: String { "Zelda Quark the \(index)th" }
+        var photo: String { "https://img.forget.example/zq\(index).png" }
+        var phone: String { "+1555867\(index)309" }
+        var address: String { "203.0.113.\(100 + index)" }
+        var federatedId: String { "gh-zq\(index)-4242" }
+        var claims: String { #"{"zqteam":"squad-\#(index)"}"# }
+
+        /// Every value that must be gone once the account is.
+        var secrets: [String] { [email, newEmail, name, photo, phone, address, federatedId, claims] }
+
+        var metadata: Metadata { Metadata(actor: .endUser, actorId: uid.rawValue, requestId: "r-\(index)", clientIp: address) }
+    }
+
+    /// The command a generated number stands for, on `person`.
+    static func command(_ n: Int, _ person: Person) -> Command {
+        let hash = PasswordHash(algorithm: "SCRYPT", hash: Array(person.email.utf8.prefix(8)), salt: [UInt8(n % 256)])
+        switch n % 9 {
+        case 0:
+            return .createAccount(
+                project, person.uid,
+                AccountCreated(
+                    method: .federated, createdAt: 0, email: person.email, displayName: person.name, photoUrl: person.photo,
+                    phoneNumber: person.phone,
+                    providers: [ProviderLink(providerId: .github, federatedId: person.federatedId, email: person.email)]))
+        case 1:
+            return .update(project, person.uid, AccountUpdate(profile: ProfileUpdated(displayName: person.name, photoUrl: person.photo)))
+        case 2:
+            return .linkProvider(
+                project, person.uid,
+                ProviderLink(providerId: .google, federatedId: person.federatedId, email: person.email, displayName: person.name))
+        case 3: return .update(project, person.uid, AccountUpdate(customClaims: .some(person.claims)))
+        case 4: return .update(project, person.uid, AccountUpdate(email: n % 2 == 0 ? person.newEmail : person.email))
+        case 5: return .signIn(project, person.uid, method: .password, refreshTokenHash: "t\(n)")
+        case 6: return .setPassword(project, person.uid, hash, email: person.email, reason: .changed)
+        case 7: return .update(project, person.uid, AccountUpdate(emailVerified: true))
+        default: return .update(project, person.uid, AccountUpdate(profile: ProfileUpdated(phoneNumber: person.phone)))
+        }
+    }
+
+    @Test func afterAnyHistoryEndingInADeletionNothingOfTheAccountCanBeRead() async throws {
+        await propertyCheck(count: 12, input: Gen.int(in: 0...1_000_000).array(of: 1...30)) { numbers in
+            do {
+                try Self.check(numbers)
+            } catch {
+                Issue.record("infrastructure error: \(error)")
+            }
+        }
+    }
+
+    static func check(_ numbers: [Int]) throws {
+        let test = try TestStore(label: "forget")
+        defer { try? test.close() }
+        let people = (0..<3).map(Person.init)
+        for person in people { try test.run(command(0, person), as: person.metadata) }
+        for n in numbers {
+            let person = people[(n / 9) % people.count]
+            test.clock.advance(milliseconds: 1_000)
+            _ = try? test.run(command(n, person), as: person.metadata)
+        }
+        let target = people[0]
+        let others = Array(people.dropFirst())
+        let before = try others.map { try history(of: $0, in: test) }
+        let accountsBefore = try others.map { try test.account($0.uid.rawValue) }
+
+        try test.run(.deleteAccount(project, target.uid, by: .user), as: target.metadata)
+
+        try expectForgotten(target, in: test)
+        // Every other account, and its history, exactly as before.
+        #expect(try others.map { try history(of: $0, in: test) } == before)
+        #expect(try others.map { try test.account($0.uid.rawValue) } == accountsBefore)
+        #expect(try test.store.audit.verify().isIntact)
+        let live = try test.store.maintenance.digest()
+        try test.store.maintenance.rebuild()
+        #expect(try test.store.maintenance.digest() == live)
+    }
+
+    @Test func aUidCreatedAgainGetsANewKeyThatDoesNotOpenTheOldHistory() throws {
+        let test = try TestStore(label: "forget-again")
+        defer { try? test.close() }
+        let first = Person(index: 7)
+        try test.run(Self.command(0, first), as: first.metadata)
+        try test.run(.deleteAccount(Self.project, first.uid, by: .admin), as: TestStore.admin)
+        try Self.expectForgotten(first, in: test)
+        let again = AccountCreated(method: .admin, createdAt: 0, email: "again@forget.example", displayName: "Again")
+        try test.run(.createAccount(Self.project, first.uid, again), as: TestStore.admin)
+        let events = try test.store.audit.events(of: .account(Self.project, first.uid))
+        #expect(events.map(\.isErased) == [true, false, false])
+        #expect(events.last?.payload == .accountCreated(again))
+        let key = try test.store.environment.read { try test.store.ledger.keys.state(of: .account(Self.project, first.uid), in: $0) }
+        #expect(key == .live(generation: 2))
+        let live = try test.store.maintenance.digest()
+        try test.store.maintenance.rebuild()
+        #expect(try test.store.maintenance.digest() == live)
+    }
+
+    @Test func aLedgerThatSealedDataDoesNotOpenWithoutItsLedgerKey() throws {
+        let test = try TestStore(label: "forget-keyless")
+        try test.run(Self.command(0, Person(index: 1)), as: Person(index: 1).metadata)
+        try test.close()
+        try FileManager.default.removeItem(atPath: test.directory.path + "/ledger-key")
+        #expect(throws: StoreError.ledgerKeyMissing(directory: test.directory.path)) { _ = try test.dataDirectory.openForReading() }
+        #expect(throws: StoreError.ledgerKeyMissing(directory: test.directory.path)) { _ = try test.dataDirectory.open(as: "test") }
+        #expect(!FileManager.default.fileExists(atPath: test.directory.path + "/ledger-key"))
+    }
+
+    /// The account's audit lines, as `hearth audit replay --uid` prints them.
+    static func history(of person: Person, in test: TestStore) throws -> [String] {
+        try test.store.audit.events(of: .account(project, person.uid)).map { try $0.jsonLine() }
+    }
+
+    /// Nothing of `person` in its replay, in any ledger record or key, or in a backup; its
+    /// history keeps its shape.
+    static func expectForgotten(_ person: Person, in test: TestStore, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let events = try test.store.audit.events(of: .account(project, person.uid))
+        #expect(events.first?.type.name == "account.created", sourceLocation: sourceLocation)
+        #expect(events.last.map { PersonalData.forgets($0.payload) } == true, sourceLocation: sourceLocation)
+        #expect(events.dropLast().allSatisfy { $0.isErased }, sourceLocation: sourceLocation)
+        #expect(events.last?.metadata.clientIp == nil, sourceLocation: sourceLocation)
+        let lines = try events.map { try $0.jsonLine() }.joined(separator: "\n")
+        for secret in person.secrets { #expect(!lines.contains(secret), "replay shows \(secret)", sourceLocation: sourceLocation) }
+
+        var stored: [UInt8] = []
+        let tables: [Database<[UInt8], [UInt8]>] = try ["ledger.events", "ledger.keys"].map {
+            try test.store.environment.openDatabase(named: $0)
+        }
+        try test.store.environment.read { txn in
+            for table in tables {
+                try txn.forEach(table) { key, value in
+                    stored += key
+                    stored += value
+                    return .continue
+                }
+            }
+        }
+        for secret in person.secrets {
+            #expect(!contains(stored, secret), "the ledger holds \(secret)", sourceLocation: sourceLocation)
+        }
+
+        // A backup (compacted: live pages only) taken now holds none of it either.
+        let backup = TemporaryDirectory("forget-backup")
+        _ = try test.store.backUp(into: backup.path)
+        let copy = try [UInt8](Data(contentsOf: URL(fileURLWithPath: backup.path + "/data.mdb")))
+        for secret in person.secrets {
+            #expect(!contains(copy, secret), "a backup holds \(secret)", sourceLocation: sourceLocation)
+        }
+    }
+
+    static func contains(_ haystack: [UInt8], _ needle: String) -> Bool {
+        let bytes = Array(needle.utf8)
+        guard let first = bytes.first, haystack.count >= bytes.count else { return false }
+        var index = 0
+        while index <= haystack.count - bytes.count {
+            if haystack[index] == first && haystack[index..<index + bytes.count].elementsEqual(bytes) { return true }
+            index += 1
+        }
+        return false
+    }
+}
