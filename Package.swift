@@ -265,7 +265,7 @@ let package = Package(
             name: "HearthAppTests",
             dependencies: [
                 "LMDB", "HearthDomain", "HearthLedger", "HearthStore", "HearthApp", "HearthAuth", "HearthMail",
-                "HearthTesting", "HearthTools", .product(name: "Logging", package: "swift-log"),
+                "HearthTesting", "HearthTools", "HearthWire", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictTests),
         .testTarget(

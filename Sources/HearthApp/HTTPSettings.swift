@@ -5,10 +5,12 @@ import HearthHTTP
 /// take, how many connections and bytes are served at once.
 extension ServerConfiguration {
     var access: APIAccess {
-        APIAccess(
+        var access = APIAccess(
             profile: profile, defaultProject: projects.defaultProject, apiKeys: projects.apiKeys,
             adminTokens: secrets.adminCredentials, trustedProxies: listen.trustedProxies,
             ownerFromBrowsers: listen.developmentBrowserAdmin)
+        access.logClientAddresses = observability.logClientAddresses
+        return access
     }
 
     var requestTimeLimit: RequestTimeLimit {

@@ -6,6 +6,7 @@ import HearthMail
 import HearthOAuth
 import HearthScheduler
 import HearthStore
+import HearthWire
 import Hummingbird
 import Logging
 import Prometheus
@@ -96,6 +97,11 @@ public enum HearthServer {
                 "INSECURE: the development profile is listening off loopback: anyone who reaches \(configuration.listen.host) is admin (Bearer owner), signs in with unsigned custom tokens and wipes accounts",
                 metadata: ["option": "insecureDevelopmentOnNetwork"])
         }
+        if try store.holdsUnsealedRecords() {
+            logger.warning(
+                "the ledger holds personal data in plain text, written before per-account keys: stop the daemon and run hearth ledger seal",
+                metadata: ["data": "\(configuration.dataDirectory)"])
+        }
         if configuration.listen.servesPlainHTTPOffLoopback {
             logger.warning(
                 "INSECURE: serving plain HTTP on \(configuration.listen.host): passwords and tokens cross the network unencrypted unless only your TLS proxy reaches this address",
@@ -177,7 +183,9 @@ public enum HearthServer {
                 "project": "\(report.project)", "provider": "\(report.providerId)", "reason": "\(report.failure)",
             ]
             if let requestId = report.requestId { metadata["requestId"] = "\(requestId)" }
-            if let client = report.clientIp { metadata["client"] = "\(client)" }
+            if report.clientIp != nil {
+                metadata["client"] = "\(configuration.observability.logClientAddresses.render(report.clientIp))"
+            }
             logger.warning("identity provider call failed", metadata: metadata)
         }
         settings.onUnrecordedActionCode = { project, requestId, error in
@@ -198,7 +206,8 @@ public enum HearthServer {
         let policy = configuration.limits.abuse
         let hashing = WorkPool(
             threads: configuration.passwords.hashThreads, name: "hearth-scrypt", maxQueuedPerClient: policy?.hashQueuePerAddress)
-        let refusals = RefusalLog(logger: logger, clock: { clock.now() })
+        let refusals = RefusalLog(
+            logger: logger, addresses: configuration.observability.logClientAddresses, clock: { clock.now() })
         return AuthContext(
             store: store, tokens: TokenIssuer(key: key, signingPool: signing),
             passwords: PasswordHasher(parameters: configuration.passwords.parameters, pool: hashing),

@@ -1,5 +1,6 @@
 import CoreMetrics
 import HearthAuth
+import HearthWire
 import Logging
 import Synchronization
 
@@ -8,14 +9,16 @@ import Synchronization
 /// flood the log too. (Every refusal is counted by `AbuseGuard.refusals`.)
 final class RefusalLog: Sendable {
     private let logger: Logger
+    private let addresses: ClientAddressLogging
     private let clock: @Sendable () -> Int64
     /// Per client and limit: when it was last logged, and refusals not logged since.
     private let recent = Mutex<[String: (loggedAt: Int64, unlogged: Int)]>([:])
     static let interval: Int64 = 60_000
     static let tracked = 10_000
 
-    init(logger: Logger, clock: @escaping @Sendable () -> Int64) {
+    init(logger: Logger, addresses: ClientAddressLogging = .network, clock: @escaping @Sendable () -> Int64) {
         self.logger = logger
+        self.addresses = addresses
         self.clock = clock
     }
 
@@ -39,7 +42,7 @@ final class RefusalLog: Sendable {
         }
         guard let unlogged else { return }
         var metadata: Logger.Metadata = ["limit": "\(refusal.limit.rawValue)", "project": "\(refusal.project)"]
-        if let address = refusal.address { metadata["client"] = "\(address)" }
+        if let address = refusal.address { metadata["client"] = "\(addresses.render(address))" }
         if let wait = refusal.retryAfter { metadata["retryAfterMs"] = "\(wait)" }
         if unlogged > 0 { metadata["refusedSinceLastLine"] = "\(unlogged)" }
         logger.notice("abuse limit refused a request", metadata: metadata)

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import HearthAuth
 import HearthDomain
+import HearthWire
 import Hummingbird
 
 /// Who may call, and for which project, in each of the two profiles.
@@ -20,6 +21,8 @@ public struct APIAccess: Sendable {
     /// Hearth from a public origin (`developmentBrowserAdmin`). Off, a page a developer visits
     /// can not read their local accounts.
     public var ownerFromBrowsers: Bool
+    /// How much of a client's address the request log keeps (`ClientAddressLogging`).
+    public var logClientAddresses = ClientAddressLogging.network
     /// Bearer tokens that grant admin access, by their SHA-256 (a lookup by digest tells a
     /// timing observer nothing about the tokens), with the projects each may act on and the name
     /// events record it by.

@@ -1,11 +1,13 @@
 import CoreMetrics
 import HTTPTypes
+import HearthWire
 import Hummingbird
 import Logging
 import Synchronization
 
 /// One line per request at `info`: method, path (never the query: it may carry codes or
-/// tokens), status, latency, request id and client address. The request id is also the
+/// tokens), status, latency, request id and client address (its network by default:
+/// `ClientAddressLogging`). The request id is also the
 /// response's `X-Request-Id` and the `requestId` of every event the request records.
 struct RequestLogMiddleware<Context: RemoteAddressRequestContext>: RouterMiddleware {
     let access: APIAccess
@@ -26,7 +28,7 @@ struct RequestLogMiddleware<Context: RemoteAddressRequestContext>: RouterMiddlew
             metadata: [
                 "method": "\(request.method)", "path": "\(path)", "status": "\(response.status.code)",
                 "ms": "\(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds / 1_000_000_000_000) / 1000)",
-                "requestId": "\(context.id)", "client": "\(access.clientAddress(request, peer: context.clientIp) ?? "-")",
+                "requestId": "\(context.id)", "client": "\(access.logClientAddresses.render(access.clientAddress(request, peer: context.clientIp)))",
             ])
         return response
     }

@@ -10,6 +10,8 @@ public struct Ledger: Sendable {
     public let events: Database<BigEndianUInt64, [UInt8]>
     public let streams: Database<[UInt8], BigEndianUInt64>
     public let keys: StreamKeys
+    /// The replaced ledger this chain continues, if any (`LedgerOrigin`).
+    let origins: Database<String, [UInt8]>
 
     /// `ledgerKey` (32 bytes, the data directory's `ledger-key`) wraps the streams' keys; `nil`
     /// opens a ledger whose sealed records can not be read or written (to look at its key table).
@@ -19,7 +21,19 @@ public struct Ledger: Sendable {
             events: try environment.openDatabase(named: "ledger.events"),
             streams: try environment.openDatabase(named: "ledger.streams"),
             keys: StreamKeys(
-                table: try environment.openDatabase(named: StreamKeys.tableName), ledgerKey: ledgerKey.map(SymmetricKey.init)))
+                table: try environment.openDatabase(named: StreamKeys.tableName), ledgerKey: ledgerKey.map(SymmetricKey.init)),
+            origins: try environment.openDatabase(named: LedgerOrigin.tableName))
+    }
+
+    public func origin(in txn: some Transaction) throws -> LedgerOrigin? {
+        try txn.withValue(origins, forKey: LedgerOrigin.key) { bytes in try bytes.map(LedgerOrigin.init(decoding:)) }
+    }
+
+    /// Makes an empty ledger continue `origin`'s chain: its first record will link to that hash.
+    public func anchor(to origin: LedgerOrigin, in txn: WriteTransaction) throws {
+        let empty = try head(in: txn).sequence == 0
+        precondition(empty, "only an empty ledger is anchored")
+        try txn.put(origins, LedgerOrigin.key, origin.encoded)
     }
 
     public struct Head: Equatable, Sendable {
@@ -33,7 +47,10 @@ public struct Ledger: Sendable {
 
     public func head(in txn: some Transaction) throws -> Head {
         try txn.withCursor(events) { cursor in
-            guard let (_, record) = try cursor.last() else { return .genesis }
+            guard let (_, record) = try cursor.last() else {
+                guard let origin = try origin(in: txn) else { return .genesis }
+                return Head(sequence: 0, hash: origin.previousHash, recordedAt: 0)
+            }
             return Head(
                 sequence: try RecordFormat.sequence(of: record), hash: ChainHash(buffer: try RecordFormat.storedHash(of: record)),
                 recordedAt: try RecordFormat.recordedAt(of: record))

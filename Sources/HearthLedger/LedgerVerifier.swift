@@ -9,6 +9,8 @@ public struct LedgerVerifier {
         /// Hash of the last good record; publish it elsewhere to anchor the chain.
         public var headHash: ChainHash
         public var failure: Failure?
+        /// The replaced ledger whose head the first record links to, if any.
+        public var origin: LedgerOrigin?
 
         public var isIntact: Bool { failure == nil }
     }
@@ -31,10 +33,10 @@ public struct LedgerVerifier {
 
     /// `progress(checked, total)` is called after each batch.
     public func verify(progress: (UInt64, UInt64) -> Void = { _, _ in }) throws -> Outcome {
-        var previousHash = Ledger.Head.genesis.hash
+        let (total, origin) = try environment.read { (try ledger.head(in: $0).sequence, try ledger.origin(in: $0)) }
+        var previousHash = origin?.previousHash ?? Ledger.Head.genesis.hash
         var expected: UInt64 = 1
         var failure: Failure?
-        let total = try environment.read { try ledger.head(in: $0).sequence }
         while failure == nil {
             var visited = 0
             try environment.read { txn in
@@ -52,7 +54,7 @@ public struct LedgerVerifier {
             progress(expected - 1, total)
             if visited < batchSize { break }
         }
-        return Outcome(eventsChecked: expected - 1, headHash: previousHash, failure: failure)
+        return Outcome(eventsChecked: expected - 1, headHash: previousHash, failure: failure, origin: origin)
     }
 
     static func check(_ record: UnsafeRawBufferPointer, key: UInt64, expected: UInt64, previousHash: ChainHash) -> String? {

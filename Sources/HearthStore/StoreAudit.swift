@@ -131,12 +131,16 @@ public struct StoreAudit: Sendable {
         public var headHash: String
         /// The first bad event and why, if any record was altered.
         public var failure: (sequence: UInt64, reason: String)?
+        /// The ledger this one replaced when it was sealed (`hearth ledger seal`), whose head
+        /// the first event links to: its last sequence number, hash (hex) and when.
+        public var continues: (sequence: UInt64, hash: String, sealedAt: Int64)?
 
         public var isIntact: Bool { failure == nil }
 
         public static func == (lhs: Self, rhs: Self) -> Bool {
             lhs.eventsChecked == rhs.eventsChecked && lhs.headHash == rhs.headHash
                 && lhs.failure?.sequence == rhs.failure?.sequence && lhs.failure?.reason == rhs.failure?.reason
+                && lhs.continues?.sequence == rhs.continues?.sequence && lhs.continues?.hash == rhs.continues?.hash
         }
     }
 
@@ -148,6 +152,7 @@ public struct StoreAudit: Sendable {
         }
         return Verification(
             eventsChecked: outcome.eventsChecked, headHash: hex(outcome.headHash),
-            failure: outcome.failure.map { ($0.sequence, $0.reason) })
+            failure: outcome.failure.map { ($0.sequence, $0.reason) },
+            continues: outcome.origin.map { ($0.previousSequence, hex($0.previousHash), $0.sealedAt) })
     }
 }

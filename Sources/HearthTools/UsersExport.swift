@@ -67,6 +67,35 @@ public enum UsersExport {
         return summary
     }
 
+    /// One person's data, for a subject-access request: their account as `write` exports it
+    /// (`null` once it is gone) and every event of their account's stream as `hearth audit
+    /// replay` prints it, personal data opened (or named as erased). Owner-only: it holds it all.
+    /// Returns the number of events.
+    public static func writeHistory(_ store: AccountStore, project: ProjectID, uid: UserID, to path: String) throws -> Int {
+        let account = try store.read { try $0.account(uid, in: project) }
+        let events = try store.audit.events(of: .account(project, uid))
+        guard account != nil || !events.isEmpty else { throw HistoryError.unknownAccount(uid) }
+        var ignored = Summary()
+        try DurableFiles.writeAtomically(to: path) { write in
+            try write("{\"localId\":" + JSONValue.string(uid.rawValue).text + ",\n")
+            try write("\"user\":" + (account.map { userJSON($0, summary: &ignored) } ?? "null") + ",\n")
+            try write("\"events\":[\n")
+            for (index, event) in events.enumerated() { try write((index > 0 ? ",\n" : "") + (try event.jsonLine())) }
+            try write("\n]}\n")
+        }
+        return events.count
+    }
+
+    public enum HistoryError: Error, CustomStringConvertible {
+        case unknownAccount(UserID)
+
+        public var description: String {
+            switch self {
+            case .unknownAccount(let uid): "no account \(uid) ever existed in this project"
+            }
+        }
+    }
+
     private static func forEachAccount(_ reader: StoreReader, _ project: ProjectID, _ body: (Account) throws -> Void) throws {
         var after: UserID?
         while true {

@@ -65,6 +65,11 @@ struct Audit: AsyncParsableCommand {
                 }
                 let out = Output.standardOutput
                 out.line("ledger intact: \(formatCount(outcome.eventsChecked)) events, head hash \(outcome.headHash)")
+                if let previous = outcome.continues {
+                    out.line(
+                        "it continues the ledger sealed on \(Timestamp.iso8601(milliseconds: previous.sealedAt)), whose head was event \(formatCount(previous.sequence)), hash \(previous.hash)"
+                    )
+                }
                 out.flush()
             }
         }

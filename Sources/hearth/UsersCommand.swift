@@ -46,9 +46,25 @@ struct Users: AsyncParsableCommand {
 
         @OptionGroup var data: DataOptions
         @OptionGroup var project: Audit.ProjectOption
+        @Option(help: "One person's data (with --history), for a subject-access request.") var uid: UserID?
+        @Flag(help: "With --uid: the account and every event of its history, personal data opened, as JSON.")
+        var history = false
         @Argument(help: "The JSON file to write.") var file: String
 
+        func validate() throws {
+            if (uid == nil) != !history { throw ValidationError("--uid and --history go together (a subject-access export)") }
+        }
+
         func run() throws {
+            if let uid {
+                try data.directory.reading { store in
+                    let events = try UsersExport.writeHistory(store, project: project.project, uid: uid, to: file)
+                    let out = Output.standardOutput
+                    out.line("exported \(uid) of \(project.project) with \(events) events to \(file)")
+                    out.flush()
+                }
+                return
+            }
             try data.directory.reading { store in
                 let progress = ProgressBar(label: "exporting")
                 let summary = try UsersExport.write(store, project: project.project, to: file, progress: progress.update)

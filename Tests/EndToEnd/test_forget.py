@@ -81,6 +81,21 @@ def test_deleted_and_erased_users_are_forgotten_and_the_chain_still_verifies(dae
     verify = hearth("audit", "verify", "--data", daemon.data_dir)
     assert verify.returncode == 0 and verify.stdout.startswith("ledger intact"), verify.stdout + verify.stderr
 
+    # A subject-access export: the living user's account and history, opened; the deleted one's
+    # history with its shape and nothing else.
+    for uid in (kept, deleted):
+        done = hearth("users", "export", "--data", daemon.data_dir, "--project", PROJECT, "--uid", uid, "--history",
+                      str(tmp_path / f"{uid}.json"))
+        assert done.returncode == 0, done.stderr
+    access = json.loads((tmp_path / f"{kept}.json").read_text())
+    assert access["localId"] == kept and access["user"]["email"] == kept_secrets[0]
+    assert access["events"] == kept_history and (tmp_path / f"{kept}.json").stat().st_mode & 0o077 == 0
+    gone = json.loads((tmp_path / f"{deleted}.json").read_text())
+    assert gone["user"] is None and gone["events"][-1]["type"] == "account.deleted"
+    assert all(secret not in json.dumps(gone) for secret in deleted_secrets)
+    unknown = hearth("users", "export", "--data", daemon.data_dir, "--uid", "nobody", "--history", str(tmp_path / "x.json"))
+    assert unknown.returncode != 0 and "no account nobody" in unknown.stderr
+
     # A backup taken now (compacted: the live pages only) holds nothing of either user.
     backup = tmp_path / "backup"
     done = hearth("backup", "--data", daemon.data_dir, "--to", str(backup), "--unauthenticated")

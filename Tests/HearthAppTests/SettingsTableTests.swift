@@ -3,6 +3,7 @@ import HearthApp
 import HearthAuth
 import HearthDomain
 import HearthTesting
+import HearthWire
 import Logging
 import Testing
 
@@ -29,6 +30,7 @@ struct SettingsTableTests {
         "mailFrom": "auth@example.com", "mailFromName": "Example Auth", "smtpHost": "mail.example.com", "smtpPort": "2525",
         "smtpSecurity": "TLS", "smtpUsername": "relay", "smtpPassword": "relay-secret", "smtpPasswordFile": "<file>",
         "smtpTrustRoots": "/etc/ssl/relay.pem", "cleanupBatchSize": "256", "logFormat": "json", "logLevel": "debug",
+        "logClientAddresses": "full",
     ]
 
     @Test("keys and environment variables are unique, and every setting has a sample here")
@@ -76,6 +78,7 @@ struct SettingsTableTests {
             "HEARTH_PUBLIC_URL": "https://auth.example.com/", "HEARTH_TRUSTED_PROXIES": "127.0.0.1, 10.0.0.0/8",
             "HEARTH_LIMITS": #"{"signUpsPerAddressPerHour": 7}"#, "HEARTH_SCRYPT_LOG_N": "12", "HEARTH_CLEANUP_BATCH_SIZE": "256",
             "HEARTH_LOG_FORMAT": "json", "HEARTH_LOG_LEVEL": "debug", "HEARTH_RECENT_SIGN_IN_SECONDS": "120",
+            "HEARTH_LOG_CLIENT_ADDRESSES": "full",
             "HEARTH_ACTION_CODE_LIFETIME_SECONDS": "3600",
         ]
         let settings = try ServerSettings.load(file: nil, environment: environment)
@@ -92,6 +95,7 @@ struct SettingsTableTests {
         #expect(valid.passwords.parameters.logN == 12)
         #expect(valid.cleanup.batchSize == 256)
         #expect(valid.observability.logFormat == .json && valid.observability.logLevel == .debug)
+        #expect(valid.observability.logClientAddresses == .full)
         #expect(valid.mail.actionCodeLifetimes.values.allSatisfy { $0 == 3_600_000 })
         // Development: no limits, no recent-login rule, unsigned custom tokens.
         let development = try ServerSettings().validated()

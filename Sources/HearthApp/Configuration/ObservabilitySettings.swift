@@ -1,3 +1,4 @@
+import HearthWire
 import Logging
 
 /// How `hearth serve` logs (metrics and health need no settings: `/metrics`, `/healthz`, `/readyz`).
@@ -8,6 +9,8 @@ public struct ObservabilitySettings: Sendable, Equatable {
 
     public var logFormat = LogFormat.text
     public var logLevel = Logger.Level.info
+    /// How much of a client's address the request, refusal and provider lines keep.
+    public var logClientAddresses = ClientAddressLogging.network
 
     public init() {}
 }

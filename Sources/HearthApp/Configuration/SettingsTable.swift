@@ -182,6 +182,9 @@ public enum SettingsTable {
         .choice(
             "logLevel", .observability, \.observability.logLevel, default: "`info`",
             "`trace`, `debug`, `info`, `notice`, `warning`, `error` or `critical`"),
+        .choice(
+            "logClientAddresses", .observability, \.observability.logClientAddresses, default: "`network`",
+            "how much of a client's IP address log lines keep (it is personal data): `network` (IPv4 /24, IPv6 /48), `full`, or `none`"),
     ]
 
     static let byKey = Dictionary(uniqueKeysWithValues: settings.map { ($0.key, $0) })
