@@ -69,8 +69,8 @@ extension DataDirectory {
     /// directory, empty again, can be used for the next.
     public static func discardBackup(in target: String) {
         for name in DurableFiles.names(in: target)
-        where name == ledgerFileName || name == "lock.mdb" || name.hasPrefix("signing-key-") || name.hasPrefix("secrets-key")
-            || name.hasPrefix("hearth-backup.json") || name.hasSuffix(".partial")
+        where name == ledgerFileName || name == "lock.mdb" || isKeyFileName(name) || name.hasPrefix("signing-key-")
+            || name.hasPrefix("secrets-key") || name.hasPrefix("hearth-backup.json") || name.hasSuffix(".partial")
         {
             unlink(target + "/" + name)
         }

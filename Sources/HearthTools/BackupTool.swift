@@ -51,6 +51,29 @@ public enum BackupTool {
         }
     }
 
+    /// Deletes the backups beside `kept` (directories of its parent holding a manifest) made more
+    /// than `days` days before `now`: how long an erased account's data outlives its erasure in
+    /// backups is then bounded by `days`. Anything that is not a backup stays. Returns the paths
+    /// of the backups deleted, oldest first.
+    public static func prune(besides kept: String, olderThanDays days: Int, now: Int64) throws -> [String] {
+        let trimmed = kept.hasSuffix("/") ? String(kept.dropLast()) : kept
+        let parent = trimmed.contains("/") ? String(trimmed[..<trimmed.lastIndex(of: "/")!]) : "."
+        let cutoff = now - Int64(days) * 86_400_000
+        var expired: [(Int64, String)] = []
+        for name in try FileManager.default.contentsOfDirectory(atPath: parent.isEmpty ? "/" : parent) {
+            let path = (parent.isEmpty ? "" : parent) + "/" + name
+            guard path != trimmed, name != (trimmed as NSString).lastPathComponent,
+                let (manifest, _) = try? BackupManifest.read(from: path), manifest.createdAt < cutoff
+            else { continue }
+            expired.append((manifest.createdAt, path))
+        }
+        return expired.sorted { $0.0 < $1.0 }.map { _, path in
+            DataDirectory.discardBackup(in: path)
+            rmdir(path)
+            return path
+        }
+    }
+
     /// Reads the copy back: the chain walked, the projections at the ledger's head, each file
     /// checksummed (the keys against their originals, the signing keys' `kid`s noted). Returns
     /// the manifest that records it.

@@ -38,6 +38,15 @@ struct Backup: AsyncParsableCommand {
     @Flag(help: "Make a backup without a MAC: restore can not tell it unaltered, and asks for --allow-unauthenticated.")
     var unauthenticated = false
 
+    @Option(
+        name: .customLong("retain-days"),
+        help: "Once this backup is made, delete the backups beside it (in the same parent directory) older than this many days.")
+    var retainDays: Int?
+
+    func validate() throws {
+        if let retainDays, retainDays < 1 { throw ValidationError("--retain-days must be 1 or more") }
+    }
+
     func run() throws {
         let key = try backupKey.key()
         if key != nil && unauthenticated { throw ValidationError("--unauthenticated and a backup key exclude each other") }
@@ -51,6 +60,13 @@ struct Backup: AsyncParsableCommand {
             copying.finish()
             verifying.finish()
             printSummary(summary, verb: "backed up \(data.directory) to \(target)")
+            if let retainDays {
+                let deleted = try BackupTool.prune(besides: target, olderThanDays: retainDays, now: store.clock.now())
+                let out = Output.standardOutput
+                for path in deleted { out.line("deleted backup older than \(retainDays) days: \(path)") }
+                out.line("backups deleted: \(deleted.count)")
+                out.flush()
+            }
         }
     }
 }

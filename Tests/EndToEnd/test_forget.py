@@ -3,6 +3,7 @@ personal data is gone from the audit replay, from every ledger record, and from 
 afterwards, while the chain verifies and the other users are untouched."""
 
 import json
+import os
 import subprocess
 
 import requests
@@ -104,3 +105,42 @@ def test_deleted_and_erased_users_are_forgotten_and_the_chain_still_verifies(dae
     for secret in deleted_secrets + erased_secrets:
         assert secret.encode() not in copy, secret
     assert kept_secrets[0].encode() in copy  # the projections hold the live user's email
+
+    # The data directory itself, once compacted (what hearth-compact.timer does daily): no file
+    # in it holds a byte of either user; the daemon then serves the other one as before.
+    daemon.stop()
+    done = hearth("compact", "--data", daemon.data_dir)
+    assert done.returncode == 0 and done.stdout.startswith("compacted"), done.stdout + done.stderr
+    for name in os.listdir(daemon.data_dir):
+        path = os.path.join(daemon.data_dir, name)
+        if os.path.isfile(path):
+            content = open(path, "rb").read()
+            for secret in deleted_secrets + erased_secrets:
+                assert secret.encode() not in content, (name, secret)
+    daemon.start()
+    assert auth.get_user(kept, app=admin).email == kept_secrets[0]
+
+
+def test_backup_retention_bounds_how_long_erased_data_lives_in_backups(daemon, admin, tmp_path):
+    uid, personal = live_user(admin, "retained", daemon.url)
+    backups = tmp_path / "backups"
+    backups.mkdir()
+    for name in ("old", "recent"):
+        done = hearth("backup", "--data", daemon.data_dir, "--to", str(backups / name), "--unauthenticated")
+        assert done.returncode == 0, done.stderr
+    assert personal[0].encode() in (backups / "old" / "data.mdb").read_bytes()
+    manifest = json.loads((backups / "old" / "hearth-backup.json").read_text())
+    manifest["createdAt"] -= 40 * 86_400_000
+    (backups / "old" / "hearth-backup.json").write_text(json.dumps(manifest))
+    (backups / "notes").mkdir()
+    (backups / "notes" / "readme.txt").write_text("not a backup")
+
+    auth.delete_user(uid, app=admin)
+    done = hearth("backup", "--data", daemon.data_dir, "--to", str(backups / "today"), "--unauthenticated",
+                  "--retain-days", "30")
+    assert done.returncode == 0, done.stderr
+    assert "backups deleted: 1" in done.stdout and str(backups / "old") in done.stdout
+    assert sorted(p.name for p in backups.iterdir()) == ["notes", "recent", "today"]
+    assert personal[0].encode() not in (backups / "today" / "data.mdb").read_bytes()
+    refused = hearth("backup", "--data", daemon.data_dir, "--to", str(backups / "x"), "--unauthenticated", "--retain-days", "0")
+    assert refused.returncode != 0 and "--retain-days" in refused.stderr

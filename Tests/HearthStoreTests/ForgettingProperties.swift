@@ -115,6 +115,35 @@ struct ForgettingProperties {
         #expect(try test.store.maintenance.digest() == live)
     }
 
+    /// LMDB frees a deleted account's projection pages without zeroing them; a compaction
+    /// leaves none of them in the file, and changes nothing else.
+    @Test func aCompactionLeavesNoFreedPageWithTheAccountsData() throws {
+        let test = try TestStore(label: "forget-compact")
+        let person = Person(index: 3)
+        for n in [0, 1, 2, 3, 4, 5, 6, 8] { try test.run(Self.command(n, person), as: person.metadata) }
+        try test.run(.deleteAccount(Self.project, person.uid, by: .user), as: person.metadata)
+        let digest = try test.store.maintenance.digest()
+        let head = try test.store.ledgerHead()
+        try test.close()
+        let file = test.directory.path + "/data.mdb"
+        let before = try [UInt8](Data(contentsOf: URL(fileURLWithPath: file)))
+        // Freed, not zeroed: the projections' old pages still hold the account.
+        #expect(Self.contains(before, person.email))
+        #expect(throws: DataDirectoryLockError.self) {
+            let held = try test.dataDirectory.open(as: "daemon")
+            defer { held.close() }
+            _ = try test.dataDirectory.compact()
+        }
+        let summary = try test.dataDirectory.compact()
+        #expect(summary.bytesBefore == before.count && summary.bytesAfter <= summary.bytesBefore)
+        let after = try [UInt8](Data(contentsOf: URL(fileURLWithPath: file)))
+        for secret in person.secrets { #expect(!Self.contains(after, secret), "\(secret) survived the compaction") }
+        let reopened = try test.dataDirectory.open(as: "test")
+        defer { reopened.close() }
+        #expect(try reopened.maintenance.digest() == digest && reopened.ledgerHead() == head)
+        #expect(try reopened.audit.verify().isIntact)
+    }
+
     @Test func aLedgerThatSealedDataDoesNotOpenWithoutItsLedgerKey() throws {
         let test = try TestStore(label: "forget-keyless")
         try test.run(Self.command(0, Person(index: 1)), as: Person(index: 1).metadata)
