@@ -4,18 +4,23 @@
 /// What is not personal stays readable forever: streams, sequence numbers, event types, times,
 /// actors, creation methods, reasons, provider ids, flags.
 public enum PersonalData {
-    /// The stream whose key seals personal data recorded on `stream`: an account's or an action
-    /// code's own. Project streams record operators' settings, not anyone's account.
-    public static func keyOwner(of stream: StreamID) -> StreamID? {
+    /// The stream whose key seals `payload`'s personal data on `stream`: an account's own; an
+    /// action code's account when the code names one (deleting the account forgets its pending
+    /// codes' addresses too), else the code's own. Project streams record operators' settings,
+    /// not anyone's account.
+    public static func keyOwner(of stream: StreamID, _ payload: EventPayload) -> StreamID? {
         switch stream {
-        case .account, .oobCode: stream
+        case .account: stream
+        case .oobCode(let project, _):
+            if case .oobCodeIssued(let issued) = payload, let uid = issued.uid { .account(project, uid) } else { stream }
         case .project: nil
         }
     }
 
-    /// Whether recording `payload` destroys its stream's key, in the same transaction: the
-    /// account ends (deleted, purged, erased), or a code is used up. Such an event carries no
-    /// personal data of its own, not even its client address.
+    /// Whether recording `payload` destroys its stream's own key, in the same transaction: the
+    /// account ends (deleted, purged, erased), or a code is used up (a code sealed under its
+    /// account's key has none of its own: the account's end forgets it). Such an event carries
+    /// no personal data of its own, not even its client address.
     public static func forgets(_ payload: EventPayload) -> Bool {
         switch payload {
         case .accountDeleted, .anonymousPurged, .accountErased, .oobCodeConsumed: true
@@ -43,4 +48,24 @@ public enum PersonalData {
 
     /// The metadata field sealed with them.
     public static let metadataField = "metadata.clientIp"
+
+    /// The account's fields that hold personal data, as `erasing` empties them.
+    public static let accountFields = [
+        "email", "initialEmail", "password", "displayName", "photoUrl", "phoneNumber", "providers", "customClaims",
+    ]
+
+    /// `account` as its history shows once forgotten: the personal fields (`accountFields`)
+    /// empty, so nothing shows what an erased event decoded to.
+    public static func erasing(_ account: Account) -> Account {
+        var erased = account
+        erased.email = nil
+        erased.initialEmail = nil
+        erased.password = nil
+        erased.displayName = nil
+        erased.photoUrl = nil
+        erased.phoneNumber = nil
+        erased.providers = []
+        erased.customClaims = nil
+        return erased
+    }
 }

@@ -28,7 +28,8 @@ struct RequestLogMiddleware<Context: RemoteAddressRequestContext>: RouterMiddlew
             metadata: [
                 "method": "\(request.method)", "path": "\(path)", "status": "\(response.status.code)",
                 "ms": "\(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds / 1_000_000_000_000) / 1000)",
-                "requestId": "\(context.id)", "client": "\(access.logClientAddresses.render(access.clientAddress(request, peer: context.clientIp)))",
+                "requestId": "\(context.id)",
+                "client": "\(access.logClientAddresses.render(access.clientAddress(request, peer: context.clientIp)))",
             ])
         return response
     }

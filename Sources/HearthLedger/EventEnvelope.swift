@@ -60,9 +60,11 @@ public struct RecordedEvent: Sendable {
 ///
 /// `hash` is SHA-256 of every byte before it, previous hash included, which chains the records.
 /// Format 2 (every record written since personal data is sealed) adds `sealed`: empty, or
-/// `varint keyGeneration | 12 nonce | ciphertext | 16 tag`, AES-256-GCM under the stream's key
-/// (`StreamKeys`) with the sequence number as associated data, of `optional string clientIp
-/// | personal payload part`. On those streams the metadata's own client address is absent.
+/// `varint keyGeneration | optional string ownerUid | 12 nonce | ciphertext | 16 tag`,
+/// AES-256-GCM under the key of the record's stream, or of the account `ownerUid` names
+/// (`PersonalData.keyOwner`; `StreamKeys`), with the sequence number as associated data, of
+/// `optional string clientIp | personal payload part`. On those streams the metadata's own
+/// client address is absent.
 public enum RecordFormat {
     public static let version: UInt8 = 2
     public static let hashSize = 32
@@ -123,10 +125,13 @@ public enum RecordFormat {
     }
 
     /// The sealed part of a record: `plaintext` under `key` at `generation`, bound to `sequence`.
-    static func seal(_ plaintext: [UInt8], key: SymmetricKey, generation: UInt64, sequence: UInt64) throws -> [UInt8] {
+    static func seal(_ plaintext: [UInt8], key: SymmetricKey, generation: UInt64, owner: StreamID?, sequence: UInt64) throws
+        -> [UInt8]
+    {
         let box = try AES.GCM.seal(plaintext, using: key, authenticating: associatedData(sequence))
         var writer = ByteWriter(capacity: plaintext.count + 40)
         writer.write(varint: generation)
+        if case .account(_, let uid)? = owner { writer.write(uid.rawValue as String?) } else { writer.write(nil as String?) }
         writer.write(raw: box.nonce)
         writer.write(raw: box.ciphertext)
         writer.write(raw: box.tag)
@@ -169,9 +174,9 @@ public enum RecordFormat {
         _ = try reader.readByteString()
         for _ in 0..<3 { _ = try reader.readOptional { try $0.readByteString() } }
         let content = try readContent(&reader, head, needsClientIp: false) { owner, generation in
-            if let cached = streams.key, cached.generation == generation { return cached.lookup }
+            if let cached = streams.key, cached.generation == generation, cached.owner == owner { return cached.lookup }
             let lookup = try keys(owner, generation)
-            streams.key = (generation, lookup)
+            streams.key = (owner, generation, lookup)
             return lookup
         }
         guard reader.remaining == 2 * hashSize else { throw BinaryFormatError.truncated(at: reader.offset) }
@@ -202,8 +207,12 @@ public enum RecordFormat {
         guard decoder.sealsPersonalData || needsClientIp else { return Content(payload: try decoder.decode(open), state: .sealed) }
         var part = ByteReader(sealed)
         let generation = try part.readVarint()
-        guard let owner = PersonalData.keyOwner(of: head.stream) else {
+        let owner: StreamID
+        switch (head.stream, try part.readOptional { try UserID.read(from: &$0) }) {
+        case (.project, _), (.account, .some):
             throw BinaryFormatError.invalid("sealed part on \(head.stream)", at: reader.offset)
+        case (.oobCode(let project, _), .some(let uid)): owner = .account(project, uid)
+        case (_, nil): owner = head.stream
         }
         guard case .key(let key) = try keys(owner, generation) else {
             return Content(payload: try decoder.decode(open, personal: .erased), state: .erased)
@@ -232,8 +241,8 @@ public enum RecordFormat {
     public struct StreamCache {
         private var bytes: [UInt8] = []
         private var stream: StreamID?
-        /// The key found for the stream, at the generation it was asked for.
-        fileprivate var key: (generation: UInt64, lookup: StreamKeys.Lookup)?
+        /// The key found for the stream's records, its owner's at the generation asked for.
+        fileprivate var key: (owner: StreamID, generation: UInt64, lookup: StreamKeys.Lookup)?
 
         public init() {}
 

@@ -95,8 +95,7 @@ public struct Ledger: Sendable {
         let recordedAt = max(now, head.recordedAt)
         var appended: [EventEnvelope] = []
         appended.reserveCapacity(payloads.count)
-        let owner = PersonalData.keyOwner(of: stream)
-        var sealingKey: (generation: UInt64, key: SymmetricKey)?
+        var sealingKey: (owner: StreamID, generation: UInt64, key: SymmetricKey)?
         for (offset, payload) in payloads.enumerated() {
             let sequence = head.sequence + 1
             let streamVersion = current + UInt64(offset) + 1
@@ -104,17 +103,21 @@ public struct Ledger: Sendable {
             var recorded = metadata
             var open = metadata
             var sealed: [UInt8] = []
-            if let owner {
+            if let owner = PersonalData.keyOwner(of: stream, payload) {
                 open.clientIp = nil
                 if PersonalData.forgets(payload) {
                     recorded.clientIp = nil
                 } else if parts.personal != nil || metadata.clientIp != nil {
-                    if sealingKey == nil { sealingKey = try keys.sealingKey(for: owner, in: txn) }
+                    if sealingKey?.owner != owner {
+                        let (generation, key) = try keys.sealingKey(for: owner, in: txn)
+                        sealingKey = (owner, generation, key)
+                    }
                     var plaintext = ByteWriter(capacity: 128)
                     plaintext.write(metadata.clientIp)
                     plaintext.write(raw: parts.personal ?? [])
                     sealed = try RecordFormat.seal(
-                        plaintext.bytes, key: sealingKey!.key, generation: sealingKey!.generation, sequence: sequence)
+                        plaintext.bytes, key: sealingKey!.key, generation: sealingKey!.generation,
+                        owner: owner == stream ? nil : owner, sequence: sequence)
                 }
             }
             var record = RecordFormat.encodeUnhashed(
@@ -124,8 +127,8 @@ public struct Ledger: Sendable {
             record.append(contentsOf: hash)
             try txn.put(events, BigEndianUInt64(sequence), record, options: .append)
             try txn.put(streams, Self.streamKey(stream, streamVersion), BigEndianUInt64(sequence), options: .noOverwrite)
-            if let owner, PersonalData.forgets(payload) {
-                try keys.destroy(owner, in: txn)
+            if PersonalData.forgets(payload), PersonalData.keyOwner(of: stream, payload) != nil {
+                try keys.destroy(stream, in: txn)
                 sealingKey = nil
             }
             appended.append(

@@ -27,6 +27,9 @@ enum IndexOp: Sendable {
     case anonymous(AccountKey, since: Int64?)
     /// Cleanup purged an account of `project` on this UTC day (days since 1970): counted per day.
     case purged(ProjectID, day: Int64)
+    /// The account ended: its unused action codes go with it (their addresses were sealed under
+    /// its key, destroyed with it).
+    case endCodes(AccountKey)
 }
 
 /// An account as a fold last loaded or left it, with its record key.
@@ -126,6 +129,7 @@ final class AccountFold {
             ops.append(.anonymous(key, since: after.isAnonymous ? accounts[slot].account?.createdAt : nil))
         }
         if case .anonymousPurged = payload { ops.append(.purged(project, day: recordedAt / 86_400_000)) }
+        if PersonalData.forgets(payload) { ops.append(.endCodes(key)) }
     }
 
     /// Ends the fold: hands over its accounts and starts again empty.

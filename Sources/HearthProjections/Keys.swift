@@ -41,6 +41,16 @@ enum Keys {
         joined(project.rawValue, codeHash)
     }
 
+    /// An account's action code: project, uid, code hash.
+    static func accountCode(_ project: ProjectID, _ uid: UserID, _ codeHash: String) -> [UInt8] {
+        joined(project.rawValue, uid.rawValue, codeHash)
+    }
+
+    /// What every `accountCode` key of the account starts with.
+    static func accountCodes(_ project: ProjectID, _ uid: UserID) -> [UInt8] {
+        account(project, uid) + [0]
+    }
+
     /// Purges per day: project, day number (big-endian, so days sort).
     static func purgeDay(_ project: ProjectID, day: Int64) -> [UInt8] {
         var key = self.project(project)

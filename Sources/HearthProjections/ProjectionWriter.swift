@@ -106,6 +106,13 @@ public final class ProjectionWriter {
         case .oobCode(let project, let codeHash):
             let key = Keys.oobCode(project, codeHash)
             let before = try projections.reader(txn).oobCode(codeHash, in: project)
+            switch event.payload {
+            case .oobCodeIssued(let issued):
+                if let uid = issued.uid { try txn.put(projections.accountCodes, Keys.accountCode(project, uid, codeHash), [UInt8]()) }
+            case .oobCodeConsumed:
+                if let uid = before?.uid { try txn.delete(projections.accountCodes, Keys.accountCode(project, uid, codeHash)) }
+            default: break
+            }
             if let after = Evolve.oobCode(before, event.payload, at: event.recordedAt) {
                 try txn.put(projections.oobCodes, key, after.binaryEncoded)
             } else {
@@ -125,6 +132,18 @@ public final class ProjectionWriter {
                 try bytes.map { try BigEndianUInt64(decoding: $0).value } ?? 0
             }
             try txn.put(projections.cleanupPurges, key, withUnsafeBytes(of: (count + 1).bigEndian) { Array($0) })
+        case .endCodes(let account):
+            let prefix = Keys.accountCodes(account.project, account.uid)
+            var codes: [[UInt8]] = []
+            try txn.forEach(projections.accountCodes, prefix: prefix) { key, _ in
+                codes.append(Array(key))
+                return .continue
+            }
+            for key in codes {
+                let codeHash = String(decoding: key[prefix.count...], as: UTF8.self)
+                try txn.delete(projections.oobCodes, Keys.oobCode(account.project, codeHash))
+                try txn.delete(projections.accountCodes, key)
+            }
         }
     }
 

@@ -9,7 +9,8 @@ public struct Projections: Sendable {
     /// 5: cleanup schedules record their rule; project configs their cleanup period and
     /// email privacy; purges are counted per day. 6: accounts keep their initial email.
     /// 7: project configs keep their apps' Team IDs and signing certificates. 8: a used action
-    /// code keeps no address (its key is destroyed; `PersonalData`).
+    /// code keeps no address (its key is destroyed; `PersonalData`), and an account's unused
+    /// codes end with it (`account_codes`).
     public static let formatVersion: UInt64 = 8
 
     public typealias Table = Database<[UInt8], [UInt8]>
@@ -32,6 +33,8 @@ public struct Projections: Sendable {
     public let refreshTokens: Table
     /// project, code hash -> `OOBCode`
     public let oobCodes: Table
+    /// project, uid, code hash -> empty: an account's unused codes, which end with it
+    public let accountCodes: Table
     /// project -> `ProjectConfig`
     public let projects: Table
     /// "checkpoint" -> last applied sequence; "format" -> `formatVersion`
@@ -41,7 +44,7 @@ public struct Projections: Sendable {
     public var tables: [Table] {
         [
             accounts, emails, phones, federatedIds, anonymousAccounts, cleanupSchedule, cleanupPurges, refreshTokens, oobCodes,
-            projects,
+            accountCodes, projects,
         ]
     }
 
@@ -52,7 +55,7 @@ public struct Projections: Sendable {
             federatedIds: try table("federated_ids"), anonymousAccounts: try table("anonymous_accounts"),
             cleanupSchedule: try table("cleanup_schedule"), cleanupPurges: try table("cleanup_purges"),
             refreshTokens: try table("refresh_tokens"),
-            oobCodes: try table("oob_codes"), projects: try table("projects"),
+            oobCodes: try table("oob_codes"), accountCodes: try table("account_codes"), projects: try table("projects"),
             state: try environment.openDatabase(named: "projection.state"))
     }
 

@@ -13,13 +13,17 @@ public enum AccountJSON {
         let account: Account
         let asOfSequence: UInt64
         let asOf: String
+        /// The personal fields forgotten since (the account's key was destroyed), by name.
+        let erased: [String]?
     }
 
+    /// An account whose events were erased shows without its personal fields, and names them.
     public static func render(_ account: Account, through event: StoredEvent) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
         let snapshot = Snapshot(
-            account: account, asOfSequence: event.sequence, asOf: Timestamp.iso8601(milliseconds: event.recordedAt))
+            account: event.isErased ? PersonalData.erasing(account) : account, asOfSequence: event.sequence,
+            asOf: Timestamp.iso8601(milliseconds: event.recordedAt), erased: event.isErased ? PersonalData.accountFields : nil)
         return String(decoding: try encoder.encode(snapshot), as: UTF8.self)
     }
 }

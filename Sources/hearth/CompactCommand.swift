@@ -17,7 +17,8 @@ struct Compact: AsyncParsableCommand {
     func run() throws {
         let summary = try data.directory.compact()
         let out = Output.standardOutput
-        out.line("compacted \(data.directory): \(formatCount(UInt64(summary.bytesBefore))) -> \(formatCount(UInt64(summary.bytesAfter))) bytes")
+        out.line(
+            "compacted \(data.directory): \(formatCount(UInt64(summary.bytesBefore))) -> \(formatCount(UInt64(summary.bytesAfter))) bytes")
         out.flush()
     }
 }

@@ -33,7 +33,8 @@ struct LedgerCommand: AsyncParsableCommand {
                 return
             }
             out.line("events:          \(formatCount(summary.events)) (\(formatCount(summary.plainRecords)) were in plain text)")
-            out.line("accounts' keys:  \(formatCount(UInt64(summary.liveKeys))) live, \(formatCount(UInt64(summary.destroyedKeys))) destroyed")
+            out.line(
+                "accounts' keys:  \(formatCount(UInt64(summary.liveKeys))) live, \(formatCount(UInt64(summary.destroyedKeys))) destroyed")
             out.line("replaced head:   event \(formatCount(summary.previousHead.sequence)), hash \(summary.previousHead.hash)")
             out.line("new head:        event \(formatCount(summary.head.sequence)), hash \(summary.head.hash)")
             out.line("projections:     \(summary.digest) (unchanged)")

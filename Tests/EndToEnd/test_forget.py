@@ -71,6 +71,13 @@ def test_deleted_and_erased_users_are_forgotten_and_the_chain_still_verifies(dae
         for secret in personal:
             assert secret not in text, secret
     assert replay(daemon, deleted)[-1]["type"] == "account.deleted"
+    # The account as it was before: its shape, its personal fields named as erased.
+    before = str(replay(daemon, deleted)[-2]["recordedAtMs"])
+    shown = hearth("audit", "show", "--data", daemon.data_dir, "--project", PROJECT, "--uid", deleted, "--at", before)
+    assert shown.returncode == 0, shown.stderr
+    snapshot = json.loads(shown.stdout)
+    assert "email" in snapshot["erased"] and "email" not in snapshot["account"] and "password" not in snapshot["account"]
+    assert snapshot["account"]["uid"] == deleted and all(secret not in shown.stdout for secret in deleted_secrets)
     last = replay(daemon, erased)[-1]
     assert last["type"] == "account.erased" and last["payload"] == {"reason": "subject request 2026-0042"}
     assert last["metadata"]["actor"] == "admin" and "clientIp" not in last["metadata"]

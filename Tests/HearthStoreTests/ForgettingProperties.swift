@@ -36,7 +36,7 @@ struct ForgettingProperties {
     /// The command a generated number stands for, on `person`.
     static func command(_ n: Int, _ person: Person) -> Command {
         let hash = PasswordHash(algorithm: "SCRYPT", hash: Array(person.email.utf8.prefix(8)), salt: [UInt8(n % 256)])
-        switch n % 9 {
+        switch n % 10 {
         case 0:
             return .createAccount(
                 project, person.uid,
@@ -55,6 +55,13 @@ struct ForgettingProperties {
         case 5: return .signIn(project, person.uid, method: .password, refreshTokenHash: "t\(n)")
         case 6: return .setPassword(project, person.uid, hash, email: person.email, reason: .changed)
         case 7: return .update(project, person.uid, AccountUpdate(emailVerified: true))
+        case 8:
+            // A code its account never used: it ends with the account.
+            return .issueOOBCode(
+                project, codeHash: "code-\(person.index)-\(n)",
+                OOBCodeIssued(
+                    requestType: .verifyAndChangeEmail, email: person.email, uid: person.uid, newEmail: person.newEmail, expiresAt: 1 << 50)
+            )
         default: return .update(project, person.uid, AccountUpdate(profile: ProfileUpdated(phoneNumber: person.phone)))
         }
     }
@@ -75,7 +82,7 @@ struct ForgettingProperties {
         let people = (0..<3).map(Person.init)
         for person in people { try test.run(command(0, person), as: person.metadata) }
         for n in numbers {
-            let person = people[(n / 9) % people.count]
+            let person = people[(n / 10) % people.count]
             test.clock.advance(milliseconds: 1_000)
             _ = try? test.run(command(n, person), as: person.metadata)
         }
@@ -87,6 +94,12 @@ struct ForgettingProperties {
         try test.run(.deleteAccount(project, target.uid, by: .user), as: target.metadata)
 
         try expectForgotten(target, in: test)
+        // Its unused codes went with it: gone from the projections, erased in the ledger.
+        for n in numbers where n % 10 == 8 && (n / 10) % people.count == 0 {
+            #expect(try test.store.read { try $0.oobCode("code-0-\(n)", in: project) } == nil)
+            let code = try test.store.audit.events(of: .oobCode(project, "code-0-\(n)"))
+            #expect(code.first.map { $0.isErased } ?? true)
+        }
         // Every other account, and its history, exactly as before.
         #expect(try others.map { try history(of: $0, in: test) } == before)
         #expect(try others.map { try test.account($0.uid.rawValue) } == accountsBefore)
@@ -120,7 +133,7 @@ struct ForgettingProperties {
     @Test func aCompactionLeavesNoFreedPageWithTheAccountsData() throws {
         let test = try TestStore(label: "forget-compact")
         let person = Person(index: 3)
-        for n in [0, 1, 2, 3, 4, 5, 6, 8] { try test.run(Self.command(n, person), as: person.metadata) }
+        for n in [0, 1, 2, 3, 4, 5, 6, 8, 9] { try test.run(Self.command(n, person), as: person.metadata) }
         try test.run(.deleteAccount(Self.project, person.uid, by: .user), as: person.metadata)
         let digest = try test.store.maintenance.digest()
         let head = try test.store.ledgerHead()

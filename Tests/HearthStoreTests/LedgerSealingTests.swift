@@ -50,9 +50,10 @@ struct LedgerSealingTests {
 
     static func contains(_ haystack: [UInt8], _ needle: String) -> Bool {
         let bytes = Array(needle.utf8)
-        return haystack.count >= bytes.count && (0...(haystack.count - bytes.count)).contains { index in
-            haystack[index..<index + bytes.count].elementsEqual(bytes)
-        }
+        return haystack.count >= bytes.count
+            && (0...(haystack.count - bytes.count)).contains { index in
+                haystack[index..<index + bytes.count].elementsEqual(bytes)
+            }
     }
 
     @Test func sealingKeepsEveryEventsPlaceSealsTheLivingAndForgetsTheEnded() throws {
