@@ -134,6 +134,7 @@ public enum HearthServer {
         var services: [any Service] = [WorkersService(context: context), StoreService(store: store, logger: logger)]
         if let mailQueue { services.append(mailQueue) }
         services.append(scheduler)
+        services.append(ActionCodeSweeper(store: store, clock: clock, startsAfter: caughtUp, logger: logger))
         if let interval = WatchdogService.interval() {
             services.append(WatchdogService(store: store, interval: interval, logger: logger))
         }

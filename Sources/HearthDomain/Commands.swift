@@ -44,6 +44,8 @@ public enum Command: Equatable, Sendable {
     case eraseAccount(ProjectID, UserID, reason: String)
     case issueOOBCode(ProjectID, codeHash: String, OOBCodeIssued)
     case consumeOOBCode(ProjectID, codeHash: String)
+    /// The sweep: a code past its expiry, never used, forgets its addresses.
+    case expireOOBCode(ProjectID, codeHash: String)
     case changeProjectConfig(ProjectID, ProjectConfigChange)
     /// Creates (`creating`) or replaces a provider's configuration.
     case setIdentityProvider(ProjectID, IdentityProviderConfig, creating: Bool)
@@ -63,7 +65,8 @@ public enum Command: Equatable, Sendable {
             .linkPassword(let project, let uid, _, _), .purgeAnonymous(let project, let uid),
             .eraseAccount(let project, let uid, _):
             .account(project, uid)
-        case .issueOOBCode(let project, let hash, _), .consumeOOBCode(let project, let hash):
+        case .issueOOBCode(let project, let hash, _), .consumeOOBCode(let project, let hash),
+            .expireOOBCode(let project, let hash):
             .oobCode(project, hash)
         case .changeProjectConfig(let project, _), .setIdentityProvider(let project, _, _),
             .deleteIdentityProvider(let project, _):

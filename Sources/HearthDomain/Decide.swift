@@ -104,6 +104,12 @@ public enum Decide {
             }
             guard code.expiresAt > now else { throw AuthError.expiredOobCode }
             return [.oobCodeConsumed]
+        case .expireOOBCode(let project, let codeHash):
+            guard let code = try state.oobCode(codeHash, in: project), !code.consumed, !code.isForgotten else {
+                throw AuthError.invalidOobCode
+            }
+            guard code.expiresAt <= now else { throw AuthError.notDue }
+            return [.oobCodeExpired]
         case .changeProjectConfig(let project, let change):
             if let period = change.anonymousCleanupPeriodSeconds, !ProjectConfig.anonymousCleanupPeriodRange.contains(period) {
                 throw AuthError.invalidProjectConfig("anonymousCleanupAfterSeconds must be from 1 to 2592000 (30 days)")

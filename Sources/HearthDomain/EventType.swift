@@ -46,6 +46,7 @@ extension EventType {
     /// v2: the addresses are sealed.
     public static let oobCodeIssued = EventType("oob_code.issued", version: 2)
     public static let oobCodeConsumed = EventType("oob_code.consumed", version: 1)
+    public static let oobCodeExpired = EventType("oob_code.expired", version: 1)
     /// v2: the cleanup period and email enumeration protection; v3: the apps' Team IDs and
     /// signing certificates (`iosApps`, `androidApps`).
     public static let projectConfigChanged = EventType("project.config_changed", version: 3)
@@ -80,6 +81,6 @@ extension EventType {
         .accountCreated, .signInRecorded, .providerLinked, .providerUnlinked, .passwordSet, .passwordRemoved,
         .emailVerified, .emailChanged, .profileUpdated, .customClaimsSet, .accountDisabled, .accountEnabled,
         .sessionsRevoked, .refreshTokenIssued, .refreshTokenRevoked, .accountDeleted, .anonymousPurged, .accountErased,
-        .oobCodeIssued, .oobCodeConsumed, .projectConfigChanged, .identityProviderSet, .identityProviderDeleted,
+        .oobCodeIssued, .oobCodeConsumed, .oobCodeExpired, .projectConfigChanged, .identityProviderSet, .identityProviderDeleted,
     ]
 }

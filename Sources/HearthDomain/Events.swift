@@ -34,6 +34,8 @@ public enum EventPayload: Equatable, Sendable {
     case accountErased(AccountErased)
     indirect case oobCodeIssued(OOBCodeIssued)
     case oobCodeConsumed
+    /// A code expired unused: the sweep forgets its addresses (`PersonalData.forgets`).
+    case oobCodeExpired
     indirect case projectConfigChanged(ProjectConfigChange)
     /// A provider's whole configuration, created or changed (its secret sealed or referenced).
     indirect case identityProviderSet(IdentityProviderConfig)
@@ -61,6 +63,7 @@ public enum EventPayload: Equatable, Sendable {
         case .accountErased: .accountErased
         case .oobCodeIssued: .oobCodeIssued
         case .oobCodeConsumed: .oobCodeConsumed
+        case .oobCodeExpired: .oobCodeExpired
         case .projectConfigChanged: .projectConfigChanged
         case .identityProviderSet: .identityProviderSet
         case .identityProviderDeleted: .identityProviderDeleted

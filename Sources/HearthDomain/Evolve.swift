@@ -69,6 +69,12 @@ public enum Evolve {
             code.email = ""
             code.newEmail = nil
             return code
+        case .oobCodeExpired:
+            // Kept, without its addresses, so that using it still answers EXPIRED_OOB_CODE.
+            guard var code else { return nil }
+            code.email = ""
+            code.newEmail = nil
+            return code
         default: return code
         }
     }
@@ -140,7 +146,7 @@ extension Account {
             refreshTokens.removeAll { $0 == revoked.tokenHash }
         case .accountDeleted, .anonymousPurged, .accountErased:
             return false
-        case .oobCodeIssued, .oobCodeConsumed, .projectConfigChanged, .identityProviderSet, .identityProviderDeleted:
+        case .oobCodeIssued, .oobCodeConsumed, .oobCodeExpired, .projectConfigChanged, .identityProviderSet, .identityProviderDeleted:
             break
         }
         // Upgrading is one-way: an account that ever gained a sign-in method is never

@@ -8,6 +8,9 @@ public struct OOBCode: Equatable, Sendable {
     public var expiresAt: Int64
     public var consumed = false
 
+    /// Used or expired and swept: its addresses are forgotten (empty).
+    public var isForgotten: Bool { email.isEmpty }
+
     public init(_ issued: OOBCodeIssued, issuedAt: Int64) {
         requestType = issued.requestType
         email = issued.email

@@ -18,12 +18,12 @@ public enum PersonalData {
     }
 
     /// Whether recording `payload` destroys its stream's own key, in the same transaction: the
-    /// account ends (deleted, purged, erased), or a code is used up (a code sealed under its
+    /// account ends (deleted, purged, erased), or a code is used up or expires unused (a code sealed under its
     /// account's key has none of its own: the account's end forgets it). Such an event carries
     /// no personal data of its own, not even its client address.
     public static func forgets(_ payload: EventPayload) -> Bool {
         switch payload {
-        case .accountDeleted, .anonymousPurged, .accountErased, .oobCodeConsumed: true
+        case .accountDeleted, .anonymousPurged, .accountErased, .oobCodeConsumed, .oobCodeExpired: true
         default: false
         }
     }

@@ -87,7 +87,7 @@ public enum EventJSON {
             case .emailChanged(let event): try event.encode(to: encoder)
             case .profileUpdated(let event): try event.encode(to: encoder)
             case .customClaimsSet(let event): try event.encode(to: encoder)
-            case .accountDisabled, .accountEnabled, .oobCodeConsumed: try Empty().encode(to: encoder)
+            case .accountDisabled, .accountEnabled, .oobCodeConsumed, .oobCodeExpired: try Empty().encode(to: encoder)
             case .sessionsRevoked(let event): try event.encode(to: encoder)
             case .refreshTokenIssued(let event): try event.encode(to: encoder)
             case .refreshTokenRevoked(let event): try event.encode(to: encoder)

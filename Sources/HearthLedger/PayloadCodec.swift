@@ -70,7 +70,7 @@ public enum PayloadCodec {
                 $0.write(event.phoneNumber)
             }
         case .customClaimsSet(let event): seal { $0.write(event.claims) }
-        case .accountDisabled, .accountEnabled, .oobCodeConsumed: break
+        case .accountDisabled, .accountEnabled, .oobCodeConsumed, .oobCodeExpired: break
         case .sessionsRevoked(let event):
             writer.write(event.validSince)
             writer.write(event.reason.rawValue)
@@ -256,6 +256,7 @@ public enum PayloadCodec {
         },
         Decoder(.oobCodeIssuedV1) { .oobCodeIssued(try $0.read()) },
         Decoder(.oobCodeConsumed) { _ in .oobCodeConsumed },
+        Decoder(.oobCodeExpired) { _ in .oobCodeExpired },
         Decoder(.projectConfigChanged) { .projectConfigChanged(try $0.read()) },
         Decoder(.projectConfigChangedV1) { .projectConfigChanged(try ProjectConfigChange(from: &$0, layout: .v1)) },
         Decoder(.projectConfigChangedV2) { .projectConfigChanged(try ProjectConfigChange(from: &$0, layout: .v2)) },

@@ -46,6 +46,11 @@ enum Keys {
         joined(project.rawValue, uid.rawValue, codeHash)
     }
 
+    /// A code's expiry: time (big-endian, so codes sort by it), project, code hash.
+    static func codeExpiry(_ expiresAt: Int64, _ project: ProjectID, _ codeHash: String) -> [UInt8] {
+        withUnsafeBytes(of: UInt64(bitPattern: max(0, expiresAt)).bigEndian) { Array($0) } + joined(project.rawValue, codeHash)
+    }
+
     /// What every `accountCode` key of the account starts with.
     static func accountCodes(_ project: ProjectID, _ uid: UserID) -> [UInt8] {
         account(project, uid) + [0]

@@ -80,6 +80,19 @@ public struct ProjectionReader<T: Transaction>: DecisionState {
     }
 
     /// Anonymous accounts of `project` due for cleanup at `now`, earliest first.
+    /// Codes neither used nor swept, in expiry order: each one's expiry, project and code hash,
+    /// until `body` says stop.
+    public func forEachCodeByExpiry(_ body: (_ expiresAt: Int64, _ project: ProjectID, _ codeHash: String) throws -> Bool) throws {
+        try txn.forEach(projections.codeExpiry) { key, _ in
+            guard key.count > 9, let separator = key[8...].firstIndex(of: 0) else { return .continue }
+            let expiresAt = Int64(bitPattern: try BigEndianUInt64(decoding: UnsafeRawBufferPointer(rebasing: key[..<8])).value)
+            guard let project = ProjectID(String(decoding: UnsafeRawBufferPointer(rebasing: key[8..<separator]), as: UTF8.self))
+            else { return .continue }
+            let codeHash = String(decoding: UnsafeRawBufferPointer(rebasing: key[(separator + 1)...]), as: UTF8.self)
+            return try body(expiresAt, project, codeHash) ? .continue : .stop
+        }
+    }
+
     public func accountsDueForCleanup(in project: ProjectID, now: Int64, limit: Int) throws -> [UserID] {
         var due: [UserID] = []
         try forEachScheduled(in: project) { dueAt, uid in

@@ -109,8 +109,12 @@ public final class ProjectionWriter {
             switch event.payload {
             case .oobCodeIssued(let issued):
                 if let uid = issued.uid { try txn.put(projections.accountCodes, Keys.accountCode(project, uid, codeHash), [UInt8]()) }
-            case .oobCodeConsumed:
-                if let uid = before?.uid { try txn.delete(projections.accountCodes, Keys.accountCode(project, uid, codeHash)) }
+                try txn.put(projections.codeExpiry, Keys.codeExpiry(issued.expiresAt, project, codeHash), [UInt8]())
+            case .oobCodeConsumed, .oobCodeExpired:
+                if let before {
+                    if let uid = before.uid { try txn.delete(projections.accountCodes, Keys.accountCode(project, uid, codeHash)) }
+                    try txn.delete(projections.codeExpiry, Keys.codeExpiry(before.expiresAt, project, codeHash))
+                }
             default: break
             }
             if let after = Evolve.oobCode(before, event.payload, at: event.recordedAt) {
@@ -141,6 +145,9 @@ public final class ProjectionWriter {
             }
             for key in codes {
                 let codeHash = String(decoding: key[prefix.count...], as: UTF8.self)
+                if let code = try projections.reader(txn).oobCode(codeHash, in: account.project) {
+                    try txn.delete(projections.codeExpiry, Keys.codeExpiry(code.expiresAt, account.project, codeHash))
+                }
                 try txn.delete(projections.oobCodes, Keys.oobCode(account.project, codeHash))
                 try txn.delete(projections.accountCodes, key)
             }

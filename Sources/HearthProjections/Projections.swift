@@ -10,7 +10,7 @@ public struct Projections: Sendable {
     /// email privacy; purges are counted per day. 6: accounts keep their initial email.
     /// 7: project configs keep their apps' Team IDs and signing certificates. 8: a used action
     /// code keeps no address (its key is destroyed; `PersonalData`), and an account's unused
-    /// codes end with it (`account_codes`).
+    /// codes end with it (`account_codes`); codes are listed by expiry for the sweep (`code_expiry`).
     public static let formatVersion: UInt64 = 8
 
     public typealias Table = Database<[UInt8], [UInt8]>
@@ -35,6 +35,8 @@ public struct Projections: Sendable {
     public let oobCodes: Table
     /// project, uid, code hash -> empty: an account's unused codes, which end with it
     public let accountCodes: Table
+    /// expiry time, project, code hash -> empty: codes not yet used or swept, in expiry order
+    public let codeExpiry: Table
     /// project -> `ProjectConfig`
     public let projects: Table
     /// "checkpoint" -> last applied sequence; "format" -> `formatVersion`
@@ -44,7 +46,7 @@ public struct Projections: Sendable {
     public var tables: [Table] {
         [
             accounts, emails, phones, federatedIds, anonymousAccounts, cleanupSchedule, cleanupPurges, refreshTokens, oobCodes,
-            accountCodes, projects,
+            accountCodes, codeExpiry, projects,
         ]
     }
 
@@ -55,7 +57,8 @@ public struct Projections: Sendable {
             federatedIds: try table("federated_ids"), anonymousAccounts: try table("anonymous_accounts"),
             cleanupSchedule: try table("cleanup_schedule"), cleanupPurges: try table("cleanup_purges"),
             refreshTokens: try table("refresh_tokens"),
-            oobCodes: try table("oob_codes"), accountCodes: try table("account_codes"), projects: try table("projects"),
+            oobCodes: try table("oob_codes"), accountCodes: try table("account_codes"),
+            codeExpiry: try table("code_expiry"), projects: try table("projects"),
             state: try environment.openDatabase(named: "projection.state"))
     }
 

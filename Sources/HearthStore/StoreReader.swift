@@ -40,6 +40,27 @@ public struct StoreReader: StoreQueries {
         return due
     }
 
+    /// Up to `limit` action codes of any project that expired unused by `now`, earliest first.
+    public func codesExpired(by now: Int64, limit: Int) throws -> [(ProjectID, String)] {
+        var expired: [(ProjectID, String)] = []
+        try projectionReader.forEachCodeByExpiry { expiresAt, project, codeHash in
+            guard expiresAt <= now, expired.count < limit else { return false }
+            expired.append((project, codeHash))
+            return true
+        }
+        return expired
+    }
+
+    /// When the next unused action code expires.
+    public func nextCodeExpiry() throws -> Int64? {
+        var next: Int64?
+        try projectionReader.forEachCodeByExpiry { expiresAt, _, _ in
+            next = expiresAt
+            return false
+        }
+        return next
+    }
+
     /// The earliest cleanup due time of any project.
     public func nextCleanupDue() throws -> Int64? {
         try projectionReader.configuredProjects().compactMap { try projectionReader.nextCleanupDue(in: $0) }.min()

@@ -43,6 +43,7 @@ public enum SampleEvents {
             OOBCodeIssued(requestType: .verifyAndChangeEmail, email: "o@x.io", uid: UserID("u1"), newEmail: "p@x.io", expiresAt: 6)),
         .oobCodeIssued(OOBCodeIssued(requestType: .recoverEmail, email: "o@x.io", uid: UserID("u1"), newEmail: "p@x.io", expiresAt: 7)),
         .oobCodeConsumed,
+        .oobCodeExpired,
         .projectConfigChanged(ProjectConfigChange(anonymousCleanup: true)),
         .projectConfigChanged(
             ProjectConfigChange(

@@ -18,7 +18,8 @@ extension SignInService {
         let hash = AuthContext.codeHash(oobCode)
         let code = try read { try $0.oobCode(hash, in: project) }
         guard let code, !code.consumed, code.requestType == .emailSignIn else { throw FirebaseError.invalidOobCode }
-        guard code.email == address else {
+        // A swept code forgot its address: consuming it answers EXPIRED_OOB_CODE.
+        guard code.email == address || code.isForgotten else {
             throw FirebaseError.bad("INVALID_EMAIL : The email provided does not match the sign-in email address.")
         }
         // Which account signs in is settled inside the write (the domain's plan), so its token
