@@ -101,13 +101,14 @@ public enum RecordFormat {
     }
 
     /// Encodes a record up to (not including) its own hash. `metadata.clientIp` is written as
-    /// given: the caller leaves it out where it is sealed.
+    /// given: the caller leaves it out where it is sealed. `sealed` `nil` writes format 1 (what
+    /// Hearth wrote before sealing; tests make such ledgers).
     static func encodeUnhashed(
         sequence: UInt64, recordedAt: Int64, stream: StreamID, streamVersion: UInt64, type: EventType, payload: [UInt8],
-        metadata: Metadata, sealed: [UInt8], previousHash: ChainHash
+        metadata: Metadata, sealed: [UInt8]?, previousHash: ChainHash
     ) -> [UInt8] {
         var writer = ByteWriter(capacity: 256)
-        writer.write(version)
+        writer.write(sealed == nil ? 1 : version)
         writer.write(bigEndian: sequence)
         writer.write(bigEndian: UInt64(bitPattern: recordedAt))
         writer.write(varint: streamVersion)
@@ -119,7 +120,7 @@ public enum RecordFormat {
         writer.write(metadata.requestId)
         writer.write(metadata.clientIp)
         writer.write(bytes: payload)
-        writer.write(bytes: sealed)
+        if let sealed { writer.write(bytes: sealed) }
         previousHash.withBytes { writer.write(raw: $0) }
         return writer.bytes
     }

@@ -57,21 +57,9 @@ extension Ledger {
             let (type, bytes) = PayloadCodec.encodeBeforeSealing(payload)
             head.sequence += 1
             version += 1
-            var writer = ByteWriter(capacity: 256)
-            writer.write(UInt8(1))
-            writer.write(bigEndian: head.sequence)
-            writer.write(bigEndian: UInt64(bitPattern: max(now, head.recordedAt)))
-            writer.write(varint: version)
-            writer.write(stream.description)
-            writer.write(type.name)
-            writer.write(varint: UInt64(type.version))
-            writer.write(metadata.actor.rawValue)
-            writer.write(metadata.actorId)
-            writer.write(metadata.requestId)
-            writer.write(metadata.clientIp)
-            writer.write(bytes: bytes)
-            head.hash.withBytes { writer.write(raw: $0) }
-            var record = writer.bytes
+            var record = RecordFormat.encodeUnhashed(
+                sequence: head.sequence, recordedAt: max(now, head.recordedAt), stream: stream, streamVersion: version, type: type,
+                payload: bytes, metadata: metadata, sealed: nil, previousHash: head.hash)
             head.hash = ChainHash(SHA256.hash(data: record))
             record.append(contentsOf: head.hash)
             try txn.put(events, BigEndianUInt64(head.sequence), record, options: .append)

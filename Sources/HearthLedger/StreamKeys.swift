@@ -103,6 +103,23 @@ public struct StreamKeys: Sendable {
         return counts
     }
 
+    /// Opens every live key with the ledger key (a restore's check that the two belong
+    /// together); returns how many. Throws at the first that does not open.
+    public func openAll(in txn: some Transaction) throws -> Int {
+        var opened = 0
+        try txn.forEach(table) { key, value in
+            guard value.count > Self.wrappedSize else { return .continue }
+            let name = String(decoding: key, as: UTF8.self)
+            guard let owner = StreamID(name) else { throw LedgerKeyError.damagedKeyTable(entry: name) }
+            var reader = ByteReader(value)
+            let generation = try reader.readVarint()
+            _ = try unwrap(try reader.readRaw(reader.remaining), owner: owner, generation: generation)
+            opened += 1
+            return .continue
+        }
+        return opened
+    }
+
     /// Whether any stream ever had a key: such a ledger can not be read without the ledger key.
     public func isEmpty(in txn: some Transaction) throws -> Bool { try txn.count(table) == 0 }
 
@@ -148,6 +165,8 @@ public enum LedgerKeyError: Error, Equatable, CustomStringConvertible {
     case unreadableStreamKey(StreamID)
     /// A sealed section that its key does not open: the record was damaged.
     case unreadableSealedRecord(sequence: UInt64)
+    /// A key table entry that names no stream.
+    case damagedKeyTable(entry: String)
 
     public var description: String {
         switch self {
@@ -155,6 +174,7 @@ public enum LedgerKeyError: Error, Equatable, CustomStringConvertible {
         case .missingStreamKey(let stream): "no key was ever recorded for \(stream), yet a record is sealed under one"
         case .unreadableStreamKey(let stream): "the key of \(stream) does not open with this data directory's ledger key"
         case .unreadableSealedRecord(let sequence): "the personal data of event \(sequence) does not open with its key"
+        case .damagedKeyTable(let entry): "the key table holds an entry for '\(entry)', which is not a stream"
         }
     }
 }

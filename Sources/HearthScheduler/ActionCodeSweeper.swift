@@ -35,15 +35,7 @@ public struct ActionCodeSweeper: Service {
     static let metadata = Metadata(actor: .scheduler, actorId: "action-code-sweep")
 
     public func run() async throws {
-        let ready = await withTaskCancellationHandler {
-            await withGracefulShutdownHandler {
-                await started.wait()
-            } onGracefulShutdown: {
-                started.abandon()
-            }
-        } onCancel: {
-            started.abandon()
-        }
+        let ready = await started.waitUnlessStopped()
         guard ready else { return }
         do {
             try await cancelWhenGracefulShutdown {

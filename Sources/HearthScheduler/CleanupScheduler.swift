@@ -43,15 +43,7 @@ public struct CleanupScheduler: Service {
 
     public func run() async throws {
         // A shutdown (or a failed start) before the projections caught up: never purge.
-        let ready = await withTaskCancellationHandler {
-            await withGracefulShutdownHandler {
-                await started.wait()
-            } onGracefulShutdown: {
-                started.abandon()
-            }
-        } onCancel: {
-            started.abandon()
-        }
+        let ready = await started.waitUnlessStopped()
         guard ready else { return }
         do {
             try await cancelWhenGracefulShutdown { try await passes() }

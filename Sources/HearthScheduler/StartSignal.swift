@@ -1,3 +1,4 @@
+import ServiceLifecycle
 import Synchronization
 
 /// Opened once, or abandoned if the start never comes; `wait` tells which. The scheduler waits
@@ -48,6 +49,22 @@ public final class StartSignal: Sendable {
                 }
             }
             if let settled { continuation.resume(returning: settled) }
+        }
+    }
+}
+
+extension StartSignal {
+    /// `wait`, for a service: a graceful shutdown or a cancellation before the start abandons
+    /// it (false), so a service never begins work it would have to stop at once.
+    func waitUnlessStopped() async -> Bool {
+        await withTaskCancellationHandler {
+            await withGracefulShutdownHandler {
+                await wait()
+            } onGracefulShutdown: {
+                self.abandon()
+            }
+        } onCancel: {
+            self.abandon()
         }
     }
 }

@@ -25,6 +25,12 @@ public struct LedgerSealSummary: Sendable {
 }
 
 extension AccountStore {
+    /// Opens every live stream key with the data directory's ledger key: a restore proves the
+    /// two belong together before it swaps them in. Returns how many keys opened.
+    public func openStreamKeys() throws -> Int {
+        try translatingErrors { try environment.read { try ledger.keys.openAll(in: $0) } }
+    }
+
     /// Whether the ledger still holds records from before personal data was sealed (`hearth
     /// ledger seal` rewrites them). Sealing rewrites a ledger from its first record, so only
     /// the first need be looked at.

@@ -209,7 +209,7 @@ public enum BackupTool {
 
     /// Proves the staged copy the backup the manifest describes: the chain walked to the same
     /// head, the projections' bytes with the same digest, every sealed client secret opened by
-    /// the staged secrets key. A backup an older Hearth made holds projections in an older
+    /// the staged secrets key, every account's key opened by the staged ledger key. A backup an older Hearth made holds projections in an older
     /// layout: once their digest proves them the backup's, they are rebuilt in the staging copy
     /// (as the daemon's first start would), so what is swapped in opens at once.
     private static func verifyStaged(
@@ -244,6 +244,11 @@ public enum BackupTool {
             throw BackupError.verificationFailed("the backup's projections are \(stillBehind) events behind its ledger")
         }
         try BackupKeyFiles.verifySealedSecrets(in: store, secretsKey: staging.secretsKeyFile)
+        do {
+            _ = try store.openStreamKeys()
+        } catch {
+            throw BackupError.verificationFailed("the backup's ledger-key does not open its accounts' keys: \(error)")
+        }
         return checked
     }
 }

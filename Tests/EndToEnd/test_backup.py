@@ -82,7 +82,7 @@ def test_backup_under_write_load_restores_every_acknowledged_event(daemon, admin
 
     manifest = json.loads((backup_dir / "hearth-backup.json").read_text())
     names = {f["name"] for f in manifest["files"]}
-    assert names == {"data.mdb", "signing-key-rs256.pem", "secrets-key"}, names
+    assert names == {"data.mdb", "ledger-key", "signing-key-rs256.pem", "secrets-key"}, names
     assert sorted(os.listdir(backup_dir)) == sorted(names | {"hearth-backup.json", "hearth-backup.json.hmac"})
     # The backup key authenticates the backup and is nowhere in it.
     key_bytes = open(key, "rb").read().strip()
@@ -101,7 +101,7 @@ def test_backup_under_write_load_restores_every_acknowledged_event(daemon, admin
     assert restored.returncode == 0, restored.stdout + restored.stderr
     assert manifest["projectionDigest"] in restored.stdout
     assert "previous:" not in restored.stdout  # nothing was replaced
-    assert sorted(os.listdir(restored_dir)) == ["data.mdb", "hearth.lock", "secrets-key", "signing-key-rs256.pem"]
+    assert sorted(os.listdir(restored_dir)) == ["data.mdb", "hearth.lock", "ledger-key", "secrets-key", "signing-key-rs256.pem"]
 
     verify = hearth("audit", "verify", "--data", restored_dir)
     assert verify.returncode == 0, verify.stdout + verify.stderr
@@ -338,7 +338,7 @@ def test_restore_swaps_in_the_backup_and_keeps_the_replaced_directory(daemon, ad
     assert {path[len(name) + 1:]: digest for path, digest in snapshot(daemon.data_dir).items()
             if path.startswith(name + "/") and path != name + "/"} == {path: digest for path, digest in before.items()
                                                 if path not in ("hearth.lock", "lock.mdb")}
-    assert sorted(os.listdir(daemon.data_dir)) == sorted(["data.mdb", "hearth.lock", name, "signing-key-rs256.pem"])
+    assert sorted(os.listdir(daemon.data_dir)) == sorted(["data.mdb", "hearth.lock", "ledger-key", name, "signing-key-rs256.pem"])
 
     verify = hearth("audit", "verify", "--data", daemon.data_dir)
     assert verify.returncode == 0, verify.stdout + verify.stderr

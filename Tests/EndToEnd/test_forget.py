@@ -2,6 +2,7 @@
 personal data is gone from the audit replay, from every ledger record, and from a backup taken
 afterwards, while the chain verifies and the other users are untouched."""
 
+import hashlib
 import json
 import os
 import subprocess
@@ -151,3 +152,21 @@ def test_backup_retention_bounds_how_long_erased_data_lives_in_backups(daemon, a
     assert personal[0].encode() not in (backups / "today" / "data.mdb").read_bytes()
     refused = hearth("backup", "--data", daemon.data_dir, "--to", str(backups / "x"), "--unauthenticated", "--retain-days", "0")
     assert refused.returncode != 0 and "--retain-days" in refused.stderr
+
+
+def test_a_restore_refuses_a_ledger_key_that_does_not_open_the_accounts_keys(daemon, admin, tmp_path):
+    live_user(admin, "restored", daemon.url)
+    backup = tmp_path / "backup"
+    assert hearth("backup", "--data", daemon.data_dir, "--to", str(backup), "--unauthenticated").returncode == 0
+    # Another ledger key, its checksum rewritten to match (an unauthenticated backup can be).
+    other = os.urandom(32)
+    (backup / "ledger-key").write_bytes(other)
+    manifest = json.loads((backup / "hearth-backup.json").read_text())
+    for entry in manifest["files"]:
+        if entry["name"] == "ledger-key":
+            entry["sha256"] = hashlib.sha256(other).hexdigest()
+    (backup / "hearth-backup.json").write_text(json.dumps(manifest))
+    target = tmp_path / "target"
+    done = hearth("restore", "--from", str(backup), "--data", str(target), "--allow-unauthenticated")
+    assert done.returncode != 0 and "ledger-key does not open" in done.stderr, done.stdout + done.stderr
+    assert not (target / "data.mdb").exists()

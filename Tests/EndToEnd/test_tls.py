@@ -74,8 +74,8 @@ def stack(tmp_path_factory):
         s.daemon = Daemon(str(data), hearth_port, env={
             "HEARTH_PROFILE": "production", "HEARTH_API_KEYS": json.dumps({API_KEY: PROJECT}),
             "HEARTH_ADMIN_TOKENS": ADMIN_TOKEN, "HEARTH_CONFIG": str(config),
-            # Request lines (with the client address Hearth settled on), as JSON.
-            "HEARTH_LOG_LEVEL": "info", "HEARTH_LOG_FORMAT": "json",
+            # Request lines (with the client address Hearth settled on, whole), as JSON.
+            "HEARTH_LOG_LEVEL": "info", "HEARTH_LOG_FORMAT": "json", "HEARTH_LOG_CLIENT_ADDRESSES": "full",
         })
         cleanup.callback(stop_daemon, s.daemon)
         s.daemon.start()
