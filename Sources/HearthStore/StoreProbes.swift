@@ -50,6 +50,12 @@ public enum StoreProbes {
         return rate
     }
 
+    /// The accounts' keys (`ledger.keys`): live, destroyed, and the bytes of the table's pages.
+    public static func streamKeys(_ store: AccountStore) throws -> (live: Int, destroyed: Int, bytes: Int) {
+        let counts = try translatingErrors { try store.environment.read { try store.ledger.keys.counts(in: $0) } }
+        return (counts.live, counts.destroyed, counts.bytes)
+    }
+
     /// Write jobs and the batches (transactions, fsyncs) they were grouped into so far.
     public static func writerCounts(_ store: AccountStore) -> (jobs: Int, batches: Int) {
         let statistics = store.environment.writer.statistics

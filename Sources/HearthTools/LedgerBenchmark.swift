@@ -51,7 +51,7 @@ public struct LedgerBenchmark {
         log("Hearth group commit, \(submitters) concurrent submitters, \(groupCommitCommands) commands …")
         let (group, batch) = try await groupCommit(path: directory + "/group")
         log("building a \(rebuildEvents)-event ledger for the rebuild …")
-        let (scan, decode, rebuild, history) = try await rebuildVersusScan(path: directory + "/rebuild", log: log)
+        let (scan, decode, rebuild, history, keys) = try await rebuildVersusScan(path: directory + "/rebuild", log: log)
         return [
             Row(name: "LMDB commit per event (ceiling)", rate: single, unit: "events/s"),
             Row(name: "LMDB batch of 100", rate: hundred, unit: "events/s"),
@@ -65,6 +65,9 @@ public struct LedgerBenchmark {
             Row(
                 name: "One account's \(historyEvents)-event history, by uid", rate: history * 1e6, unit: "µs each",
                 note: "target < 1,000 µs in a \(formatCount(UInt64(rebuildEvents)))-event ledger"),
+            Row(
+                name: "Key table per account", rate: Double(keys.bytes) / Double(max(keys.live, 1)), unit: "bytes",
+                note: "\(formatCount(UInt64(keys.live))) accounts' keys in \(formatCount(UInt64(keys.bytes))) bytes of pages"),
         ]
     }
 
@@ -93,9 +96,11 @@ public struct LedgerBenchmark {
         return (Double(perSubmitter * submitters) / elapsed, Double(after.jobs - before.jobs) / max(batches, 1))
     }
 
-    /// Returns scan, scan + decode and rebuild rates, and the seconds one account's history
-    /// takes to read (audit replay by uid).
-    private func rebuildVersusScan(path: String, log: (String) -> Void) async throws -> (Double, Double, Double, Double) {
+    /// Returns scan, scan + decode and rebuild rates, the seconds one account's history takes
+    /// to read (audit replay by uid), and the accounts' keys.
+    private func rebuildVersusScan(path: String, log: (String) -> Void) async throws -> (
+        Double, Double, Double, Double, (live: Int, destroyed: Int, bytes: Int)
+    ) {
         let store = try DataDirectory(path).open(as: "hearth bench")
         defer { store.close() }
         let uid = UserID("history")!
@@ -109,7 +114,7 @@ public struct LedgerBenchmark {
         let rebuildStart = ContinuousClock.now
         let rebuilt = try store.maintenance.rebuild()
         let rebuild = Double(rebuilt) / seconds(since: rebuildStart)
-        return (scan, decode, rebuild, try historySeconds(store, uid))
+        return (scan, decode, rebuild, try historySeconds(store, uid), try StoreProbes.streamKeys(store))
     }
 
     private let historyEvents = 100

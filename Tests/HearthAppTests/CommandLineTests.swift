@@ -141,7 +141,10 @@ struct CommandLineTests {
             "bench", "ledger", "--directory", directory.path + "/bench", "--events", "3000", "--commands", "256", "--commits", "20",
         ])
         #expect(bench.status == 0)
-        for row in ["LMDB commit per event", "Hearth group commit", "Projection rebuild", "One account's 100-event history, by uid"] {
+        for row in [
+            "LMDB commit per event", "Hearth group commit", "Projection rebuild", "One account's 100-event history, by uid",
+            "Key table per account",
+        ] {
             #expect(bench.standardOutput.contains(row), "no \(row) row in:\n\(bench.standardOutput)")
         }
     }
