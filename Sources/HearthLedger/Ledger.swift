@@ -83,9 +83,10 @@ public struct Ledger: Sendable {
     /// Personal data is sealed under the stream's key (made with its first sealed event), and
     /// an event that forgets destroys the key in this same transaction: no crash can leave the
     /// event recorded and the key alive, or the other way round.
+    /// `keys`: the transaction's cache of opened keys (`StreamKeys.Cache`), if it keeps one.
     public func append(
         _ payloads: [EventPayload], to stream: StreamID, expecting expected: ExpectedVersion = .any,
-        metadata: Metadata, at now: Int64, in txn: WriteTransaction
+        metadata: Metadata, at now: Int64, in txn: WriteTransaction, keys cache: StreamKeys.Cache? = nil
     ) throws -> [EventEnvelope] {
         let current = try version(of: stream, in: txn)
         guard expected.allows(current) else { throw LedgerError.wrongExpectedVersion(stream: stream, expected: expected, actual: current) }
@@ -96,6 +97,7 @@ public struct Ledger: Sendable {
         var appended: [EventEnvelope] = []
         appended.reserveCapacity(payloads.count)
         var sealingKey: (owner: StreamID, generation: UInt64, key: SymmetricKey)?
+        let cache = cache ?? StreamKeys.Cache()
         for (offset, payload) in payloads.enumerated() {
             let sequence = head.sequence + 1
             let streamVersion = current + UInt64(offset) + 1
@@ -109,7 +111,7 @@ public struct Ledger: Sendable {
                     recorded.clientIp = nil
                 } else if parts.personal != nil || metadata.clientIp != nil {
                     if sealingKey?.owner != owner {
-                        let (generation, key) = try keys.sealingKey(for: owner, in: txn)
+                        let (generation, key) = try keys.sealingKey(for: owner, in: txn, cache: cache)
                         sealingKey = (owner, generation, key)
                     }
                     var plaintext = ByteWriter(capacity: 128)
@@ -128,7 +130,7 @@ public struct Ledger: Sendable {
             try txn.put(events, BigEndianUInt64(sequence), record, options: .append)
             try txn.put(streams, Self.streamKey(stream, streamVersion), BigEndianUInt64(sequence), options: .noOverwrite)
             if PersonalData.forgets(payload), PersonalData.keyOwner(of: stream, payload) != nil {
-                try keys.destroy(stream, in: txn)
+                try keys.destroy(stream, in: txn, cache: cache)
                 sealingKey = nil
             }
             appended.append(

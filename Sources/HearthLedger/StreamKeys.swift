@@ -64,8 +64,28 @@ public struct StreamKeys: Sendable {
         return (generation, fresh)
     }
 
+    /// The keys one write transaction has opened or made, so that a job appending to a stream
+    /// several times (a sign-up: created, signed in, token issued) unwraps its key once. Lives
+    /// no longer than the transaction: a rolled-back key must not outlive it.
+    public final class Cache {
+        fileprivate var keys: [StreamID: (generation: UInt64, key: SymmetricKey)] = [:]
+        public init() {}
+    }
+
+    /// `sealingKey(for:in:)`, through `cache`.
+    func sealingKey(for owner: StreamID, in txn: WriteTransaction, cache: Cache?) throws -> (generation: UInt64, key: SymmetricKey) {
+        if let cached = cache?.keys[owner] { return cached }
+        let found = try sealingKey(for: owner, in: txn)
+        if let cache {
+            if cache.keys.count >= 256 { cache.keys.removeAll(keepingCapacity: true) }
+            cache.keys[owner] = found
+        }
+        return found
+    }
+
     /// Destroys `owner`'s key, keeping its generation; nothing if it has none.
-    func destroy(_ owner: StreamID, in txn: WriteTransaction) throws {
+    func destroy(_ owner: StreamID, in txn: WriteTransaction, cache: Cache? = nil) throws {
+        cache?.keys[owner] = nil
         let key = Self.tableKey(owner)
         let generation = try txn.withValue(table, forKey: key) { value -> UInt64? in
             guard let value, value.count > Self.wrappedSize else { return nil }

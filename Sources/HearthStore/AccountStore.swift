@@ -197,7 +197,8 @@ public final class AccountStore: Sendable {
     {
         let now = max(clock.now(), try ledger.head(in: txn).recordedAt)
         let writer = projections.writer(txn)
-        let result = try body(StoreTransaction(ledger: ledger, writer: writer, metadata: metadata, now: now))
+        let result = try body(
+            StoreTransaction(ledger: ledger, writer: writer, keys: StreamKeys.Cache(), metadata: metadata, now: now))
         try writer.flush()
         return Committed(result: result, earliestScheduled: writer.earliestScheduled)
     }
