@@ -145,7 +145,25 @@ public struct Ledger: Sendable {
 
     /// Decodes a record, its personal data opened with its stream's key (or erased with it).
     public func decode(_ record: UnsafeRawBufferPointer, in txn: some Transaction) throws -> EventEnvelope {
-        try RecordFormat.decode(record) { try keys.key(for: $0, generation: $1, in: txn) }
+        var cache = KeyCache()
+        return try decode(record, in: txn, cache: &cache)
+    }
+
+    /// The key a run of decodes found last: a stream's records in a row unwrap its key once.
+    /// Lives no longer than the read transaction it was filled in.
+    public struct KeyCache {
+        fileprivate var last: (owner: StreamID, generation: UInt64, lookup: StreamKeys.Lookup)?
+        public init() {}
+    }
+
+    /// `decode`, through `cache`.
+    public func decode(_ record: UnsafeRawBufferPointer, in txn: some Transaction, cache: inout KeyCache) throws -> EventEnvelope {
+        try RecordFormat.decode(record) { owner, generation in
+            if let last = cache.last, last.generation == generation, last.owner == owner { return last.lookup }
+            let lookup = try keys.key(for: owner, generation: generation, in: txn)
+            cache.last = (owner, generation, lookup)
+            return lookup
+        }
     }
 
     /// What a projection folds from a record (`RecordFormat.decodeRecordedEvent`).
@@ -156,8 +174,13 @@ public struct Ledger: Sendable {
     }
 
     public func envelope(at sequence: UInt64, in txn: some Transaction) throws -> EventEnvelope? {
+        var cache = KeyCache()
+        return try envelope(at: sequence, in: txn, cache: &cache)
+    }
+
+    func envelope(at sequence: UInt64, in txn: some Transaction, cache: inout KeyCache) throws -> EventEnvelope? {
         try txn.withValue(events, forKey: BigEndianUInt64(sequence)) { record in
-            try record.map { try decode($0, in: txn) }
+            try record.map { try decode($0, in: txn, cache: &cache) }
         }
     }
 
@@ -189,7 +212,8 @@ public struct Ledger: Sendable {
     public func forEachEvent(
         from sequence: UInt64 = 1, in txn: some Transaction, _ body: (EventEnvelope) throws -> IterationControl
     ) throws {
-        try forEachRecord(from: sequence, in: txn) { _, record in try body(try decode(record, in: txn)) }
+        var cache = KeyCache()
+        try forEachRecord(from: sequence, in: txn) { _, record in try body(try decode(record, in: txn, cache: &cache)) }
     }
 
     /// One stream's events, in stream order: O(events in the stream), whatever the ledger's size.
@@ -199,8 +223,9 @@ public struct Ledger: Sendable {
             sequences.append(try BigEndianUInt64(decoding: value).value)
             return .continue
         }
+        var cache = KeyCache()
         return try sequences.map { sequence in
-            guard let envelope = try envelope(at: sequence, in: txn) else { throw LedgerError.missingEvent(sequence) }
+            guard let envelope = try envelope(at: sequence, in: txn, cache: &cache) else { throw LedgerError.missingEvent(sequence) }
             return envelope
         }
     }
