@@ -175,10 +175,7 @@ public enum RecordFormat {
         _ = try reader.readByteString()
         for _ in 0..<3 { _ = try reader.readOptional { try $0.readByteString() } }
         let content = try readContent(&reader, head, needsClientIp: false) { owner, generation in
-            if let cached = streams.key, cached.generation == generation, cached.owner == owner { return cached.lookup }
-            let lookup = try keys(owner, generation)
-            streams.key = (owner, generation, lookup)
-            return lookup
+            try streams.keys.lookup(owner, generation, keys)
         }
         guard reader.remaining == 2 * hashSize else { throw BinaryFormatError.truncated(at: reader.offset) }
         return RecordedEvent(sequence: head.sequence, stream: head.stream, recordedAt: head.recordedAt, payload: content.payload)
@@ -238,12 +235,27 @@ public enum RecordFormat {
         }
     }
 
+    /// The key a run of decodes found last: a stream's records in a row unwrap its key once.
+    /// Lives no longer than the read transaction it was filled in.
+    public struct KeyCache {
+        private var last: (owner: StreamID, generation: UInt64, lookup: StreamKeys.Lookup)?
+
+        public init() {}
+
+        mutating func lookup(_ owner: StreamID, _ generation: UInt64, _ find: KeyLookup) throws -> StreamKeys.Lookup {
+            if let last, last.generation == generation, last.owner == owner { return last.lookup }
+            let found = try find(owner, generation)
+            last = (owner, generation, found)
+            return found
+        }
+    }
+
     /// The stream a run of records last named, and its stored bytes.
     public struct StreamCache {
         private var bytes: [UInt8] = []
         private var stream: StreamID?
-        /// The key found for the stream's records, its owner's at the generation asked for.
-        fileprivate var key: (owner: StreamID, generation: UInt64, lookup: StreamKeys.Lookup)?
+        /// The key found for the stream's records.
+        fileprivate var keys = KeyCache()
 
         public init() {}
 
@@ -255,7 +267,6 @@ public enum RecordFormat {
                 return stream
             }
             let parsed = try RecordFormat.parseStream(name, at: reader.offset)
-            key = nil
             bytes.removeAll(keepingCapacity: true)
             bytes.append(contentsOf: name)
             stream = parsed

@@ -149,20 +149,12 @@ public struct Ledger: Sendable {
         return try decode(record, in: txn, cache: &cache)
     }
 
-    /// The key a run of decodes found last: a stream's records in a row unwrap its key once.
-    /// Lives no longer than the read transaction it was filled in.
-    public struct KeyCache {
-        fileprivate var last: (owner: StreamID, generation: UInt64, lookup: StreamKeys.Lookup)?
-        public init() {}
-    }
+    public typealias KeyCache = RecordFormat.KeyCache
 
     /// `decode`, through `cache`.
     public func decode(_ record: UnsafeRawBufferPointer, in txn: some Transaction, cache: inout KeyCache) throws -> EventEnvelope {
         try RecordFormat.decode(record) { owner, generation in
-            if let last = cache.last, last.generation == generation, last.owner == owner { return last.lookup }
-            let lookup = try keys.key(for: owner, generation: generation, in: txn)
-            cache.last = (owner, generation, lookup)
-            return lookup
+            try cache.lookup(owner, generation) { try keys.key(for: $0, generation: $1, in: txn) }
         }
     }
 
