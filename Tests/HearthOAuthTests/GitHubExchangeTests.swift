@@ -49,8 +49,10 @@ struct GitHubExchangeTests {
     static func exchange(_ code: String, port: Int) -> (OAuthGateway, CodeExchange) {
         let base = "http://127.0.0.1:\(port)"
         let endpoints = try! ProviderEndpoints(overrides: ["github.com": ["webUrl": .string(base), "apiUrl": .string(base)]])
+        // 30 s: nothing here tests the timeout, and under the whole suite's load on two cores the
+        // loopback fake once took longer than 5 s to answer.
         let gateway = OAuthGateway(
-            endpoints: endpoints, network: ProviderNetworkPolicy(allowedNetworks: ProviderNetworkPolicy.loopback), timeoutSeconds: 5,
+            endpoints: endpoints, network: ProviderNetworkPolicy(allowedNetworks: ProviderNetworkPolicy.loopback), timeoutSeconds: 30,
             clock: { 1_800_000_000_000 })
         let provider = IdentityProviderConfig(providerId: .github, enabled: true, clientId: "app-id")
         return (
