@@ -41,7 +41,8 @@ let package = Package(
         .systemLibrary(name: "CLMDB", pkgConfig: "lmdb", providers: [.apt(["liblmdb-dev"])]),
         // libxcrypt from the system (Debian: libcrypt-dev), for imported bcrypt hashes.
         .systemLibrary(name: "CCrypt", pkgConfig: "libxcrypt", providers: [.apt(["libcrypt-dev"])]),
-        // OpenSSL 3's libcrypto from the system (Debian: libssl-dev), for RS256 signatures only.
+        // OpenSSL 3's libcrypto from the system (Debian: libssl-dev), for RS256 signatures and
+        // AES-256-GCM with kept key schedules (HearthCrypto).
         .systemLibrary(name: "CLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // jemalloc from the system (Debian: libjemalloc-dev) and the options Hearth runs it with,
         // linked by the executable only: it replaces malloc process-wide (the rebuild pipeline
@@ -53,9 +54,12 @@ let package = Package(
         // The formats on the wire, below everything that parses a request or a config file:
         // JSON (a bounded parser and its value), form encoding, base64url.
         .target(name: "HearthWire", swiftSettings: strict),
+        // The kernel's randomness (pooled) and AES-256-GCM through OpenSSL, for the ledger's data
+        // keys and the auth services' secrets alike.
+        .target(name: "HearthCrypto", dependencies: ["CLibCrypto"], swiftSettings: strict),
         .target(
             name: "HearthLedger",
-            dependencies: ["LMDB", "HearthDomain", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["LMDB", "HearthDomain", "HearthCrypto", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict),
         .target(
             name: "HearthProjections",
@@ -68,7 +72,7 @@ let package = Package(
         .target(
             name: "HearthAuth",
             dependencies: [
-                "HearthDomain", "HearthWire", "HearthStore", "CCrypt", "CLibCrypto",
+                "HearthDomain", "HearthWire", "HearthCrypto", "HearthStore", "CCrypt", "CLibCrypto",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -211,6 +215,10 @@ let package = Package(
             dependencies: [
                 "HearthBridge", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
+            swiftSettings: strictTests),
+        .testTarget(
+            name: "HearthCryptoTests",
+            dependencies: ["HearthCrypto", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictTests),
         .testTarget(name: "LMDBTests", dependencies: ["LMDB", "HearthTesting"], swiftSettings: strictTests),
         .testTarget(

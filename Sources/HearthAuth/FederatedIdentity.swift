@@ -1,4 +1,5 @@
 import Foundation
+import HearthCrypto
 import HearthDomain
 import HearthWire
 

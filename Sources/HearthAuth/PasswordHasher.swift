@@ -2,6 +2,7 @@ import CoreMetrics
 import Crypto
 import CryptoExtras
 import Foundation
+import HearthCrypto
 import HearthDomain
 
 /// scrypt password hashing from swift-crypto, on a bounded pool of threads.

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HearthCrypto
 import HearthDomain
 import HearthWire
 import Synchronization

@@ -1,5 +1,6 @@
 import CoreMetrics
 import Crypto
+import HearthCrypto
 import HearthDomain
 import HearthWire
 

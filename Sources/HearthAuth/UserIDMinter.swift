@@ -1,3 +1,4 @@
+import HearthCrypto
 import HearthDomain
 
 /// New uids: 28 characters of [0-9A-Za-z], the shape of Firebase's. The first 8 are the

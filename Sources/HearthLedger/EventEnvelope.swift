@@ -1,4 +1,4 @@
-import Crypto
+import HearthCrypto
 import HearthDomain
 
 #if canImport(Glibc)
@@ -126,21 +126,17 @@ public enum RecordFormat {
     }
 
     /// The sealed part of a record: `plaintext` under `key` at `generation`, bound to `sequence`.
-    static func seal(_ plaintext: [UInt8], key: SymmetricKey, generation: UInt64, owner: StreamID?, sequence: UInt64) throws
+    static func seal(_ plaintext: [UInt8], key: AES256GCMKey, generation: UInt64, owner: StreamID?, sequence: UInt64) throws
         -> [UInt8]
     {
-        let box = try AES.GCM.seal(plaintext, using: key, authenticating: associatedData(sequence))
-        var writer = ByteWriter(capacity: plaintext.count + 40)
+        var writer = ByteWriter(capacity: plaintext.count + AES256GCMKey.overhead + 40)
         writer.write(varint: generation)
         if case .account(_, let uid)? = owner { writer.write(uid.rawValue as String?) } else { writer.write(nil as String?) }
-        writer.write(raw: box.nonce)
-        writer.write(raw: box.ciphertext)
-        writer.write(raw: box.tag)
-        return writer.bytes
-    }
-
-    private static func associatedData(_ sequence: UInt64) -> [UInt8] {
-        withUnsafeBytes(of: sequence.bigEndian) { Array($0) }
+        var sealed = writer.bytes
+        try plaintext.withUnsafeBytes { plaintext in
+            try withUnsafeBytes(of: sequence.bigEndian) { try key.seal(plaintext, authenticating: $0, appendingTo: &sealed) }
+        }
+        return sealed
     }
 
     /// Decodes a whole record (hash not checked here; `LedgerVerifier` does that), opening its
@@ -165,8 +161,8 @@ public enum RecordFormat {
     /// Decodes what a projection folds, skipping the metadata strings and the hashes: the
     /// rebuild's hot path. The record's layout is still checked to its last byte. `streams`
     /// remembers the last stream read, and its key, so a run of one stream's records parses
-    /// its name and unwraps its key once; a sealed part holding only a client address is not
-    /// opened at all.
+    /// its name once (`keys` unwraps its key once, through `streams.keys`); a sealed part holding
+    /// only a client address is not opened at all.
     public static func decodeRecordedEvent(_ record: UnsafeRawBufferPointer, streams: inout StreamCache, keys: KeyLookup)
         throws -> RecordedEvent
     {
@@ -174,9 +170,7 @@ public enum RecordFormat {
         let head = try readHead(&reader) { try streams.stream(&$0) }
         _ = try reader.readByteString()
         for _ in 0..<3 { _ = try reader.readOptional { try $0.readByteString() } }
-        let content = try readContent(&reader, head, needsClientIp: false) { owner, generation in
-            try streams.keys.lookup(owner, generation, keys)
-        }
+        let content = try readContent(&reader, head, needsClientIp: false, keys: keys)
         guard reader.remaining == 2 * hashSize else { throw BinaryFormatError.truncated(at: reader.offset) }
         return RecordedEvent(sequence: head.sequence, stream: head.stream, recordedAt: head.recordedAt, payload: content.payload)
     }
@@ -215,13 +209,11 @@ public enum RecordFormat {
         guard case .key(let key) = try keys(owner, generation) else {
             return Content(payload: try decoder.decode(open, personal: .erased), state: .erased)
         }
-        guard part.remaining >= 28 else { throw BinaryFormatError.truncated(at: reader.offset) }
+        guard part.remaining >= AES256GCMKey.overhead else { throw BinaryFormatError.truncated(at: reader.offset) }
+        let box = try part.readRaw(part.remaining)
         let plaintext: [UInt8]
         do {
-            let nonce = try AES.GCM.Nonce(data: try part.readRaw(12))
-            let ciphertext = try part.readRaw(part.remaining - 16)
-            let box = try AES.GCM.SealedBox(nonce: nonce, ciphertext: ciphertext, tag: try part.readRaw(16))
-            plaintext = Array(try AES.GCM.open(box, using: key, authenticating: associatedData(head.sequence)))
+            plaintext = try withUnsafeBytes(of: head.sequence.bigEndian) { try key.open(box, authenticating: $0) }
         } catch {
             throw LedgerKeyError.unreadableSealedRecord(sequence: head.sequence)
         }
@@ -235,27 +227,12 @@ public enum RecordFormat {
         }
     }
 
-    /// The key a run of decodes found last: a stream's records in a row unwrap its key once.
-    /// Lives no longer than the read transaction it was filled in.
-    public struct KeyCache {
-        private var last: (owner: StreamID, generation: UInt64, lookup: StreamKeys.Lookup)?
-
-        public init() {}
-
-        mutating func lookup(_ owner: StreamID, _ generation: UInt64, _ find: KeyLookup) throws -> StreamKeys.Lookup {
-            if let last, last.generation == generation, last.owner == owner { return last.lookup }
-            let found = try find(owner, generation)
-            last = (owner, generation, found)
-            return found
-        }
-    }
-
     /// The stream a run of records last named, and its stored bytes.
     public struct StreamCache {
         private var bytes: [UInt8] = []
         private var stream: StreamID?
-        /// The key found for the stream's records.
-        fileprivate var keys = KeyCache()
+        /// The keys the run's records were sealed with.
+        public let keys = StreamKeys.ReadCache()
 
         public init() {}
 

@@ -1,4 +1,5 @@
 import Crypto
+import HearthCrypto
 import HearthDomain
 import LMDB
 
@@ -21,7 +22,7 @@ public struct Ledger: Sendable {
             events: try environment.openDatabase(named: "ledger.events"),
             streams: try environment.openDatabase(named: "ledger.streams"),
             keys: StreamKeys(
-                table: try environment.openDatabase(named: StreamKeys.tableName), ledgerKey: ledgerKey.map(SymmetricKey.init)),
+                table: try environment.openDatabase(named: StreamKeys.tableName), ledgerKey: ledgerKey),
             origins: try environment.openDatabase(named: LedgerOrigin.tableName))
     }
 
@@ -96,7 +97,7 @@ public struct Ledger: Sendable {
         let recordedAt = max(now, head.recordedAt)
         var appended: [EventEnvelope] = []
         appended.reserveCapacity(payloads.count)
-        var sealingKey: (owner: StreamID, generation: UInt64, key: SymmetricKey)?
+        var sealingKey: (owner: StreamID, generation: UInt64, key: AES256GCMKey)?
         let cache = cache ?? StreamKeys.Cache()
         for (offset, payload) in payloads.enumerated() {
             let sequence = head.sequence + 1
@@ -145,34 +146,33 @@ public struct Ledger: Sendable {
 
     /// Decodes a record, its personal data opened with its stream's key (or erased with it).
     public func decode(_ record: UnsafeRawBufferPointer, in txn: some Transaction) throws -> EventEnvelope {
-        var cache = KeyCache()
-        return try decode(record, in: txn, cache: &cache)
+        try decode(record, in: txn, cache: KeyCache())
     }
 
-    public typealias KeyCache = RecordFormat.KeyCache
+    public typealias KeyCache = StreamKeys.ReadCache
 
     /// `decode`, through `cache`.
-    public func decode(_ record: UnsafeRawBufferPointer, in txn: some Transaction, cache: inout KeyCache) throws -> EventEnvelope {
-        try RecordFormat.decode(record) { owner, generation in
-            try cache.lookup(owner, generation) { try keys.key(for: $0, generation: $1, in: txn) }
-        }
+    public func decode(_ record: UnsafeRawBufferPointer, in txn: some Transaction, cache: KeyCache) throws -> EventEnvelope {
+        try RecordFormat.decode(record) { try keys.key(for: $0, generation: $1, in: txn, cache: cache) }
     }
 
     /// What a projection folds from a record (`RecordFormat.decodeRecordedEvent`).
     public func decodeRecordedEvent(
         _ record: UnsafeRawBufferPointer, streams: inout RecordFormat.StreamCache, in txn: some Transaction
     ) throws -> RecordedEvent {
-        try RecordFormat.decodeRecordedEvent(record, streams: &streams) { try keys.key(for: $0, generation: $1, in: txn) }
+        let cache = streams.keys
+        return try RecordFormat.decodeRecordedEvent(record, streams: &streams) {
+            try keys.key(for: $0, generation: $1, in: txn, cache: cache)
+        }
     }
 
     public func envelope(at sequence: UInt64, in txn: some Transaction) throws -> EventEnvelope? {
-        var cache = KeyCache()
-        return try envelope(at: sequence, in: txn, cache: &cache)
+        try envelope(at: sequence, in: txn, cache: KeyCache())
     }
 
-    func envelope(at sequence: UInt64, in txn: some Transaction, cache: inout KeyCache) throws -> EventEnvelope? {
+    func envelope(at sequence: UInt64, in txn: some Transaction, cache: KeyCache) throws -> EventEnvelope? {
         try txn.withValue(events, forKey: BigEndianUInt64(sequence)) { record in
-            try record.map { try decode($0, in: txn, cache: &cache) }
+            try record.map { try decode($0, in: txn, cache: cache) }
         }
     }
 
@@ -204,8 +204,8 @@ public struct Ledger: Sendable {
     public func forEachEvent(
         from sequence: UInt64 = 1, in txn: some Transaction, _ body: (EventEnvelope) throws -> IterationControl
     ) throws {
-        var cache = KeyCache()
-        try forEachRecord(from: sequence, in: txn) { _, record in try body(try decode(record, in: txn, cache: &cache)) }
+        let cache = KeyCache()
+        try forEachRecord(from: sequence, in: txn) { _, record in try body(try decode(record, in: txn, cache: cache)) }
     }
 
     /// One stream's events, in stream order: O(events in the stream), whatever the ledger's size.
@@ -215,9 +215,9 @@ public struct Ledger: Sendable {
             sequences.append(try BigEndianUInt64(decoding: value).value)
             return .continue
         }
-        var cache = KeyCache()
+        let cache = KeyCache()
         return try sequences.map { sequence in
-            guard let envelope = try envelope(at: sequence, in: txn, cache: &cache) else { throw LedgerError.missingEvent(sequence) }
+            guard let envelope = try envelope(at: sequence, in: txn, cache: cache) else { throw LedgerError.missingEvent(sequence) }
             return envelope
         }
     }

@@ -1,4 +1,4 @@
-import Crypto
+import HearthCrypto
 import HearthDomain
 import LMDB
 
@@ -10,14 +10,14 @@ import LMDB
 public struct StreamKeys: Sendable {
     let table: Database<[UInt8], [UInt8]>
     /// The ledger key; `nil` only for a reader of a ledger that never sealed anything.
-    let ledgerKey: SymmetricKey?
+    let ledgerKey: [UInt8]?
 
     static let tableName = "ledger.keys"
-    static let wrappedSize = 12 + 32 + 16
+    static let wrappedSize = AES256GCMKey.keySize + AES256GCMKey.overhead
 
     /// A stream's key as a reader asks for it: the one that sealed a record.
     public enum Lookup {
-        case key(SymmetricKey)
+        case key(AES256GCMKey)
         /// Destroyed, or a later generation replaced it: the record's personal data is erased.
         case destroyed
     }
@@ -29,9 +29,19 @@ public struct StreamKeys: Sendable {
         public var bytes: Int
     }
 
+    /// What a run of reads (an audit, a rebuild's chunk, one account's history) keeps between
+    /// records: the ledger key set up once, and the key it found last, so that a stream's
+    /// records in a row unwrap its key once. Lives no longer than the read transaction.
+    public final class ReadCache {
+        fileprivate var ledgerCipher: AES256GCMKey?
+        fileprivate var last: (owner: StreamID, generation: UInt64, lookup: Lookup)?
+        public init() {}
+    }
+
     /// The key of `owner` that sealed with `generation`.
-    func key(for owner: StreamID, generation: UInt64, in txn: some Transaction) throws -> Lookup {
-        try txn.withValue(table, forKey: Self.tableKey(owner)) { value in
+    func key(for owner: StreamID, generation: UInt64, in txn: some Transaction, cache: ReadCache) throws -> Lookup {
+        if let last = cache.last, last.generation == generation, last.owner == owner { return last.lookup }
+        let found = try txn.withValue(table, forKey: Self.tableKey(owner)) { value -> Lookup in
             guard let value else { throw LedgerKeyError.missingStreamKey(owner) }
             var reader = ByteReader(value)
             let stored = try reader.readVarint()
@@ -39,47 +49,50 @@ public struct StreamKeys: Sendable {
                 guard generation <= stored else { throw LedgerKeyError.missingStreamKey(owner) }
                 return .destroyed
             }
-            return .key(try unwrap(try reader.readRaw(reader.remaining), owner: owner, generation: generation))
+            let wrapped = try reader.readRaw(reader.remaining)
+            return .key(try unwrap(wrapped, owner: owner, generation: generation, with: try ledgerCipher(&cache.ledgerCipher)))
         }
+        cache.last = (owner, generation, found)
+        return found
+    }
+
+    /// The keys one write job has opened or made, so that a job appending to a stream several
+    /// times (a sign-up: created, signed in, token issued) unwraps its key once. Lives no
+    /// longer than the job: a rolled-back key must not outlive it.
+    public final class Cache {
+        fileprivate var keys: [StreamID: (generation: UInt64, key: AES256GCMKey)] = [:]
+        fileprivate var ledgerCipher: AES256GCMKey?
+        public init() {}
     }
 
     /// The key new records of `owner` are sealed with, and its generation: the live one, or a
     /// new one (the stream's first sealed event, or its first after its key was destroyed).
-    func sealingKey(for owner: StreamID, in txn: WriteTransaction) throws -> (generation: UInt64, key: SymmetricKey) {
-        let key = Self.tableKey(owner)
-        let stored = try txn.withValue(table, forKey: key) { value -> (generation: UInt64, key: SymmetricKey?) in
+    func sealingKey(for owner: StreamID, in txn: WriteTransaction, cache: Cache) throws -> (generation: UInt64, key: AES256GCMKey) {
+        if let cached = cache.keys[owner] { return cached }
+        let tableKey = Self.tableKey(owner)
+        let stored = try txn.withValue(table, forKey: tableKey) { value -> (generation: UInt64, key: AES256GCMKey?) in
             guard let value else { return (0, nil) }
             var reader = ByteReader(value)
             let generation = try reader.readVarint()
             guard !reader.isAtEnd else { return (generation, nil) }
-            return (generation, try unwrap(try reader.readRaw(reader.remaining), owner: owner, generation: generation))
+            let wrapped = try reader.readRaw(reader.remaining)
+            return (generation, try unwrap(wrapped, owner: owner, generation: generation, with: try ledgerCipher(&cache.ledgerCipher)))
         }
-        if let live = stored.key { return (stored.generation, live) }
-        let generation = stored.generation + 1
-        let fresh = SymmetricKey(size: .bits256)
-        var value = ByteWriter(capacity: 64)
-        value.write(varint: generation)
-        value.write(raw: try wrap(fresh, owner: owner, generation: generation))
-        try txn.put(table, key, value.bytes)
-        return (generation, fresh)
-    }
-
-    /// The keys one write transaction has opened or made, so that a job appending to a stream
-    /// several times (a sign-up: created, signed in, token issued) unwraps its key once. Lives
-    /// no longer than the transaction: a rolled-back key must not outlive it.
-    public final class Cache {
-        fileprivate var keys: [StreamID: (generation: UInt64, key: SymmetricKey)] = [:]
-        public init() {}
-    }
-
-    /// `sealingKey(for:in:)`, through `cache`.
-    func sealingKey(for owner: StreamID, in txn: WriteTransaction, cache: Cache?) throws -> (generation: UInt64, key: SymmetricKey) {
-        if let cached = cache?.keys[owner] { return cached }
-        let found = try sealingKey(for: owner, in: txn)
-        if let cache {
-            if cache.keys.count >= 256 { cache.keys.removeAll(keepingCapacity: true) }
-            cache.keys[owner] = found
+        let found: (generation: UInt64, key: AES256GCMKey)
+        if let live = stored.key {
+            found = (stored.generation, live)
+        } else {
+            let generation = stored.generation + 1
+            var fresh = SecureRandom.bytes(AES256GCMKey.keySize)
+            defer { wipe(&fresh) }
+            var value = ByteWriter(capacity: 80)
+            value.write(varint: generation)
+            value.write(raw: try wrap(fresh, owner: owner, generation: generation, with: try ledgerCipher(&cache.ledgerCipher)))
+            try txn.put(table, tableKey, value.bytes)
+            found = (generation, try AES256GCMKey(fresh))
         }
+        if cache.keys.count >= 256 { cache.keys.removeAll(keepingCapacity: true) }
+        cache.keys[owner] = found
         return found
     }
 
@@ -127,13 +140,14 @@ public struct StreamKeys: Sendable {
     /// together); returns how many. Throws at the first that does not open.
     public func openAll(in txn: some Transaction) throws -> Int {
         var opened = 0
+        var cipher: AES256GCMKey?
         try txn.forEach(table) { key, value in
             guard value.count > Self.wrappedSize else { return .continue }
             let name = String(decoding: key, as: UTF8.self)
             guard let owner = StreamID(name) else { throw LedgerKeyError.damagedKeyTable(entry: name) }
             var reader = ByteReader(value)
             let generation = try reader.readVarint()
-            _ = try unwrap(try reader.readRaw(reader.remaining), owner: owner, generation: generation)
+            _ = try unwrap(try reader.readRaw(reader.remaining), owner: owner, generation: generation, with: try ledgerCipher(&cipher))
             opened += 1
             return .continue
         }
@@ -145,21 +159,34 @@ public struct StreamKeys: Sendable {
 
     static func tableKey(_ owner: StreamID) -> [UInt8] { Array(owner.description.utf8) }
 
-    private func wrap(_ key: SymmetricKey, owner: StreamID, generation: UInt64) throws -> [UInt8] {
+    /// The ledger key, set up the first time a job or a run of reads needs it.
+    private func ledgerCipher(_ held: inout AES256GCMKey?) throws -> AES256GCMKey {
+        if let held { return held }
         guard let ledgerKey else { throw LedgerKeyError.noLedgerKey }
-        let box = try AES.GCM.seal(
-            key.withUnsafeBytes { Array($0) }, using: ledgerKey,
-            authenticating: Self.wrappingContext(owner, generation))
-        return Array(box.nonce) + Array(box.ciphertext) + Array(box.tag)
+        let cipher = try AES256GCMKey(ledgerKey)
+        held = cipher
+        return cipher
     }
 
-    private func unwrap(_ wrapped: UnsafeRawBufferPointer, owner: StreamID, generation: UInt64) throws -> SymmetricKey {
-        guard let ledgerKey else { throw LedgerKeyError.noLedgerKey }
+    private func wrap(_ key: [UInt8], owner: StreamID, generation: UInt64, with ledgerCipher: AES256GCMKey) throws -> [UInt8] {
+        var wrapped: [UInt8] = []
+        wrapped.reserveCapacity(Self.wrappedSize)
+        try key.withUnsafeBytes { key in
+            try Self.wrappingContext(owner, generation).withUnsafeBytes {
+                try ledgerCipher.seal(key, authenticating: $0, appendingTo: &wrapped)
+            }
+        }
+        return wrapped
+    }
+
+    private func unwrap(_ wrapped: UnsafeRawBufferPointer, owner: StreamID, generation: UInt64, with ledgerCipher: AES256GCMKey) throws
+        -> AES256GCMKey
+    {
         guard wrapped.count == Self.wrappedSize else { throw LedgerKeyError.unreadableStreamKey(owner) }
         do {
-            let box = try AES.GCM.SealedBox(
-                nonce: AES.GCM.Nonce(data: wrapped[0..<12]), ciphertext: wrapped[12..<44], tag: wrapped[44..<60])
-            return SymmetricKey(data: try AES.GCM.open(box, using: ledgerKey, authenticating: Self.wrappingContext(owner, generation)))
+            var key = try Self.wrappingContext(owner, generation).withUnsafeBytes { try ledgerCipher.open(wrapped, authenticating: $0) }
+            defer { wipe(&key) }
+            return try AES256GCMKey(key)
         } catch {
             // Another ledger key, or a damaged entry: never taken for an erased account.
             throw LedgerKeyError.unreadableStreamKey(owner)

@@ -85,10 +85,10 @@ public struct StoreAudit: Sendable {
             next = nil
             var seen = 0
             try store.environment.read { txn in
-                var keys = Ledger.KeyCache()
+                let keys = Ledger.KeyCache()
                 try ledger.forEachRecord(from: start, in: txn) { sequence, record in
                     if let until = filter.until, try RecordFormat.recordedAt(of: record) > until { return .stop }
-                    try visit(try ledger.decode(record, in: txn, cache: &keys))
+                    try visit(try ledger.decode(record, in: txn, cache: keys))
                     seen += 1
                     if seen == batch {
                         next = sequence + 1

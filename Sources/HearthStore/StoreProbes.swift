@@ -37,10 +37,10 @@ public enum StoreProbes {
         let start = ContinuousClock.now
         try translatingErrors {
             try store.environment.read { txn in
-                var keys = Ledger.KeyCache()
+                let keys = Ledger.KeyCache()
                 try txn.forEach(store.ledger.events) { _, record in
                     checksum &+= record.count &+ Int(record[record.count - 1])
-                    if decoding { checksum &+= Int(try store.ledger.decode(record, in: txn, cache: &keys).streamVersion) }
+                    if decoding { checksum &+= Int(try store.ledger.decode(record, in: txn, cache: keys).streamVersion) }
                     scanned += 1
                     return .continue
                 }

@@ -1,3 +1,4 @@
+import HearthCrypto
 import HearthDomain
 import HearthStore
 import HearthWire

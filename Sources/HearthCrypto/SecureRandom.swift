@@ -6,41 +6,52 @@ import Glibc
 import Darwin
 #endif
 
-/// Secrets (refresh tokens, action codes, salts) and uids, from the kernel's CSPRNG
-/// (`getentropy`, which is `getrandom`). The bytes are drawn 1 KiB at a time and handed out
-/// once each, wiped as they go: a sign-up takes about 60 bytes, and a system call per draw was
-/// a visible share of its cost. The pool is small so that few future secrets sit in memory.
-enum SecureRandom {
+/// Secrets (refresh tokens, action codes, salts, data keys), nonces and uids, from the kernel's
+/// CSPRNG (`getentropy`, which is `getrandom`). The bytes are drawn 1 KiB at a time and handed
+/// out once each, wiped as they go: a sign-up takes about 120 bytes, and a system call per draw
+/// was a visible share of its cost. The pool is small so that few future secrets sit in memory.
+public enum SecureRandom {
     private struct Pool: ~Copyable {
         var bytes = [UInt8](repeating: 0, count: 1024)
         var next = 1024
 
-        mutating func take(_ count: Int) -> [UInt8] {
+        mutating func take(into buffer: UnsafeMutableRawBufferPointer) {
+            let count = buffer.count
             if next + count > bytes.count {
                 SecureRandom.fill(&bytes)
                 next = 0
             }
-            let taken = Array(bytes[next..<next + count])
-            for index in next..<next + count { bytes[index] = 0 }
+            bytes.withUnsafeMutableBytes { pool in
+                let taken = UnsafeMutableRawBufferPointer(rebasing: pool[next..<next + count])
+                buffer.copyMemory(from: UnsafeRawBufferPointer(taken))
+                taken.initializeMemory(as: UInt8.self, repeating: 0)
+            }
             next += count
-            return taken
         }
     }
 
     private static let pool = Mutex(Pool())
 
-    static func bytes(_ count: Int) -> [UInt8] {
-        guard count <= 256 else {
-            var bytes = [UInt8](repeating: 0, count: count)
+    public static func bytes(_ count: Int) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        bytes.withUnsafeMutableBytes { fill($0) }
+        return bytes
+    }
+
+    /// Fills `buffer` (a nonce in place, say) without an array in between.
+    public static func fill(_ buffer: UnsafeMutableRawBufferPointer) {
+        guard buffer.count <= 256 else {
+            var bytes = [UInt8](repeating: 0, count: buffer.count)
             fill(&bytes)
-            return bytes
+            bytes.withUnsafeBytes { buffer.copyMemory(from: $0) }
+            return
         }
-        return pool.withLock { $0.take(count) }
+        pool.withLock { $0.take(into: buffer) }
     }
 
     /// `count` characters drawn uniformly from an ASCII `alphabet` (at most 256 symbols):
     /// bytes that would bias the modulo are rejected.
-    static func string(_ count: Int, from alphabet: [UInt8]) -> String {
+    public static func string(_ count: Int, from alphabet: [UInt8]) -> String {
         let limit = 256 - 256 % alphabet.count
         var result: [UInt8] = []
         result.reserveCapacity(count)
