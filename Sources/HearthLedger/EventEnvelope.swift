@@ -84,6 +84,13 @@ public enum RecordFormat {
         return Int64(bitPattern: try reader.readBigEndianUInt64())
     }
 
+    /// The stream a record belongs to.
+    static func stream(of record: UnsafeRawBufferPointer) throws -> StreamID {
+        var reader = ByteReader(record, offset: headerSize)
+        _ = try reader.readVarint()
+        return try readStream(&reader)
+    }
+
     /// The record's own hash: its last 32 bytes.
     public static func storedHash(of record: UnsafeRawBufferPointer) throws -> UnsafeRawBufferPointer {
         guard record.count > headerSize + 2 * hashSize else { throw BinaryFormatError.truncated(at: record.count) }

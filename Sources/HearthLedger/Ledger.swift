@@ -18,11 +18,13 @@ public struct Ledger: Sendable {
     /// opens a ledger whose sealed records can not be read or written (to look at its key table).
     public static func open(_ environment: Environment, ledgerKey: [UInt8]?) throws -> Ledger {
         precondition(ledgerKey == nil || ledgerKey?.count == 32, "a ledger key is 32 bytes")
+        let events: Database<BigEndianUInt64, [UInt8]> = try environment.openDatabase(named: "ledger.events")
+        let streams: Database<[UInt8], BigEndianUInt64> = try environment.openDatabase(named: "ledger.streams")
         return Ledger(
-            events: try environment.openDatabase(named: "ledger.events"),
-            streams: try environment.openDatabase(named: "ledger.streams"),
+            events: events,
+            streams: streams,
             keys: StreamKeys(
-                table: try environment.openDatabase(named: StreamKeys.tableName), ledgerKey: ledgerKey),
+                table: try environment.openDatabase(named: StreamKeys.tableName), streams: streams, events: events, ledgerKey: ledgerKey),
             origins: try environment.openDatabase(named: LedgerOrigin.tableName))
     }
 
@@ -112,15 +114,27 @@ public struct Ledger: Sendable {
                     recorded.clientIp = nil
                 } else if parts.personal != nil || metadata.clientIp != nil {
                     if sealingKey?.owner != owner {
-                        let (generation, key) = try keys.sealingKey(for: owner, in: txn, cache: cache)
-                        sealingKey = (owner, generation, key)
+                        // A stream's first event is this append's first record.
+                        let firstOfAppend = head.sequence + 1 - UInt64(offset)
+                        if let found = try keys.sealingKey(
+                            for: owner, firstSequence: owner == stream && current == 0 ? firstOfAppend : nil, in: txn, cache: cache)
+                        {
+                            sealingKey = (owner, found.generation, found.key)
+                        } else {
+                            // The account a code names has no events: the code seals under its own key.
+                            let found = try keys.sealingKey(
+                                for: stream, firstSequence: current == 0 ? firstOfAppend : nil, in: txn, cache: cache)
+                            guard let found else { throw LedgerKeyError.missingStreamKey(stream) }
+                            sealingKey = (stream, found.generation, found.key)
+                        }
                     }
+                    let sealer = sealingKey!
                     var plaintext = ByteWriter(capacity: 128)
                     plaintext.write(metadata.clientIp)
                     plaintext.write(raw: parts.personal ?? [])
                     sealed = try RecordFormat.seal(
-                        plaintext.bytes, key: sealingKey!.key, generation: sealingKey!.generation,
-                        owner: owner == stream ? nil : owner, sequence: sequence)
+                        plaintext.bytes, key: sealer.key, generation: sealer.generation,
+                        owner: sealer.owner == stream ? nil : sealer.owner, sequence: sequence)
                 }
             }
             var record = RecordFormat.encodeUnhashed(

@@ -2,18 +2,28 @@ import HearthCrypto
 import HearthDomain
 import LMDB
 
-/// Each stream's data key, in `ledger.keys` beside the chain and never in it: stream ->
-/// generation and the 256-bit key wrapped (AES-256-GCM) under the data directory's ledger key.
-/// Destroying a key keeps its generation, so a key made later for the same stream (a uid
-/// created again) never opens what the destroyed one sealed, and the audit can tell a
-/// destroyed key from one never made.
+/// Each stream's data key, in `ledger.keys` beside the chain and never in it. An entry is keyed
+/// by the sequence number of its stream's first event and a generation (both big-endian), and
+/// holds the 256-bit key wrapped (AES-256-GCM) under the data directory's ledger key, or
+/// nothing once destroyed. A stream's key is made with its first sealed event, almost always
+/// its first event, so new keys sort after every other and the table is appended to: one page
+/// per commit, not one per new account, as keying by the stream's name did.
+///
+/// Destroying a key keeps its entry, empty, so a key made later for the same stream (a uid
+/// created again: the next generation) never opens what the destroyed one sealed, and the
+/// audit can tell a destroyed key from one never made. Records name their key by stream and
+/// generation; the stream index gives the stream's first sequence.
 public struct StreamKeys: Sendable {
-    let table: Database<[UInt8], [UInt8]>
+    package let table: Database<[UInt8], [UInt8]>
+    /// The ledger's stream index and records, where a stream's first event is found.
+    let streams: Database<[UInt8], BigEndianUInt64>
+    let events: Database<BigEndianUInt64, [UInt8]>
     /// The ledger key; `nil` only for a reader of a ledger that never sealed anything.
     let ledgerKey: [UInt8]?
 
     static let tableName = "ledger.keys"
     static let wrappedSize = AES256GCMKey.keySize + AES256GCMKey.overhead
+    static let entryKeySize = 16
 
     /// A stream's key as a reader asks for it: the one that sealed a record.
     public enum Lookup {
@@ -41,19 +51,23 @@ public struct StreamKeys: Sendable {
     /// The key of `owner` that sealed with `generation`.
     func key(for owner: StreamID, generation: UInt64, in txn: some Transaction, cache: ReadCache) throws -> Lookup {
         if let last = cache.last, last.generation == generation, last.owner == owner { return last.lookup }
-        let found = try txn.withValue(table, forKey: Self.tableKey(owner)) { value -> Lookup in
-            guard let value else { throw LedgerKeyError.missingStreamKey(owner) }
-            var reader = ByteReader(value)
-            let stored = try reader.readVarint()
-            guard stored == generation, !reader.isAtEnd else {
-                guard generation <= stored else { throw LedgerKeyError.missingStreamKey(owner) }
-                return .destroyed
-            }
-            let wrapped = try reader.readRaw(reader.remaining)
-            return .key(try unwrap(wrapped, owner: owner, generation: generation, with: try ledgerCipher(&cache.ledgerCipher)))
+        guard let first = try firstSequence(of: owner, in: txn) else { throw LedgerKeyError.missingStreamKey(owner) }
+        let found = try txn.withValue(table, forKey: Self.entryKey(first, generation)) { value -> Lookup? in
+            guard let value else { return nil }
+            guard !value.isEmpty else { return .destroyed }
+            return .key(try unwrap(value, owner: owner, generation: generation, with: try ledgerCipher(&cache.ledgerCipher)))
         }
-        cache.last = (owner, generation, found)
-        return found
+        let lookup: Lookup
+        if let found {
+            lookup = found
+        } else if let latest = try latest(at: first, in: txn), latest.generation > generation {
+            // Entries moved from the layout keyed by name kept only their latest generation.
+            lookup = .destroyed
+        } else {
+            lookup = try legacyKey(for: owner, generation: generation, in: txn, cache: cache)
+        }
+        cache.last = (owner, generation, lookup)
+        return lookup
     }
 
     /// The keys one write job has opened or made, so that a job appending to a stream several
@@ -61,34 +75,36 @@ public struct StreamKeys: Sendable {
     /// longer than the job: a rolled-back key must not outlive it.
     public final class Cache {
         fileprivate var keys: [StreamID: (generation: UInt64, key: AES256GCMKey)] = [:]
-        fileprivate var ledgerCipher: AES256GCMKey?
         public init() {}
     }
 
     /// The key new records of `owner` are sealed with, and its generation: the live one, or a
-    /// new one (the stream's first sealed event, or its first after its key was destroyed).
-    func sealingKey(for owner: StreamID, in txn: WriteTransaction, cache: Cache) throws -> (generation: UInt64, key: AES256GCMKey) {
+    /// new one (the stream's first sealed event, or its first after its key was destroyed);
+    /// `nil` when `owner` has no events. `firstSequence`: the owner's first event's sequence
+    /// when the caller knows it (the stream's first event is being appended); otherwise the
+    /// stream index tells.
+    func sealingKey(for owner: StreamID, firstSequence known: UInt64?, in txn: WriteTransaction, cache: Cache) throws
+        -> (generation: UInt64, key: AES256GCMKey)?
+    {
         if let cached = cache.keys[owner] { return cached }
-        let tableKey = Self.tableKey(owner)
-        let stored = try txn.withValue(table, forKey: tableKey) { value -> (generation: UInt64, key: AES256GCMKey?) in
-            guard let value else { return (0, nil) }
-            var reader = ByteReader(value)
-            let generation = try reader.readVarint()
-            guard !reader.isAtEnd else { return (generation, nil) }
-            let wrapped = try reader.readRaw(reader.remaining)
-            return (generation, try unwrap(wrapped, owner: owner, generation: generation, with: try ledgerCipher(&cache.ledgerCipher)))
-        }
+        guard let first = try known ?? firstSequence(of: owner, in: txn) else { return nil }
+        let ledgerCipher = try writerCipher(txn)
+        let latest = try latest(at: first, in: txn)
         let found: (generation: UInt64, key: AES256GCMKey)
-        if let live = stored.key {
-            found = (stored.generation, live)
+        if let latest, let wrapped = latest.wrapped {
+            found = (latest.generation, try unwrap(wrapped, owner: owner, generation: latest.generation, with: ledgerCipher))
         } else {
-            let generation = stored.generation + 1
+            let generation = (latest?.generation ?? 0) + 1
             var fresh = SecureRandom.bytes(AES256GCMKey.keySize)
             defer { wipe(&fresh) }
-            var value = ByteWriter(capacity: 80)
-            value.write(varint: generation)
-            value.write(raw: try wrap(fresh, owner: owner, generation: generation, with: try ledgerCipher(&cache.ledgerCipher)))
-            try txn.put(table, tableKey, value.bytes)
+            let entry = try wrap(fresh, owner: owner, generation: generation, with: ledgerCipher)
+            let key = Self.entryKey(first, generation)
+            // A stream made in this append has the highest first sequence of all: its key goes last.
+            do {
+                try txn.put(table, key, entry, options: known == nil ? [] : .append)
+            } catch let error as LMDBError where error == .keyExists {
+                try txn.put(table, key, entry)
+            }
             found = (generation, try AES256GCMKey(fresh))
         }
         if cache.keys.count >= 256 { cache.keys.removeAll(keepingCapacity: true) }
@@ -96,19 +112,12 @@ public struct StreamKeys: Sendable {
         return found
     }
 
-    /// Destroys `owner`'s key, keeping its generation; nothing if it has none.
+    /// Destroys `owner`'s key, keeping its entry (empty); nothing if it has no live one.
     func destroy(_ owner: StreamID, in txn: WriteTransaction, cache: Cache? = nil) throws {
         cache?.keys[owner] = nil
-        let key = Self.tableKey(owner)
-        let generation = try txn.withValue(table, forKey: key) { value -> UInt64? in
-            guard let value, value.count > Self.wrappedSize else { return nil }
-            var reader = ByteReader(value)
-            return try reader.readVarint()
-        }
-        guard let generation else { return }
-        var tombstone = ByteWriter(capacity: 10)
-        tombstone.write(varint: generation)
-        try txn.put(table, key, tombstone.bytes)
+        guard let first = try firstSequence(of: owner, in: txn), let latest = try latest(at: first, in: txn), latest.wrapped != nil
+        else { return }
+        try txn.put(table, Self.entryKey(first, latest.generation), [])
     }
 
     /// A stream's key, as the audit asks: never made, live, or destroyed (at its generation).
@@ -119,7 +128,10 @@ public struct StreamKeys: Sendable {
     }
 
     public func state(of owner: StreamID, in txn: some Transaction) throws -> State {
-        try txn.withValue(table, forKey: Self.tableKey(owner)) { value in
+        if let first = try firstSequence(of: owner, in: txn), let latest = try latest(at: first, in: txn) {
+            return latest.wrapped == nil ? .destroyed(generation: latest.generation) : .live(generation: latest.generation)
+        }
+        return try txn.withValue(table, forKey: Self.legacyKey(owner)) { value in
             guard let value else { return .none }
             var reader = ByteReader(value)
             let generation = try reader.readVarint()
@@ -129,8 +141,9 @@ public struct StreamKeys: Sendable {
 
     public func counts(in txn: some Transaction) throws -> Counts {
         var counts = Counts(live: 0, destroyed: 0, bytes: try txn.bytes(table))
-        try txn.forEach(table) { _, value in
-            if value.count > Self.wrappedSize { counts.live += 1 } else { counts.destroyed += 1 }
+        try txn.forEach(table) { key, value in
+            let live = Self.isEntryKey(key) ? !value.isEmpty : value.count > Self.wrappedSize
+            if live { counts.live += 1 } else { counts.destroyed += 1 }
             return .continue
         }
         return counts
@@ -142,12 +155,24 @@ public struct StreamKeys: Sendable {
         var opened = 0
         var cipher: AES256GCMKey?
         try txn.forEach(table) { key, value in
-            guard value.count > Self.wrappedSize else { return .continue }
-            let name = String(decoding: key, as: UTF8.self)
-            guard let owner = StreamID(name) else { throw LedgerKeyError.damagedKeyTable(entry: name) }
-            var reader = ByteReader(value)
-            let generation = try reader.readVarint()
-            _ = try unwrap(try reader.readRaw(reader.remaining), owner: owner, generation: generation, with: try ledgerCipher(&cipher))
+            if Self.isEntryKey(key) {
+                guard !value.isEmpty else { return .continue }
+                var reader = ByteReader(key)
+                let first = try reader.readBigEndianUInt64()
+                let generation = try reader.readBigEndianUInt64()
+                let owner = try txn.withValue(events, forKey: BigEndianUInt64(first)) { record in
+                    guard let record else { throw LedgerKeyError.damagedKeyTable(entry: "first event \(first)") }
+                    return try RecordFormat.stream(of: record)
+                }
+                _ = try unwrap(value, owner: owner, generation: generation, with: try ledgerCipher(&cipher))
+            } else {
+                guard value.count > Self.wrappedSize else { return .continue }
+                let name = String(decoding: key, as: UTF8.self)
+                guard let owner = StreamID(name) else { throw LedgerKeyError.damagedKeyTable(entry: name) }
+                var reader = ByteReader(value)
+                let generation = try reader.readVarint()
+                _ = try unwrap(try reader.readRaw(reader.remaining), owner: owner, generation: generation, with: try ledgerCipher(&cipher))
+            }
             opened += 1
             return .continue
         }
@@ -157,9 +182,97 @@ public struct StreamKeys: Sendable {
     /// Whether any stream ever had a key: such a ledger can not be read without the ledger key.
     public func isEmpty(in txn: some Transaction) throws -> Bool { try txn.count(table) == 0 }
 
-    static func tableKey(_ owner: StreamID) -> [UInt8] { Array(owner.description.utf8) }
+    /// Moves up to `limit` entries of the layout keyed by stream name (what Hearth wrote before
+    /// keys were appended) to the layout keyed by first sequence; returns how many it moved.
+    /// The wrapped keys move as they are: they are bound to the stream's name and generation,
+    /// which both layouts know.
+    public func moveLegacyEntries(limit: Int, in txn: WriteTransaction) throws -> Int {
+        var legacy: [(name: [UInt8], value: [UInt8])] = []
+        try txn.forEach(table, from: [0x01]) { key, value in
+            legacy.append((Array(key), Array(value)))
+            return legacy.count < limit ? .continue : .stop
+        }
+        for entry in legacy {
+            let name = String(decoding: entry.name, as: UTF8.self)
+            guard let owner = StreamID(name), let first = try firstSequence(of: owner, in: txn) else {
+                throw LedgerKeyError.damagedKeyTable(entry: name)
+            }
+            let (generation, wrapped) = try entry.value.withUnsafeBytes { value in
+                var reader = ByteReader(value)
+                return (try reader.readVarint(), Array(try reader.readRaw(reader.remaining)))
+            }
+            try txn.put(table, Self.entryKey(first, generation), wrapped)
+            _ = try txn.delete(table, entry.name)
+        }
+        return legacy.count
+    }
 
-    /// The ledger key, set up the first time a job or a run of reads needs it.
+    // MARK: - The table's layout
+
+    static func entryKey(_ first: UInt64, _ generation: UInt64) -> [UInt8] {
+        var key = [UInt8]()
+        key.reserveCapacity(entryKeySize)
+        withUnsafeBytes(of: first.bigEndian) { key.append(contentsOf: $0) }
+        withUnsafeBytes(of: generation.bigEndian) { key.append(contentsOf: $0) }
+        return key
+    }
+
+    /// Entries keyed by first sequence begin with a zero byte (no ledger holds 2^56 events);
+    /// those keyed by stream name, with a letter.
+    static func isEntryKey(_ key: UnsafeRawBufferPointer) -> Bool { key.count == entryKeySize && key[0] == 0 }
+
+    static func legacyKey(_ owner: StreamID) -> [UInt8] { Array(owner.description.utf8) }
+
+    /// The sequence of `owner`'s first event, if it has one.
+    private func firstSequence(of owner: StreamID, in txn: some Transaction) throws -> UInt64? {
+        try txn.withValue(streams, forKey: Ledger.streamKey(owner, 1)) { value in
+            try value.map { try BigEndianUInt64(decoding: $0).value }
+        }
+    }
+
+    /// The last generation made for the stream whose first event is `first`, and its wrapped
+    /// key unless destroyed.
+    private func latest(at first: UInt64, in txn: some Transaction) throws -> (generation: UInt64, wrapped: [UInt8]?)? {
+        try txn.withCursor(table) { cursor in
+            guard let (key, value) = try cursor.seek(atMost: Self.entryKey(first, .max)), Self.isEntryKey(key) else { return nil }
+            var reader = ByteReader(key)
+            guard try reader.readBigEndianUInt64() == first else { return nil }
+            return (try reader.readBigEndianUInt64(), value.isEmpty ? nil : Array(value))
+        }
+    }
+
+    /// A key of the layout keyed by stream name: `varint generation | wrapped key`, or only the
+    /// generation once destroyed. Read until a writer has moved the entries.
+    private func legacyKey(for owner: StreamID, generation: UInt64, in txn: some Transaction, cache: ReadCache) throws -> Lookup {
+        try txn.withValue(table, forKey: Self.legacyKey(owner)) { value in
+            guard let value else { throw LedgerKeyError.missingStreamKey(owner) }
+            var reader = ByteReader(value)
+            let stored = try reader.readVarint()
+            guard stored == generation, !reader.isAtEnd else {
+                guard generation <= stored else { throw LedgerKeyError.missingStreamKey(owner) }
+                return .destroyed
+            }
+            let wrapped = try reader.readRaw(reader.remaining)
+            return .key(try unwrap(wrapped, owner: owner, generation: generation, with: try ledgerCipher(&cache.ledgerCipher)))
+        }
+    }
+
+    // MARK: - Wrapping
+
+    /// The ledger key set up for the writer: once per write transaction (a batch of jobs).
+    private final class WriterCipher {
+        let cipher: AES256GCMKey
+        init(_ cipher: AES256GCMKey) { self.cipher = cipher }
+    }
+
+    private func writerCipher(_ txn: WriteTransaction) throws -> AES256GCMKey {
+        try txn.kept { () throws -> WriterCipher in
+            guard let ledgerKey else { throw LedgerKeyError.noLedgerKey }
+            return WriterCipher(try AES256GCMKey(ledgerKey))
+        }.cipher
+    }
+
+    /// The ledger key, set up the first time a run of reads needs it.
     private func ledgerCipher(_ held: inout AES256GCMKey?) throws -> AES256GCMKey {
         if let held { return held }
         guard let ledgerKey else { throw LedgerKeyError.noLedgerKey }
@@ -177,6 +290,10 @@ public struct StreamKeys: Sendable {
             }
         }
         return wrapped
+    }
+
+    private func unwrap(_ wrapped: [UInt8], owner: StreamID, generation: UInt64, with ledgerCipher: AES256GCMKey) throws -> AES256GCMKey {
+        try wrapped.withUnsafeBytes { try unwrap($0, owner: owner, generation: generation, with: ledgerCipher) }
     }
 
     private func unwrap(_ wrapped: UnsafeRawBufferPointer, owner: StreamID, generation: UInt64, with ledgerCipher: AES256GCMKey) throws

@@ -69,6 +69,7 @@ public final class AccountStore: Sendable {
         self.lock = lock
         if !options.readOnly {
             do {
+                try maintenance.moveLegacyStreamKeys()
                 try maintenance.stampFormatIfEmpty()
                 if catchUp { try maintenance.catchUp() }
             } catch {

@@ -23,6 +23,21 @@ public struct StoreMaintenance: Sendable {
         try translatingErrors { try projections.catchUp(progress: progress, shouldStop: shouldStop) }
     }
 
+    /// Moves the key table's entries keyed by stream name, as Hearth wrote them before keys were
+    /// appended by first sequence (`StreamKeys`), in transactions of 10,000: run by every
+    /// writable open, before anything is written. Returns how many it moved.
+    @discardableResult
+    func moveLegacyStreamKeys() throws -> Int {
+        var moved = 0
+        while true {
+            let batch = try translatingErrors {
+                try store.environment.writer.perform { txn in try store.ledger.keys.moveLegacyEntries(limit: 10_000, in: txn) }
+            }
+            moved += batch
+            if batch < 10_000 { return moved }
+        }
+    }
+
     /// See `ProjectionMaintenance.stampFormatIfEmpty`: run by every writable open.
     func stampFormatIfEmpty() throws {
         try translatingErrors { try projections.stampFormatIfEmpty() }

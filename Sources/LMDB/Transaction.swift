@@ -109,7 +109,20 @@ public final class WriteTransaction: Transaction {
     /// Set when any write hit `MDB_MAP_FULL`, however the error was then wrapped.
     private(set) var hitMapFull = false
 
+    /// What the transaction's users set up once and reuse for its length, one per type (a
+    /// cipher context, say): a batch of jobs pays for it once. Confined, like the transaction,
+    /// to the writer thread, and gone with it.
+    private var kept: [ObjectIdentifier: AnyObject] = [:]
+
     init(handle: OpaquePointer) { self.handle = handle }
+
+    /// The object of type `T` this transaction keeps, made by `make` the first time.
+    public func kept<T: AnyObject>(_ make: () throws -> T) rethrows -> T {
+        if let object = kept[ObjectIdentifier(T.self)] { return unsafeDowncast(object, to: T.self) }
+        let object = try make()
+        kept[ObjectIdentifier(T.self)] = object
+        return object
+    }
 
     @inline(__always)
     private func record(_ code: Int32) throws(LMDBError) {
