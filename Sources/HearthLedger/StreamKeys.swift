@@ -72,10 +72,24 @@ public struct StreamKeys: Sendable {
 
     /// The keys one write job has opened or made, so that a job appending to a stream several
     /// times (a sign-up: created, signed in, token issued) unwraps its key once. Lives no
-    /// longer than the job: a rolled-back key must not outlive it.
+    /// longer than the job: a rolled-back key must not outlive it. A job touches a stream or
+    /// two: a short list searched in order costs less than hashing stream names.
     public final class Cache {
-        fileprivate var keys: [StreamID: (generation: UInt64, key: AES256GCMKey)] = [:]
+        fileprivate var entries: [(owner: StreamID, generation: UInt64, key: AES256GCMKey)] = []
         public init() {}
+
+        fileprivate subscript(owner: StreamID) -> (generation: UInt64, key: AES256GCMKey)? {
+            get {
+                for entry in entries where entry.owner == owner { return (entry.generation, entry.key) }
+                return nil
+            }
+            set {
+                entries.removeAll { $0.owner == owner }
+                guard let newValue else { return }
+                if entries.count >= 16 { entries.removeFirst() }
+                entries.append((owner, newValue.generation, newValue.key))
+            }
+        }
     }
 
     /// The key new records of `owner` are sealed with, and its generation: the live one, or a
@@ -86,10 +100,12 @@ public struct StreamKeys: Sendable {
     func sealingKey(for owner: StreamID, firstSequence known: UInt64?, in txn: WriteTransaction, cache: Cache) throws
         -> (generation: UInt64, key: AES256GCMKey)?
     {
-        if let cached = cache.keys[owner] { return cached }
+        if let cached = cache[owner] { return cached }
         guard let first = try known ?? firstSequence(of: owner, in: txn) else { return nil }
         let ledgerCipher = try writerCipher(txn)
-        let latest = try latest(at: first, in: txn)
+        // A stream whose first event is being appended has no key yet: none is keyed by a
+        // sequence that did not exist.
+        let latest = known == nil ? try latest(at: first, in: txn) : nil
         let found: (generation: UInt64, key: AES256GCMKey)
         if let latest, let wrapped = latest.wrapped {
             found = (latest.generation, try unwrap(wrapped, owner: owner, generation: latest.generation, with: ledgerCipher))
@@ -107,14 +123,13 @@ public struct StreamKeys: Sendable {
             }
             found = (generation, try AES256GCMKey(fresh))
         }
-        if cache.keys.count >= 256 { cache.keys.removeAll(keepingCapacity: true) }
-        cache.keys[owner] = found
+        cache[owner] = found
         return found
     }
 
     /// Destroys `owner`'s key, keeping its entry (empty); nothing if it has no live one.
     func destroy(_ owner: StreamID, in txn: WriteTransaction, cache: Cache? = nil) throws {
-        cache?.keys[owner] = nil
+        cache?[owner] = nil
         guard let first = try firstSequence(of: owner, in: txn), let latest = try latest(at: first, in: txn), latest.wrapped != nil
         else { return }
         try txn.put(table, Self.entryKey(first, latest.generation), [])
