@@ -61,30 +61,33 @@ public final class AES256GCMKey {
 
     /// Opens `nonce | ciphertext | tag` bound to `associatedData`; throws `.authenticationFailure`
     /// when the key, the data or the message is not the one sealed.
-    public func open(_ box: UnsafeRawBufferPointer, authenticating associatedData: UnsafeRawBufferPointer) throws(AES256GCMError)
-        -> [UInt8]
-    {
-        guard box.count >= Self.overhead else { throw .authenticationFailure }
+    public func open(_ box: UnsafeRawBufferPointer, authenticating associatedData: UnsafeRawBufferPointer) throws -> [UInt8] {
+        try open(box, authenticating: associatedData) { Array($0) }
+    }
+
+    /// Opens into memory on the stack and hands the plaintext to `body`, wiping it after: the
+    /// decoders read it where it lies (no array to allocate, and nothing left on the heap).
+    /// Throws `AES256GCMError` when it does not open, or what `body` throws.
+    public func open<Result>(
+        _ box: UnsafeRawBufferPointer, authenticating associatedData: UnsafeRawBufferPointer,
+        _ body: (UnsafeRawBufferPointer) throws -> Result
+    ) throws -> Result {
+        guard box.count >= Self.overhead else { throw AES256GCMError.authenticationFailure }
         let count = box.count - Self.overhead
         let nonce = bytes(box.baseAddress)
         let ciphertext = box.baseAddress! + Self.nonceSize
         let tag = UnsafeMutableRawPointer(mutating: ciphertext + count)
-        var plaintext = [UInt8](repeating: 0, count: count)
-        let opened: Bool = plaintext.withUnsafeMutableBytes { output in
+        // One block more than the plaintext: GCM's final step may be handed room it does not use.
+        return try withUnsafeTemporaryAllocation(byteCount: count + 16, alignment: 16) { output in
+            defer { output.initializeMemory(as: UInt8.self, repeating: 0) }
             var written: Int32 = 0
             guard EVP_CipherInit_ex2(context, nil, nil, nonce, 0, nil) == 1, feed(associatedData),
                 count == 0 || EVP_CipherUpdate(context, bytes(output.baseAddress), &written, bytes(ciphertext), Int32(count)) == 1,
-                EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, Int32(Self.tagSize), tag) == 1
-            else { return false }
-            // GCM's final step writes no bytes; it checks the tag.
-            var nothing: (UInt64, UInt64) = (0, 0)
-            return withUnsafeMutableBytes(of: &nothing) { EVP_CipherFinal_ex(context, bytes($0.baseAddress), &written) == 1 }
+                EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, Int32(Self.tagSize), tag) == 1,
+                EVP_CipherFinal_ex(context, bytes(output.baseAddress! + Int(written)), &written) == 1
+            else { throw AES256GCMError.authenticationFailure }
+            return try body(UnsafeRawBufferPointer(rebasing: output[..<count]))
         }
-        guard opened else {
-            wipe(&plaintext)
-            throw .authenticationFailure
-        }
-        return plaintext
     }
 
     private func feed(_ associatedData: UnsafeRawBufferPointer) -> Bool {

@@ -71,7 +71,8 @@ public enum RecordFormat {
     static let headerSize = 17
 
     /// Finds the key that sealed a record: its stream's (`PersonalData.keyOwner`) at a generation.
-    public typealias KeyLookup = (_ owner: StreamID, _ generation: UInt64) throws -> StreamKeys.Lookup
+    /// `firstSequence`: the sequence of the owner's first event when the record itself is it.
+    public typealias KeyLookup = (_ owner: StreamID, _ generation: UInt64, _ firstSequence: UInt64?) throws -> StreamKeys.Lookup
 
     /// The sequence number stored inside a record.
     public static func sequence(of record: UnsafeRawBufferPointer) throws -> UInt64 {
@@ -154,7 +155,7 @@ public enum RecordFormat {
         var metadata = Metadata(
             actor: try reader.readEnum(), actorId: try reader.readOptionalString(),
             requestId: try reader.readOptionalString(), clientIp: try reader.readOptionalString())
-        let content = try readContent(&reader, head, needsClientIp: true) { try keys($0, $1) }
+        let content = try readContent(&reader, head, needsClientIp: true, keys: keys)
         if content.state != .none { metadata.clientIp = content.clientIp }
         let previousHash = ChainHash(buffer: try reader.readRaw(hashSize))
         let hash = ChainHash(buffer: try reader.readRaw(hashSize))
@@ -213,24 +214,25 @@ public enum RecordFormat {
         case (.oobCode(let project, _), .some(let uid)): owner = .account(project, uid)
         case (_, nil): owner = head.stream
         }
-        guard case .key(let key) = try keys(owner, generation) else {
+        let first = owner == head.stream && head.streamVersion == 1 ? head.sequence : nil
+        guard case .key(let key) = try keys(owner, generation, first) else {
             return Content(payload: try decoder.decode(open, personal: .erased), state: .erased)
         }
         guard part.remaining >= AES256GCMKey.overhead else { throw BinaryFormatError.truncated(at: reader.offset) }
         let box = try part.readRaw(part.remaining)
-        let plaintext: [UInt8]
         do {
-            plaintext = try withUnsafeBytes(of: head.sequence.bigEndian) { try key.open(box, authenticating: $0) }
-        } catch {
+            return try withUnsafeBytes(of: head.sequence.bigEndian) { sequence in
+                try key.open(box, authenticating: sequence) { bytes in
+                    var opened = ByteReader(bytes)
+                    let clientIp = try opened.readOptionalString()
+                    let rest = UnsafeRawBufferPointer(rebasing: bytes[opened.offset...])
+                    guard decoder.sealsPersonalData || rest.isEmpty else { throw BinaryFormatError.trailingBytes(rest.count) }
+                    let payload = try decoder.decode(open, personal: .opened(rest))
+                    return Content(payload: payload, state: .sealed, clientIp: clientIp)
+                }
+            }
+        } catch is AES256GCMError {
             throw LedgerKeyError.unreadableSealedRecord(sequence: head.sequence)
-        }
-        return try plaintext.withUnsafeBytes { bytes in
-            var opened = ByteReader(bytes)
-            let clientIp = try opened.readOptionalString()
-            let rest = UnsafeRawBufferPointer(rebasing: bytes[opened.offset...])
-            guard decoder.sealsPersonalData || rest.isEmpty else { throw BinaryFormatError.trailingBytes(rest.count) }
-            let payload = try decoder.decode(open, personal: .opened(rest))
-            return Content(payload: payload, state: .sealed, clientIp: clientIp)
         }
     }
 

@@ -61,7 +61,12 @@ public struct Ledger: Sendable {
     }
 
     static func streamPrefix(_ stream: StreamID) -> [UInt8] {
-        Array(stream.description.utf8) + [0]
+        let name = StreamName(stream)
+        var prefix: [UInt8] = []
+        prefix.reserveCapacity(name.count + 9)
+        name.forEachPart { prefix.append(contentsOf: $0) }
+        prefix.append(0)
+        return prefix
     }
 
     static func streamKey(_ stream: StreamID, _ version: UInt64) -> [UInt8] {
@@ -167,7 +172,7 @@ public struct Ledger: Sendable {
 
     /// `decode`, through `cache`.
     public func decode(_ record: UnsafeRawBufferPointer, in txn: some Transaction, cache: KeyCache) throws -> EventEnvelope {
-        try RecordFormat.decode(record) { try keys.key(for: $0, generation: $1, in: txn, cache: cache) }
+        try RecordFormat.decode(record) { try keys.key(for: $0, generation: $1, firstSequence: $2, in: txn, cache: cache) }
     }
 
     /// What a projection folds from a record (`RecordFormat.decodeRecordedEvent`).
@@ -176,7 +181,7 @@ public struct Ledger: Sendable {
     ) throws -> RecordedEvent {
         let cache = streams.keys
         return try RecordFormat.decodeRecordedEvent(record, streams: &streams) {
-            try keys.key(for: $0, generation: $1, in: txn, cache: cache)
+            try keys.key(for: $0, generation: $1, firstSequence: $2, in: txn, cache: cache)
         }
     }
 

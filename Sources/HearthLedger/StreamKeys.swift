@@ -49,9 +49,12 @@ public struct StreamKeys: Sendable {
     }
 
     /// The key of `owner` that sealed with `generation`.
-    func key(for owner: StreamID, generation: UInt64, in txn: some Transaction, cache: ReadCache) throws -> Lookup {
+    /// `firstSequence`: the owner's first event's, when the caller knows it.
+    func key(for owner: StreamID, generation: UInt64, firstSequence known: UInt64?, in txn: some Transaction, cache: ReadCache) throws
+        -> Lookup
+    {
         if let last = cache.last, last.generation == generation, last.owner == owner { return last.lookup }
-        guard let first = try firstSequence(of: owner, in: txn) else { throw LedgerKeyError.missingStreamKey(owner) }
+        guard let first = try known ?? firstSequence(of: owner, in: txn) else { throw LedgerKeyError.missingStreamKey(owner) }
         let found = try txn.withValue(table, forKey: Self.entryKey(first, generation)) { value -> Lookup? in
             guard let value else { return nil }
             guard !value.isEmpty else { return .destroyed }
@@ -236,7 +239,7 @@ public struct StreamKeys: Sendable {
     /// those keyed by stream name, with a letter.
     static func isEntryKey(_ key: UnsafeRawBufferPointer) -> Bool { key.count == entryKeySize && key[0] == 0 }
 
-    static func legacyKey(_ owner: StreamID) -> [UInt8] { Array(owner.description.utf8) }
+    static func legacyKey(_ owner: StreamID) -> [UInt8] { StreamName(owner).bytes }
 
     /// The sequence of `owner`'s first event, if it has one.
     private func firstSequence(of owner: StreamID, in txn: some Transaction) throws -> UInt64? {
@@ -300,9 +303,7 @@ public struct StreamKeys: Sendable {
         var wrapped: [UInt8] = []
         wrapped.reserveCapacity(Self.wrappedSize)
         try key.withUnsafeBytes { key in
-            try Self.wrappingContext(owner, generation).withUnsafeBytes {
-                try ledgerCipher.seal(key, authenticating: $0, appendingTo: &wrapped)
-            }
+            try Self.withWrappingContext(owner, generation) { try ledgerCipher.seal(key, authenticating: $0, appendingTo: &wrapped) }
         }
         return wrapped
     }
@@ -316,22 +317,47 @@ public struct StreamKeys: Sendable {
     {
         guard wrapped.count == Self.wrappedSize else { throw LedgerKeyError.unreadableStreamKey(owner) }
         do {
-            var key = try Self.wrappingContext(owner, generation).withUnsafeBytes { try ledgerCipher.open(wrapped, authenticating: $0) }
-            defer { wipe(&key) }
-            return try AES256GCMKey(key)
+            return try Self.withWrappingContext(owner, generation) { context in
+                try ledgerCipher.open(wrapped, authenticating: context) { key in try AES256GCMKey(key) }
+            }
         } catch {
             // Another ledger key, or a damaged entry: never taken for an erased account.
             throw LedgerKeyError.unreadableStreamKey(owner)
         }
     }
 
-    /// What a wrapped key is bound to: moving it to another stream or generation breaks it.
-    private static func wrappingContext(_ owner: StreamID, _ generation: UInt64) -> [UInt8] {
-        var context = ByteWriter(capacity: 64)
-        context.write("hearth stream key v1")
-        context.write(owner.description)
-        context.write(varint: generation)
-        return context.bytes
+    /// What a wrapped key is bound to, so that moving it to another stream or generation breaks
+    /// it: `string "hearth stream key v1" | string streamName | varint generation`. Built on the
+    /// stack: a rebuild unwraps a key per account.
+    private static func withWrappingContext<Result>(
+        _ owner: StreamID, _ generation: UInt64, _ body: (UnsafeRawBufferPointer) throws -> Result
+    ) throws -> Result {
+        let label = "hearth stream key v1".utf8
+        let name = StreamName(owner)
+        let capacity = 1 + label.count + 10 + name.count + 10
+        return try withUnsafeTemporaryAllocation(byteCount: capacity, alignment: 1) { buffer in
+            var offset = 0
+            func append(varint value: UInt64) {
+                var value = value
+                repeat {
+                    buffer[offset] = UInt8(value & 0x7f) | (value >= 0x80 ? 0x80 : 0)
+                    offset += 1
+                    value >>= 7
+                } while value > 0
+            }
+            func append(_ bytes: some Collection<UInt8>) {
+                for byte in bytes {
+                    buffer[offset] = byte
+                    offset += 1
+                }
+            }
+            append(varint: UInt64(label.count))
+            append(label)
+            append(varint: UInt64(name.count))
+            name.forEachPart { append($0) }
+            append(varint: generation)
+            return try body(UnsafeRawBufferPointer(rebasing: buffer[..<offset]))
+        }
     }
 }
 

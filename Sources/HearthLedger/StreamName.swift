@@ -1,0 +1,36 @@
+import HearthDomain
+
+/// A stream's name as `StreamID.description` spells it ("account/<project>/<uid>",
+/// "project/<project>", "oob/<project>/<hash>"), in UTF-8 parts: a key or a wrapping context
+/// is written without building the string, which a rebuild would do once per account.
+struct StreamName {
+    private let parts: (category: String, project: String, id: String?)
+
+    init(_ stream: StreamID) {
+        switch stream {
+        case .account(let project, let uid): parts = ("account", project.rawValue, uid.rawValue)
+        case .project(let project): parts = ("project", project.rawValue, nil)
+        case .oobCode(let project, let hash): parts = ("oob", project.rawValue, hash)
+        }
+    }
+
+    /// Bytes in all.
+    var count: Int { parts.category.utf8.count + 1 + parts.project.utf8.count + (parts.id.map { 1 + $0.utf8.count } ?? 0) }
+
+    func forEachPart(_ body: (String.UTF8View) -> Void) {
+        body(parts.category.utf8)
+        body("/".utf8)
+        body(parts.project.utf8)
+        if let id = parts.id {
+            body("/".utf8)
+            body(id.utf8)
+        }
+    }
+
+    var bytes: [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(count)
+        forEachPart { bytes.append(contentsOf: $0) }
+        return bytes
+    }
+}
