@@ -20,14 +20,21 @@ public final class AES256GCMKey {
 
     /// Sets up `key` (32 bytes).
     public init(_ key: UnsafeRawBufferPointer) throws(AES256GCMError) {
-        guard key.count == Self.keySize else { throw .invalidKey }
-        guard let context = EVP_CIPHER_CTX_new() else { throw .openSSL }
-        self.context = context
-        guard EVP_CipherInit_ex2(context, Self.cipher, bytes(key.baseAddress), nil, 1, nil) == 1 else { throw .openSSL }
+        context = try Self.context(for: key)
     }
 
-    public convenience init(_ key: [UInt8]) throws(AES256GCMError) {
-        try self.init(key.withUnsafeBytes { $0 })
+    public init(_ key: [UInt8]) throws(AES256GCMError) {
+        context = try key.withUnsafeBytes { key in Result { () throws(AES256GCMError) in try Self.context(for: key) } }.get()
+    }
+
+    private static func context(for key: UnsafeRawBufferPointer) throws(AES256GCMError) -> OpaquePointer {
+        guard key.count == keySize else { throw .invalidKey }
+        guard let context = EVP_CIPHER_CTX_new() else { throw .openSSL }
+        guard EVP_CipherInit_ex2(context, cipher, bytes(key.baseAddress), nil, 1, nil) == 1 else {
+            EVP_CIPHER_CTX_free(context)
+            throw .openSSL
+        }
+        return context
     }
 
     /// Frees the context, which wipes the key schedule.
@@ -61,33 +68,42 @@ public final class AES256GCMKey {
 
     /// Opens `nonce | ciphertext | tag` bound to `associatedData`; throws `.authenticationFailure`
     /// when the key, the data or the message is not the one sealed.
-    public func open(_ box: UnsafeRawBufferPointer, authenticating associatedData: UnsafeRawBufferPointer) throws -> [UInt8] {
-        try open(box, authenticating: associatedData) { Array($0) }
+    public func open(_ box: UnsafeRawBufferPointer, authenticating associatedData: UnsafeRawBufferPointer) throws(AES256GCMError)
+        -> [UInt8]
+    {
+        guard box.count >= Self.overhead else { throw .authenticationFailure }
+        var plaintext = [UInt8](repeating: 0, count: box.count - Self.overhead)
+        let opened = plaintext.withUnsafeMutableBytes { output in (try? open(box, authenticating: associatedData, into: output)) != nil }
+        guard opened else {
+            wipe(&plaintext)
+            throw .authenticationFailure
+        }
+        return plaintext
     }
 
-    /// Opens into memory on the stack and hands the plaintext to `body`, wiping it after: the
-    /// decoders read it where it lies (no array to allocate, and nothing left on the heap).
-    /// Throws `AES256GCMError` when it does not open, or what `body` throws.
-    public func open<Result>(
-        _ box: UnsafeRawBufferPointer, authenticating associatedData: UnsafeRawBufferPointer,
-        _ body: (UnsafeRawBufferPointer) throws -> Result
-    ) throws -> Result {
-        guard box.count >= Self.overhead else { throw AES256GCMError.authenticationFailure }
+    /// Opens into `output` (at least `box.count - overhead` bytes, memory on the stack, say:
+    /// the decoders read the plaintext where it lies); returns the plaintext's length. On a
+    /// failure `output` may hold unauthenticated bytes, which the caller wipes.
+    public func open(
+        _ box: UnsafeRawBufferPointer, authenticating associatedData: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer
+    ) throws(AES256GCMError) -> Int {
+        guard box.count >= Self.overhead else { throw .authenticationFailure }
         let count = box.count - Self.overhead
+        precondition(output.count >= count, "room for the plaintext")
         let nonce = bytes(box.baseAddress)
         let ciphertext = box.baseAddress! + Self.nonceSize
         let tag = UnsafeMutableRawPointer(mutating: ciphertext + count)
-        // One block more than the plaintext: GCM's final step may be handed room it does not use.
-        return try withUnsafeTemporaryAllocation(byteCount: count + 16, alignment: 16) { output in
-            defer { output.initializeMemory(as: UInt8.self, repeating: 0) }
-            var written: Int32 = 0
-            guard EVP_CipherInit_ex2(context, nil, nil, nonce, 0, nil) == 1, feed(associatedData),
-                count == 0 || EVP_CipherUpdate(context, bytes(output.baseAddress), &written, bytes(ciphertext), Int32(count)) == 1,
-                EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, Int32(Self.tagSize), tag) == 1,
-                EVP_CipherFinal_ex(context, bytes(output.baseAddress! + Int(written)), &written) == 1
-            else { throw AES256GCMError.authenticationFailure }
-            return try body(UnsafeRawBufferPointer(rebasing: output[..<count]))
+        var written: Int32 = 0
+        // GCM's final step writes no bytes; it checks the tag.
+        var nothing: (UInt64, UInt64) = (0, 0)
+        let opened = withUnsafeMutableBytes(of: &nothing) { scratch in
+            EVP_CipherInit_ex2(context, nil, nil, nonce, 0, nil) == 1 && feed(associatedData)
+                && (count == 0 || EVP_CipherUpdate(context, bytes(output.baseAddress), &written, bytes(ciphertext), Int32(count)) == 1)
+                && EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, Int32(Self.tagSize), tag) == 1
+                && EVP_CipherFinal_ex(context, bytes(scratch.baseAddress), &written) == 1
         }
+        guard opened else { throw .authenticationFailure }
+        return count
     }
 
     private func feed(_ associatedData: UnsafeRawBufferPointer) -> Bool {

@@ -222,7 +222,7 @@ public enum RecordFormat {
         let box = try part.readRaw(part.remaining)
         do {
             return try withUnsafeBytes(of: head.sequence.bigEndian) { sequence in
-                try key.open(box, authenticating: sequence) { bytes in
+                try key.openOnStack(box, authenticating: sequence) { bytes in
                     var opened = ByteReader(bytes)
                     let clientIp = try opened.readOptionalString()
                     let rest = UnsafeRawBufferPointer(rebasing: bytes[opened.offset...])

@@ -318,7 +318,7 @@ public struct StreamKeys: Sendable {
         guard wrapped.count == Self.wrappedSize else { throw LedgerKeyError.unreadableStreamKey(owner) }
         do {
             return try Self.withWrappingContext(owner, generation) { context in
-                try ledgerCipher.open(wrapped, authenticating: context) { key in try AES256GCMKey(key) }
+                try ledgerCipher.openOnStack(wrapped, authenticating: context) { key in try AES256GCMKey(key) }
             }
         } catch {
             // Another ledger key, or a damaged entry: never taken for an erased account.
@@ -345,7 +345,7 @@ public struct StreamKeys: Sendable {
                     value >>= 7
                 } while value > 0
             }
-            func append(_ bytes: some Collection<UInt8>) {
+            func append(_ bytes: String.UTF8View) {
                 for byte in bytes {
                     buffer[offset] = byte
                     offset += 1
