@@ -64,7 +64,7 @@ public struct Ledger: Sendable {
         let name = StreamName(stream)
         var prefix: [UInt8] = []
         prefix.reserveCapacity(name.count + 9)
-        name.forEachPart { prefix.append(contentsOf: $0) }
+        name.forEachPart { prefix.append(contentsOf: $0.utf8) }
         prefix.append(0)
         return prefix
     }

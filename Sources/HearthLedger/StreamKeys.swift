@@ -332,9 +332,9 @@ public struct StreamKeys: Sendable {
     private static func withWrappingContext<Result>(
         _ owner: StreamID, _ generation: UInt64, _ body: (UnsafeRawBufferPointer) throws -> Result
     ) throws -> Result {
-        let label = "hearth stream key v1".utf8
+        let label = "hearth stream key v1"
         let name = StreamName(owner)
-        let capacity = 1 + label.count + 10 + name.count + 10
+        let capacity = 1 + label.utf8.count + 10 + name.count + 10
         return try withUnsafeTemporaryAllocation(byteCount: capacity, alignment: 1) { buffer in
             var offset = 0
             func append(varint value: UInt64) {
@@ -345,13 +345,15 @@ public struct StreamKeys: Sendable {
                     value >>= 7
                 } while value > 0
             }
-            func append(_ bytes: String.UTF8View) {
-                for byte in bytes {
-                    buffer[offset] = byte
-                    offset += 1
+            func append(_ part: String) {
+                var part = part
+                part.withUTF8 { utf8 in
+                    UnsafeMutableRawBufferPointer(rebasing: buffer[offset..<(offset + utf8.count)]).copyMemory(
+                        from: UnsafeRawBufferPointer(utf8))
+                    offset += utf8.count
                 }
             }
-            append(varint: UInt64(label.count))
+            append(varint: UInt64(label.utf8.count))
             append(label)
             append(varint: UInt64(name.count))
             name.forEachPart { append($0) }

@@ -17,20 +17,20 @@ struct StreamName {
     /// Bytes in all.
     var count: Int { parts.category.utf8.count + 1 + parts.project.utf8.count + (parts.id.map { 1 + $0.utf8.count } ?? 0) }
 
-    func forEachPart(_ body: (String.UTF8View) -> Void) {
-        body(parts.category.utf8)
-        body("/".utf8)
-        body(parts.project.utf8)
+    func forEachPart(_ body: (String) -> Void) {
+        body(parts.category)
+        body("/")
+        body(parts.project)
         if let id = parts.id {
-            body("/".utf8)
-            body(id.utf8)
+            body("/")
+            body(id)
         }
     }
 
     var bytes: [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(count)
-        forEachPart { bytes.append(contentsOf: $0) }
+        forEachPart { bytes.append(contentsOf: $0.utf8) }
         return bytes
     }
 }

@@ -115,19 +115,21 @@ public struct ProjectionMaintenance: Sendable {
         return written
     }
 
-    /// The events of `sequences`, decoded from a read snapshot, newest first: the fold takes
-    /// them off the end, in sequence order, moving each out of the array instead of copying it.
+    /// The events of `sequences`, decoded from a read snapshot, returned newest first: the fold
+    /// takes them off the end, in sequence order, moving each out of the array instead of
+    /// copying it. They are decoded oldest first, so that a stream's first record, which names
+    /// where its key is, comes before the others of its run (one key lookup per run).
     private func decodeChunk(_ sequences: ClosedRange<UInt64>) throws -> [RecordedEvent] {
         var events: [RecordedEvent] = []
         events.reserveCapacity(sequences.count)
         var streams = RecordFormat.StreamCache()
         try environment.read { txn in
-            try ledger.forEachRecord(downFrom: sequences.upperBound, in: txn) { sequence, record in
-                guard sequence >= sequences.lowerBound else { return .stop }
+            try ledger.forEachRecord(from: sequences.lowerBound, in: txn) { sequence, record in
                 events.append(try ledger.decodeRecordedEvent(record, streams: &streams, in: txn))
-                return sequence == sequences.lowerBound ? .stop : .continue
+                return sequence >= sequences.upperBound ? .stop : .continue
             }
         }
+        events.reverse()
         return events
     }
 
