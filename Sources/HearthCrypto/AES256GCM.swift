@@ -27,6 +27,13 @@ public final class AES256GCMKey {
         context = try key.withUnsafeBytes { key in Result { () throws(AES256GCMError) in try Self.context(for: key) } }.get()
     }
 
+    /// Sets the context to another key (a reader going from one account's key to the next),
+    /// without a new context.
+    public func rekey(_ key: UnsafeRawBufferPointer) throws(AES256GCMError) {
+        guard key.count == Self.keySize else { throw .invalidKey }
+        guard EVP_CipherInit_ex2(context, nil, bytes(key.baseAddress), nil, 1, nil) == 1 else { throw .openSSL }
+    }
+
     private static func context(for key: UnsafeRawBufferPointer) throws(AES256GCMError) -> OpaquePointer {
         guard key.count == keySize else { throw .invalidKey }
         guard let context = EVP_CIPHER_CTX_new() else { throw .openSSL }

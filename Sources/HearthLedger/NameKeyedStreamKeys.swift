@@ -1,3 +1,4 @@
+import HearthCrypto
 import HearthDomain
 import LMDB
 
@@ -11,13 +12,24 @@ extension StreamKeys {
     package func moveToNameKeyedLayout(in txn: WriteTransaction) throws -> Int {
         var latest: [StreamID: (generation: UInt64, wrapped: [UInt8])] = [:]
         var entries: [[UInt8]] = []
+        var cipher: AES256GCMKey?
         try txn.forEach(table) { key, value in
             guard Self.isEntryKey(key) else { return .continue }
             var reader = ByteReader(key)
             let first = try reader.readBigEndianUInt64()
             let generation = try reader.readBigEndianUInt64()
             let owner = try txn.withValue(events, forKey: BigEndianUInt64(first)) { record in try RecordFormat.stream(of: record!) }
-            if generation >= latest[owner]?.generation ?? 0 { latest[owner] = (generation, Array(value)) }
+            if generation >= latest[owner]?.generation ?? 0 {
+                // Bound to the stream's name, as that layout bound them.
+                let wrapped =
+                    value.isEmpty
+                    ? []
+                    : try rewrap(
+                        Array(value), from: .entry(first: first, generation: generation), to: .named(owner, generation: generation),
+                        of: owner,
+                        with: try ledgerCipher(&cipher))
+                latest[owner] = (generation, wrapped)
+            }
             entries.append(Array(key))
             return .continue
         }

@@ -9,6 +9,7 @@ import LMDB
 /// its first event, so new keys sort after every other and the table is appended to: one page
 /// per commit, not one per new account, as keying by the stream's name did.
 ///
+/// A wrapped key is bound to its entry (`KeyBinding`): moved to another, it does not open.
 /// Destroying a key keeps its entry, empty, so a key made later for the same stream (a uid
 /// created again: the next generation) never opens what the destroyed one sealed, and the
 /// audit can tell a destroyed key from one never made. Records name their key by stream and
@@ -46,6 +47,16 @@ public struct StreamKeys: Sendable {
         fileprivate var ledgerCipher: AES256GCMKey?
         fileprivate var last: (owner: StreamID, generation: UInt64, lookup: Lookup)?
         public init() {}
+
+        /// Forgets the last key and hands back its cipher context if nothing else holds it, to
+        /// be set to the next key (a rebuild unwraps one per account: no context to allocate
+        /// and free each time).
+        fileprivate func takeSpare() -> AES256GCMKey? {
+            var spare: AES256GCMKey?
+            if case .key(let key)? = last?.lookup { spare = key }
+            last = nil
+            return isKnownUniquelyReferenced(&spare) ? spare : nil
+        }
     }
 
     /// The key of `owner` that sealed with `generation`.
@@ -54,11 +65,13 @@ public struct StreamKeys: Sendable {
         -> Lookup
     {
         if let last = cache.last, last.generation == generation, last.owner == owner { return last.lookup }
+        let spare = cache.takeSpare()
         guard let first = try known ?? firstSequence(of: owner, in: txn) else { throw LedgerKeyError.missingStreamKey(owner) }
         let found = try txn.withValue(table, forKey: Self.entryKey(first, generation)) { value -> Lookup? in
             guard let value else { return nil }
             guard !value.isEmpty else { return .destroyed }
-            return .key(try unwrap(value, owner: owner, generation: generation, with: try ledgerCipher(&cache.ledgerCipher)))
+            let cipher = try ledgerCipher(&cache.ledgerCipher)
+            return .key(try unwrap(value, .entry(first: first, generation: generation), of: owner, with: cipher, into: spare))
         }
         let lookup: Lookup
         if let found {
@@ -111,12 +124,13 @@ public struct StreamKeys: Sendable {
         let latest = known == nil ? try latest(at: first, in: txn) : nil
         let found: (generation: UInt64, key: AES256GCMKey)
         if let latest, let wrapped = latest.wrapped {
-            found = (latest.generation, try unwrap(wrapped, owner: owner, generation: latest.generation, with: ledgerCipher))
+            let binding = KeyBinding.entry(first: first, generation: latest.generation)
+            found = (latest.generation, try unwrap(wrapped, binding, of: owner, with: ledgerCipher))
         } else {
             let generation = (latest?.generation ?? 0) + 1
             var fresh = SecureRandom.bytes(AES256GCMKey.keySize)
             defer { wipe(&fresh) }
-            let entry = try wrap(fresh, owner: owner, generation: generation, with: ledgerCipher)
+            let entry = try wrap(fresh, .entry(first: first, generation: generation), with: ledgerCipher)
             let key = Self.entryKey(first, generation)
             // A stream made in this append has the highest first sequence of all: its key goes last.
             do {
@@ -178,18 +192,16 @@ public struct StreamKeys: Sendable {
                 var reader = ByteReader(key)
                 let first = try reader.readBigEndianUInt64()
                 let generation = try reader.readBigEndianUInt64()
-                let owner = try txn.withValue(events, forKey: BigEndianUInt64(first)) { record in
-                    guard let record else { throw LedgerKeyError.damagedKeyTable(entry: "first event \(first)") }
-                    return try RecordFormat.stream(of: record)
-                }
-                _ = try unwrap(value, owner: owner, generation: generation, with: try ledgerCipher(&cipher))
+                let binding = KeyBinding.entry(first: first, generation: generation)
+                _ = try unwrap(value, binding, of: try stream(beginningAt: first, in: txn), with: try ledgerCipher(&cipher))
             } else {
                 guard value.count > Self.wrappedSize else { return .continue }
                 let name = String(decoding: key, as: UTF8.self)
                 guard let owner = StreamID(name) else { throw LedgerKeyError.damagedKeyTable(entry: name) }
                 var reader = ByteReader(value)
                 let generation = try reader.readVarint()
-                _ = try unwrap(try reader.readRaw(reader.remaining), owner: owner, generation: generation, with: try ledgerCipher(&cipher))
+                let wrapped = try reader.readRaw(reader.remaining)
+                _ = try unwrap(wrapped, .named(owner, generation: generation), of: owner, with: try ledgerCipher(&cipher))
             }
             opened += 1
             return .continue
@@ -202,8 +214,7 @@ public struct StreamKeys: Sendable {
 
     /// Moves up to `limit` entries of the layout keyed by stream name (what Hearth wrote before
     /// keys were appended) to the layout keyed by first sequence; returns how many it moved.
-    /// The wrapped keys move as they are: they are bound to the stream's name and generation,
-    /// which both layouts know.
+    /// Each live key is wrapped again, bound to its new entry; a destroyed one moves empty.
     public func moveLegacyEntries(limit: Int, in txn: WriteTransaction) throws -> Int {
         var legacy: [(name: [UInt8], value: [UInt8])] = []
         try txn.forEach(table, from: [0x01]) { key, value in
@@ -219,7 +230,14 @@ public struct StreamKeys: Sendable {
                 var reader = ByteReader(value)
                 return (try reader.readVarint(), Array(try reader.readRaw(reader.remaining)))
             }
-            try txn.put(table, Self.entryKey(first, generation), wrapped)
+            var moved: [UInt8] = []
+            if !wrapped.isEmpty {
+                let cipher = try writerCipher(txn)
+                moved = try rewrap(
+                    wrapped, from: .named(owner, generation: generation), to: .entry(first: first, generation: generation), of: owner,
+                    with: cipher)
+            }
+            try txn.put(table, Self.entryKey(first, generation), moved)
             _ = try txn.delete(table, entry.name)
         }
         return legacy.count
@@ -240,6 +258,14 @@ public struct StreamKeys: Sendable {
     static func isEntryKey(_ key: UnsafeRawBufferPointer) -> Bool { key.count == entryKeySize && key[0] == 0 }
 
     static func legacyKey(_ owner: StreamID) -> [UInt8] { StreamName(owner).bytes }
+
+    /// The stream whose first event is `first` (named in errors only).
+    private func stream(beginningAt first: UInt64, in txn: some Transaction) throws -> StreamID {
+        try txn.withValue(events, forKey: BigEndianUInt64(first)) { record in
+            guard let record else { throw LedgerKeyError.damagedKeyTable(entry: "first event \(first)") }
+            return try RecordFormat.stream(of: record)
+        }
+    }
 
     /// The sequence of `owner`'s first event, if it has one.
     private func firstSequence(of owner: StreamID, in txn: some Transaction) throws -> UInt64? {
@@ -271,7 +297,8 @@ public struct StreamKeys: Sendable {
                 return .destroyed
             }
             let wrapped = try reader.readRaw(reader.remaining)
-            return .key(try unwrap(wrapped, owner: owner, generation: generation, with: try ledgerCipher(&cache.ledgerCipher)))
+            let cipher = try ledgerCipher(&cache.ledgerCipher)
+            return .key(try unwrap(wrapped, .named(owner, generation: generation), of: owner, with: cipher))
         }
     }
 
@@ -291,7 +318,7 @@ public struct StreamKeys: Sendable {
     }
 
     /// The ledger key, set up the first time a run of reads needs it.
-    private func ledgerCipher(_ held: inout AES256GCMKey?) throws -> AES256GCMKey {
+    func ledgerCipher(_ held: inout AES256GCMKey?) throws -> AES256GCMKey {
         if let held { return held }
         guard let ledgerKey else { throw LedgerKeyError.noLedgerKey }
         let cipher = try AES256GCMKey(ledgerKey)
@@ -299,66 +326,86 @@ public struct StreamKeys: Sendable {
         return cipher
     }
 
-    private func wrap(_ key: [UInt8], owner: StreamID, generation: UInt64, with ledgerCipher: AES256GCMKey) throws -> [UInt8] {
+    /// What a wrapped key is bound to (its associated data), so that moved to another entry
+    /// it does not open. `entry`: `"hearth stream key v2" | u64 first | u64 generation`, for
+    /// the table keyed by first sequence. `named`: `string "hearth stream key v1" | string
+    /// streamName | varint generation`, for the layout keyed by stream name.
+    enum KeyBinding {
+        case entry(first: UInt64, generation: UInt64)
+        case named(StreamID, generation: UInt64)
+
+        func withBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) throws -> Result {
+            switch self {
+            case .entry(let first, let generation):
+                var bytes = (
+                    UInt64(0x6865_6172_7468_2073).bigEndian, UInt64(0x7472_6561_6d20_6b65).bigEndian,
+                    UInt64(0x7920_7632_0000_0000).bigEndian, first.bigEndian, generation.bigEndian
+                )
+                // "hearth stream key v2" is 20 bytes: the label's last word is padded with zeros.
+                return try withUnsafeBytes(of: &bytes) { try body($0) }
+            case .named(let owner, let generation):
+                var context = ByteWriter(capacity: 96)
+                context.write("hearth stream key v1")
+                context.write(owner.description)
+                context.write(varint: generation)
+                return try context.bytes.withUnsafeBytes { try body($0) }
+            }
+        }
+    }
+
+    private func wrap(_ key: [UInt8], _ binding: KeyBinding, with ledgerCipher: AES256GCMKey) throws -> [UInt8] {
         var wrapped: [UInt8] = []
         wrapped.reserveCapacity(Self.wrappedSize)
         try key.withUnsafeBytes { key in
-            try Self.withWrappingContext(owner, generation) { try ledgerCipher.seal(key, authenticating: $0, appendingTo: &wrapped) }
+            try binding.withBytes { try ledgerCipher.seal(key, authenticating: $0, appendingTo: &wrapped) }
         }
         return wrapped
     }
 
-    private func unwrap(_ wrapped: [UInt8], owner: StreamID, generation: UInt64, with ledgerCipher: AES256GCMKey) throws -> AES256GCMKey {
-        try wrapped.withUnsafeBytes { try unwrap($0, owner: owner, generation: generation, with: ledgerCipher) }
+    private func unwrap(
+        _ wrapped: [UInt8], _ binding: KeyBinding, of owner: @autoclosure () throws -> StreamID, with ledgerCipher: AES256GCMKey
+    ) throws -> AES256GCMKey {
+        try wrapped.withUnsafeBytes { try unwrap($0, binding, of: try owner(), with: ledgerCipher) }
     }
 
-    private func unwrap(_ wrapped: UnsafeRawBufferPointer, owner: StreamID, generation: UInt64, with ledgerCipher: AES256GCMKey) throws
-        -> AES256GCMKey
-    {
-        guard wrapped.count == Self.wrappedSize else { throw LedgerKeyError.unreadableStreamKey(owner) }
+    /// The key `wrapped` holds, set up in `spare` if given (its context re-keyed, not made anew).
+    /// `owner` names the stream in the error when it does not open.
+    private func unwrap(
+        _ wrapped: UnsafeRawBufferPointer, _ binding: KeyBinding, of owner: @autoclosure () throws -> StreamID,
+        with ledgerCipher: AES256GCMKey, into spare: AES256GCMKey? = nil
+    ) throws -> AES256GCMKey {
+        guard wrapped.count == Self.wrappedSize else { throw LedgerKeyError.unreadableStreamKey(try owner()) }
         do {
-            return try Self.withWrappingContext(owner, generation) { context in
-                try ledgerCipher.openOnStack(wrapped, authenticating: context) { key in try AES256GCMKey(key) }
+            return try binding.withBytes { context in
+                try ledgerCipher.openOnStack(wrapped, authenticating: context) { key in
+                    guard let spare else { return try AES256GCMKey(key) }
+                    try spare.rekey(key)
+                    return spare
+                }
             }
         } catch {
             // Another ledger key, or a damaged entry: never taken for an erased account.
-            throw LedgerKeyError.unreadableStreamKey(owner)
+            throw LedgerKeyError.unreadableStreamKey(try owner())
         }
     }
 
-    /// What a wrapped key is bound to, so that moving it to another stream or generation breaks
-    /// it: `string "hearth stream key v1" | string streamName | varint generation`. Built on the
-    /// stack: a rebuild unwraps a key per account.
-    private static func withWrappingContext<Result>(
-        _ owner: StreamID, _ generation: UInt64, _ body: (UnsafeRawBufferPointer) throws -> Result
-    ) throws -> Result {
-        let label = "hearth stream key v1"
-        let name = StreamName(owner)
-        let capacity = 1 + label.utf8.count + 10 + name.count + 10
-        return try withUnsafeTemporaryAllocation(byteCount: capacity, alignment: 1) { buffer in
-            var offset = 0
-            func append(varint value: UInt64) {
-                var value = value
-                repeat {
-                    buffer[offset] = UInt8(value & 0x7f) | (value >= 0x80 ? 0x80 : 0)
-                    offset += 1
-                    value >>= 7
-                } while value > 0
-            }
-            func append(_ part: String) {
-                var part = part
-                part.withUTF8 { utf8 in
-                    UnsafeMutableRawBufferPointer(rebasing: buffer[offset..<(offset + utf8.count)]).copyMemory(
-                        from: UnsafeRawBufferPointer(utf8))
-                    offset += utf8.count
+    /// `wrapped` bound to `binding` instead of `old`.
+    func rewrap(_ wrapped: [UInt8], from old: KeyBinding, to binding: KeyBinding, of owner: StreamID, with ledgerCipher: AES256GCMKey)
+        throws -> [UInt8]
+    {
+        try wrapped.withUnsafeBytes { wrapped in
+            guard wrapped.count == Self.wrappedSize else { throw LedgerKeyError.unreadableStreamKey(owner) }
+            do {
+                return try old.withBytes { context in
+                    try ledgerCipher.openOnStack(wrapped, authenticating: context) { key in
+                        var rewrapped: [UInt8] = []
+                        try binding.withBytes { try ledgerCipher.seal(key, authenticating: $0, appendingTo: &rewrapped) }
+                        return rewrapped
+                    }
                 }
+            } catch {
+                throw LedgerKeyError.unreadableStreamKey(owner)
             }
-            append(varint: UInt64(label.utf8.count))
-            append(label)
-            append(varint: UInt64(name.count))
-            name.forEachPart { append($0) }
-            append(varint: generation)
-            return try body(UnsafeRawBufferPointer(rebasing: buffer[..<offset]))
         }
     }
 }

@@ -71,6 +71,19 @@ struct AES256GCMTests {
         #expect(nonces.count == 10_000)
     }
 
+    @Test("a context set to another key opens what that key sealed, and no longer the first's")
+    func rekeys() throws {
+        let first = try AES256GCMKey(keyBytes)
+        let second = try AES256GCMKey(SecureRandom.bytes(32))
+        let fromFirst = try seal([1, 2, 3], with: first, authenticating: associatedData)
+        let secondBytes = SecureRandom.bytes(32)
+        let fromSecond = try seal([4, 5, 6], with: try AES256GCMKey(secondBytes), authenticating: associatedData)
+        try secondBytes.withUnsafeBytes { try first.rekey($0) }
+        #expect(try open(fromSecond, with: first, authenticating: associatedData) == [4, 5, 6])
+        #expect(throws: AES256GCMError.authenticationFailure) { try open(fromFirst, with: first, authenticating: associatedData) }
+        #expect(throws: AES256GCMError.authenticationFailure) { try open(fromSecond, with: second, authenticating: associatedData) }
+    }
+
     @Test("a key is 32 bytes")
     func keySize() {
         #expect(throws: AES256GCMError.invalidKey) { try AES256GCMKey(SecureRandom.bytes(16)) }

@@ -62,7 +62,15 @@ struct AbuseLimitHTTPTests {
                                 "email": .string("target\(index % 5)@example.com"), "password": .string("wrong-\(index)"),
                             ]
                             request.body = .bytes(ByteBuffer(bytes: body.encoded()))
-                            let response = try await client.execute(request, timeout: .seconds(30))
+                            let response: HTTPClientResponse
+                            do {
+                                response = try await client.execute(request, timeout: .seconds(30))
+                            } catch let error as ChannelError where error == .ioOnClosedChannel {
+                                // A flooding client's connection may be closed under it (a loaded
+                                // host); that is no answer the test judges: it tries again.
+                                answers["closed", default: 0] += 1
+                                continue
+                            }
                             let json = JSONValue.parse(try await response.body.collect(upTo: 1 << 16).readableBytesView)
                             let code = json?["error"]?["message"]?.stringValue.map { String($0.split(separator: " ").first ?? "") }
                             answers[code ?? "OK", default: 0] += 1

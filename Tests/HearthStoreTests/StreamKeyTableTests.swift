@@ -67,6 +67,28 @@ struct StreamKeyTableTests {
         #expect(firsts == firsts.sorted() && firsts.count == 4)
     }
 
+    @Test func aWrappedKeyMovedToAnotherEntryDoesNotOpen() throws {
+        let test = try TestStore(label: "keys-swapped")
+        defer { try? test.close() }
+        try Self.history(test)
+        let store = test.store
+        let entries = try store.environment.read { txn in
+            var live: [([UInt8], [UInt8])] = []
+            try txn.forEach(store.ledger.keys.table) { key, value in
+                if !value.isEmpty { live.append((Array(key), Array(value))) }
+                return .continue
+            }
+            return live
+        }
+        #expect(entries.count == 2)
+        try store.environment.writer.perform { txn in
+            try txn.put(store.ledger.keys.table, entries[0].0, entries[1].1)
+            try txn.put(store.ledger.keys.table, entries[1].0, entries[0].1)
+        }
+        #expect(throws: LedgerKeyError.self) { try store.environment.read { try store.ledger.keys.openAll(in: $0) } }
+        #expect(throws: (any Error).self) { try store.audit.events(of: .account(Self.project, UserID("kept")!)) }
+    }
+
     @Test func aTableKeyedByNameStillReadsAndAWriterMovesIt() throws {
         let test = try TestStore(label: "keys-legacy")
         try Self.history(test)
