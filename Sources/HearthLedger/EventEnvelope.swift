@@ -87,9 +87,14 @@ public enum RecordFormat {
 
     /// The stream a record belongs to.
     static func stream(of record: UnsafeRawBufferPointer) throws -> StreamID {
+        try place(of: record).stream
+    }
+
+    /// A record's stream and its version in it, read without decoding the rest.
+    public static func place(of record: UnsafeRawBufferPointer) throws -> (stream: StreamID, version: UInt64) {
         var reader = ByteReader(record, offset: headerSize)
-        _ = try reader.readVarint()
-        return try readStream(&reader)
+        let version = try reader.readVarint()
+        return (try readStream(&reader), version)
     }
 
     /// The record's own hash: its last 32 bytes.

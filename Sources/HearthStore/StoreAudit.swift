@@ -102,6 +102,48 @@ public struct StoreAudit: Sendable {
         }
     }
 
+    /// The action codes issued for `uid` (a subject-access export's other half: a code's
+    /// address is about its account), as their streams in the order they were issued. No
+    /// index says which codes an account had once they are used, so the ledger is read, in
+    /// batches (short read transactions beside a running daemon); only each code's first
+    /// record is decoded. `progress(scanned, total)` runs after each batch.
+    public func codeStreams(
+        issuedFor uid: UserID, in project: ProjectID, progress: (_ scanned: UInt64, _ total: UInt64) -> Void = { _, _ in }
+    ) throws -> [StreamID] {
+        let batch = 100_000
+        let ledger = store.ledger
+        var found: [StreamID] = []
+        try translatingErrors {
+            let total = try store.environment.read { txn in try ledger.head(in: txn).sequence }
+            var next: UInt64? = 1
+            var scanned: UInt64 = 0
+            while let start = next, start <= total {
+                next = nil
+                var seen = 0
+                try store.environment.read { txn in
+                    let keys = Ledger.KeyCache()
+                    try ledger.forEachRecord(from: start, in: txn) { sequence, record in
+                        let place = try RecordFormat.place(of: record)
+                        if case .oobCode(project, _) = place.stream, place.version == 1,
+                            case .oobCodeIssued(let issued) = try ledger.decode(record, in: txn, cache: keys).payload, issued.uid == uid
+                        {
+                            found.append(place.stream)
+                        }
+                        seen += 1
+                        guard seen < batch, sequence < total else {
+                            next = sequence + 1
+                            return .stop
+                        }
+                        return .continue
+                    }
+                }
+                scanned += UInt64(seen)
+                progress(min(scanned, total), total)
+            }
+        }
+        return found
+    }
+
     /// One stream's events in stream order, through the stream index.
     public func events(of stream: StreamID) throws -> [StoredEvent] {
         try translatingErrors { try envelopes(of: stream).map(StoredEvent.init) }

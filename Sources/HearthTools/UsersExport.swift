@@ -68,22 +68,30 @@ public enum UsersExport {
     }
 
     /// One person's data, for a subject-access request: their account as `write` exports it
-    /// (`null` once it is gone) and every event of their account's stream as `hearth audit
-    /// replay` prints it, personal data opened (or named as erased). Owner-only: it holds it all.
-    /// Returns the number of events.
-    public static func writeHistory(_ store: AccountStore, project: ProjectID, uid: UserID, to path: String) throws -> Int {
+    /// (`null` once it is gone), every event of their account's stream, and every event of the
+    /// action codes issued for them (`actionCodes`: the addresses they were sent to), as `hearth
+    /// audit replay` prints events, personal data opened (or named as erased). Owner-only: it
+    /// holds it all. Finding the codes reads the ledger once (`progress`). Returns the number of
+    /// events.
+    public static func writeHistory(
+        _ store: AccountStore, project: ProjectID, uid: UserID, to path: String,
+        progress: (_ scanned: UInt64, _ total: UInt64) -> Void = { _, _ in }
+    ) throws -> Int {
         let account = try store.read { try $0.account(uid, in: project) }
         let events = try store.audit.events(of: .account(project, uid))
         guard account != nil || !events.isEmpty else { throw HistoryError.unknownAccount(uid) }
+        let codes = try store.audit.codeStreams(issuedFor: uid, in: project, progress: progress).flatMap { try store.audit.events(of: $0) }
         var ignored = Summary()
         try DurableFiles.writeAtomically(to: path) { write in
             try write("{\"localId\":" + JSONValue.string(uid.rawValue).text + ",\n")
             try write("\"user\":" + (account.map { userJSON($0, summary: &ignored) } ?? "null") + ",\n")
             try write("\"events\":[\n")
             for (index, event) in events.enumerated() { try write((index > 0 ? ",\n" : "") + (try event.jsonLine())) }
+            try write("\n],\n\"actionCodes\":[\n")
+            for (index, event) in codes.enumerated() { try write((index > 0 ? ",\n" : "") + (try event.jsonLine())) }
             try write("\n]}\n")
         }
-        return events.count
+        return events.count + codes.count
     }
 
     public enum HistoryError: Error, CustomStringConvertible {

@@ -47,7 +47,9 @@ struct Users: AsyncParsableCommand {
         @OptionGroup var data: DataOptions
         @OptionGroup var project: Audit.ProjectOption
         @Option(help: "One person's data (with --history), for a subject-access request.") var uid: UserID?
-        @Flag(help: "With --uid: the account and every event of its history, personal data opened, as JSON.")
+        @Flag(
+            help:
+                "With --uid: the account, every event of its history and of the action codes issued for it, personal data opened, as JSON.")
         var history = false
         @Argument(help: "The JSON file to write.") var file: String
 
@@ -58,7 +60,10 @@ struct Users: AsyncParsableCommand {
         func run() throws {
             if let uid {
                 try data.directory.reading { store in
-                    let events = try UsersExport.writeHistory(store, project: project.project, uid: uid, to: file)
+                    let progress = ProgressBar(label: "finding action codes")
+                    let events = try UsersExport.writeHistory(
+                        store, project: project.project, uid: uid, to: file, progress: progress.update)
+                    progress.finish()
                     let out = Output.standardOutput
                     out.line("exported \(uid) of \(project.project) with \(events) events to \(file)")
                     out.flush()
