@@ -85,11 +85,6 @@ public enum RecordFormat {
         return Int64(bitPattern: try reader.readBigEndianUInt64())
     }
 
-    /// The stream a record belongs to.
-    static func stream(of record: UnsafeRawBufferPointer) throws -> StreamID {
-        try place(of: record).stream
-    }
-
     /// A record's stream and its version in it, read without decoding the rest.
     public static func place(of record: UnsafeRawBufferPointer) throws -> (stream: StreamID, version: UInt64) {
         var reader = ByteReader(record, offset: headerSize)

@@ -61,10 +61,7 @@ public struct Ledger: Sendable {
     }
 
     static func streamPrefix(_ stream: StreamID) -> [UInt8] {
-        let name = StreamName(stream)
-        var prefix: [UInt8] = []
-        prefix.reserveCapacity(name.count + 9)
-        name.forEachPart { prefix.append(contentsOf: $0.utf8) }
+        var prefix = StreamName(stream).bytes(reservingExtra: 9)
         prefix.append(0)
         return prefix
     }

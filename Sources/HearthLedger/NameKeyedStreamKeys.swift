@@ -18,7 +18,7 @@ extension StreamKeys {
             var reader = ByteReader(key)
             let first = try reader.readBigEndianUInt64()
             let generation = try reader.readBigEndianUInt64()
-            let owner = try txn.withValue(events, forKey: BigEndianUInt64(first)) { record in try RecordFormat.stream(of: record!) }
+            let owner = try txn.withValue(events, forKey: BigEndianUInt64(first)) { record in try RecordFormat.place(of: record!).stream }
             if generation >= latest[owner]?.generation ?? 0 {
                 // Bound to the stream's name, as that layout bound them.
                 let wrapped =

@@ -215,6 +215,16 @@ public struct StreamKeys: Sendable {
     /// Moves up to `limit` entries of the layout keyed by stream name (what Hearth wrote before
     /// keys were appended) to the layout keyed by first sequence; returns how many it moved.
     /// Each live key is wrapped again, bound to its new entry; a destroyed one moves empty.
+    /// Whether any entry is still keyed by stream name (a cheap read, before a writer moves them).
+    public func holdsLegacyEntries(in txn: some Transaction) throws -> Bool {
+        var found = false
+        try txn.forEach(table, from: [0x01]) { _, _ in
+            found = true
+            return .stop
+        }
+        return found
+    }
+
     public func moveLegacyEntries(limit: Int, in txn: WriteTransaction) throws -> Int {
         var legacy: [(name: [UInt8], value: [UInt8])] = []
         try txn.forEach(table, from: [0x01]) { key, value in
@@ -263,7 +273,7 @@ public struct StreamKeys: Sendable {
     private func stream(beginningAt first: UInt64, in txn: some Transaction) throws -> StreamID {
         try txn.withValue(events, forKey: BigEndianUInt64(first)) { record in
             guard let record else { throw LedgerKeyError.damagedKeyTable(entry: "first event \(first)") }
-            return try RecordFormat.stream(of: record)
+            return try RecordFormat.place(of: record).stream
         }
     }
 

@@ -27,9 +27,12 @@ struct StreamName {
         }
     }
 
-    var bytes: [UInt8] {
+    var bytes: [UInt8] { bytes(reservingExtra: 0) }
+
+    /// The name's bytes, in an array with room for `extra` more (a key that goes on after it).
+    func bytes(reservingExtra extra: Int) -> [UInt8] {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(count)
+        bytes.reserveCapacity(count + extra)
         forEachPart { bytes.append(contentsOf: $0.utf8) }
         return bytes
     }

@@ -28,6 +28,9 @@ public struct StoreMaintenance: Sendable {
     /// writable open, before anything is written. Returns how many it moved.
     @discardableResult
     func moveLegacyStreamKeys() throws -> Int {
+        // Read first: an open that has nothing to move costs no write transaction.
+        let ledger = store.ledger
+        guard try translatingErrors({ try store.environment.read { try ledger.keys.holdsLegacyEntries(in: $0) } }) else { return 0 }
         var moved = 0
         while true {
             let batch = try translatingErrors {
