@@ -152,12 +152,26 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),
+        // More than one machine (issue 32): leader election and fencing through etcd's v3 JSON
+        // gateway (async-http-client, which HearthOAuth already brings).
+        .target(
+            name: "HearthCluster",
+            dependencies: [
+                "HearthDomain", "HearthStore", "HearthWire",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict),
         // The composition root: configuration, and the daemon's ServiceGroup.
         .target(
             name: "HearthApp",
             dependencies: [
                 "HearthDomain", "HearthWire", "HearthStore", "HearthAuth", "HearthAPIJSON", "HearthHTTP", "HearthMail", "HearthScheduler",
-                "HearthOAuth",
+                "HearthOAuth", "HearthCluster",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -179,7 +193,7 @@ let package = Package(
             name: "hearth",
             dependencies: [
                 "HearthApp", "HearthTools", "HearthDomain", "HearthWire", "HearthStore", "HearthAPIJSON", "HearthAuth",
-                "HearthBridge",
+                "HearthBridge", "HearthCluster",
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .target(name: "CJemalloc", condition: .when(platforms: [.linux])),
                 .target(name: "JemallocOptions", condition: .when(platforms: [.linux])),
@@ -214,6 +228,13 @@ let package = Package(
             name: "HearthBridgeTests",
             dependencies: [
                 "HearthBridge", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strictTests),
+        .testTarget(
+            name: "HearthClusterTests",
+            dependencies: [
+                "HearthCluster", "HearthStore", "HearthDomain", "HearthTesting", .product(name: "Logging", package: "swift-log"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: strictTests),
         .testTarget(
@@ -273,7 +294,7 @@ let package = Package(
             name: "HearthAppTests",
             dependencies: [
                 "LMDB", "HearthDomain", "HearthLedger", "HearthStore", "HearthApp", "HearthAuth", "HearthMail",
-                "HearthTesting", "HearthTools", "HearthWire", .product(name: "Logging", package: "swift-log"),
+                "HearthTesting", "HearthTools", "HearthWire", "HearthCluster", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictTests),
         .testTarget(

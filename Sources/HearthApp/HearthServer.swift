@@ -1,5 +1,6 @@
 import Foundation
 import HearthAuth
+import HearthCluster
 import HearthDomain
 import HearthHTTP
 import HearthMail
@@ -110,13 +111,33 @@ public enum HearthServer {
         // The cleanup scheduler starts once the projections caught up (an upgrade not yet folded
         // in must not make an account look due).
         let caughtUp = StartSignal()
+        // In a cluster, no write until this node is elected: the projects' settings are
+        // recorded by whichever node leads, when it is elected.
+        let declaredProjects = configuration.projects.declared
+        let elector = configuration.cluster.map { cluster in
+            store.writeAuthority.follow(nil)
+            return Elector(
+                configuration: cluster, store: store, startsAfter: { await caughtUp.waitUnlessStopped() },
+                onLeadership: {
+                    do {
+                        try await ProjectSeeding.seed(declaredProjects, into: store, logger: logger)
+                    } catch {
+                        logger.error("recording the declared projects' settings failed", metadata: ["error": "\(error)"])
+                    }
+                }, logger: logger)
+        }
+        if let cluster = configuration.cluster {
+            logger.warning(
+                "cluster mode is a preview: nodes elect a leader and fence it, but followers do not replicate the ledger yet",
+                metadata: ["cluster": "\(cluster.name)", "node": "\(cluster.node)"])
+        }
         let router = HearthRouter.build(
             services: AuthServices(context: context), access: configuration.access, publicURL: configuration.listen.publicURL,
-            readiness: { await Readiness.checks(store: store, caughtUp: caughtUp) },
+            readiness: { await Readiness.checks(store: store, caughtUp: caughtUp, cluster: elector?.state) },
             metrics: {
                 MetricsExposition.render(
                     registry: PrometheusMetricsFactory.defaultRegistry, store: store, passwords: context.passwords, mailQueue: mailQueue,
-                    connections: governor)
+                    connections: governor, cluster: elector?.state)
             })
         MetricsExposition.observeWriter(of: store)
         store.writeHealth.observe { diskFull in
@@ -135,6 +156,7 @@ public enum HearthServer {
         if let mailQueue { services.append(mailQueue) }
         services.append(scheduler)
         services.append(ActionCodeSweeper(store: store, clock: clock, startsAfter: caughtUp, logger: logger))
+        if let elector { services.append(elector) }
         if let interval = WatchdogService.interval() {
             services.append(WatchdogService(store: store, interval: interval, logger: logger))
         }
@@ -149,12 +171,11 @@ public enum HearthServer {
             services: services,
             onServerRunning: { _ in SystemdNotifier.notify("READY=1") },
             logger: logger)
-        let declaredProjects = configuration.projects.declared
         let operatorNames = Set(configuration.secrets.adminCredentials.filter { $0.scope == .everyProject }.map(\.recordedName))
             .union(configuration.profile == .development ? ["owner"] : [])
         application.beforeServerStarts {
             try await StoreService.catchUp(store, logger: logger)
-            try await ProjectSeeding.seed(declaredProjects, into: store, logger: logger)
+            if elector == nil { try await ProjectSeeding.seed(declaredProjects, into: store, logger: logger) }
             try SecretFileAudit.check(store, declared: declaredProjects, operators: operatorNames, logger: logger)
             caughtUp.open()
         }

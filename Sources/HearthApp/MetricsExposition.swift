@@ -1,5 +1,6 @@
 import CoreMetrics
 import HearthAuth
+import HearthCluster
 import HearthHTTP
 import HearthMail
 import HearthStore
@@ -37,7 +38,7 @@ public enum MetricsExposition {
 
     static func render(
         registry: PrometheusCollectorRegistry, store: AccountStore, passwords: PasswordHasher, mailQueue: MailQueue?,
-        connections: ConnectionGovernor
+        connections: ConnectionGovernor, cluster: ClusterState?
     ) -> String {
         let gauge = { (name: String, help: String, value: Double) in
             registry.makeGauge(descriptor: MetricNameDescriptor(metricName: name, unitName: "", helpText: help)).set(value)
@@ -71,6 +72,13 @@ public enum MetricsExposition {
             "hearth_request_buffered_bytes", "Bytes of requests received and not yet answered (maxBufferedRequestBytes bounds it).",
             Double(connections.bufferedRequestBytes))
         gauge("hearth_disk_full", "1 while writes fail on a full disk.", store.writeHealth.diskFullSince == nil ? 0 : 1)
+        if let cluster = cluster?.snapshot {
+            gauge("hearth_cluster_leader", "1 while this node leads its cluster.", cluster.role == .leader ? 1 : 0)
+            gauge(
+                "hearth_cluster_term", "The term this node leads or last saw led (the leader key's etcd revision).",
+                Double(cluster.term ?? 0))
+            gauge("hearth_cluster_etcd_reachable", "1 while etcd answered this node's last call.", cluster.etcdReachable ? 1 : 0)
+        }
         return registry.emitToString()
     }
 }

@@ -1,3 +1,4 @@
+import HearthCluster
 import HearthHTTP
 import HearthScheduler
 import HearthStore
@@ -7,7 +8,7 @@ import HearthStore
 enum Readiness {
     static let writerDeadline: Duration = .seconds(2)
 
-    static func checks(store: AccountStore, caughtUp: StartSignal) async -> [ReadinessCheck] {
+    static func checks(store: AccountStore, caughtUp: StartSignal, cluster: ClusterState?) async -> [ReadinessCheck] {
         var checks: [ReadinessCheck] = []
         do {
             let head = try store.ledgerHead()
@@ -19,7 +20,19 @@ enum Readiness {
         checks.append(await writer(store))
         let diskFullSince = store.writeHealth.diskFullSince
         checks.append(ReadinessCheck(name: "disk", ok: diskFullSince == nil, detail: diskFullSince.map { _ in "full: writes refused" }))
+        if let cluster { checks.append(Self.cluster(cluster.snapshot)) }
         return checks
+    }
+
+    /// The node's role and term; ready while a leader is known (this node or another) and etcd answers.
+    static func cluster(_ state: ClusterState.Snapshot) -> ReadinessCheck {
+        let term = state.term.map { ", term \($0)" } ?? ""
+        guard state.etcdReachable else { return ReadinessCheck(name: "cluster", ok: false, detail: "etcd unreachable\(term)") }
+        switch (state.role, state.leader) {
+        case (.leader, _): return ReadinessCheck(name: "cluster", ok: true, detail: "leader\(term)")
+        case (.follower, let leader?): return ReadinessCheck(name: "cluster", ok: true, detail: "follower of \(leader.node)\(term)")
+        case (.follower, nil): return ReadinessCheck(name: "cluster", ok: false, detail: "no leader known")
+        }
     }
 
     private static func writer(_ store: AccountStore) async -> ReadinessCheck {

@@ -53,6 +53,10 @@ public struct FirebaseError: Error, Equatable, Sendable, CustomStringConvertible
         httpStatus: 503,
         message: "UNAVAILABLE : The server's disk is full: changes can not be saved until space is freed. Try again later.",
         status: "UNAVAILABLE", reason: "backendError")
+    /// In a cluster, a write that reached a node which is not (or no longer) the leader.
+    public static let notLeader = FirebaseError(
+        httpStatus: 503, message: "UNAVAILABLE : This server is not the cluster's leader at the moment. Try again shortly.",
+        status: "UNAVAILABLE", reason: "backendError")
     public static let notFound = FirebaseError(httpStatus: 404, message: "Not Found", status: "NOT_FOUND", reason: "notFound")
     public static let missingAPIKey = FirebaseError(
         httpStatus: 403, message: "The request is missing a valid API key.", status: "PERMISSION_DENIED", reason: "forbidden")

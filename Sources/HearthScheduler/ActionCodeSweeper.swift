@@ -40,8 +40,14 @@ public struct ActionCodeSweeper: Service {
         do {
             try await cancelWhenGracefulShutdown {
                 while !Task.isCancelled {
-                    let forgotten = try await sweepDue()
-                    if forgotten > 0 { logger.info("expired action codes forgotten", metadata: ["codes": "\(forgotten)"]) }
+                    do {
+                        let forgotten = try await sweepDue()
+                        if forgotten > 0 { logger.info("expired action codes forgotten", metadata: ["codes": "\(forgotten)"]) }
+                    } catch StoreError.notLeader {
+                        // A cluster's follower: the leader sweeps; look again later.
+                        try await clock.sleep(until: clock.now() + SchedulerTiming.followerRetry)
+                        continue
+                    }
                     let next = try store.read { try $0.nextCodeExpiry() }
                     try await clock.sleep(until: min(next ?? .max, clock.now() + longestSleep))
                 }

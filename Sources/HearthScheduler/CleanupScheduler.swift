@@ -62,7 +62,16 @@ public struct CleanupScheduler: Service {
         while !Task.isCancelled {
             progress.passBegan()
             store.cleanupChanges.reset()
-            let (purged, refused) = try await purgeBatches()
+            let purged: Int
+            let refused: Bool
+            do {
+                (purged, refused) = try await purgeBatches()
+            } catch StoreError.notLeader {
+                // A cluster's follower: the leader purges; look again later.
+                progress.passFinished(sleepingUntil: clock.now() + SchedulerTiming.followerRetry)
+                try await sleep(until: clock.now() + SchedulerTiming.followerRetry)
+                continue
+            }
             let next = try store.read { try $0.nextCleanupDue() }
             if purged > 0 {
                 logger.info(

@@ -56,7 +56,7 @@ public final class StartSignal: Sendable {
 extension StartSignal {
     /// `wait`, for a service: a graceful shutdown or a cancellation before the start abandons
     /// it (false), so a service never begins work it would have to stop at once.
-    func waitUnlessStopped() async -> Bool {
+    public func waitUnlessStopped() async -> Bool {
         await withTaskCancellationHandler {
             await withGracefulShutdownHandler {
                 await wait()

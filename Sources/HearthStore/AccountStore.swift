@@ -26,6 +26,8 @@ public final class AccountStore: Sendable {
     public let cleanupChanges = CleanupScheduleChanges()
     /// Whether writes are failing on a full disk.
     public let writeHealth: WriteHealth
+    /// Whether this node may write: always, unless it runs in a cluster (the elector sets it).
+    public let writeAuthority = WriteAuthority()
 
     public struct Options: Sendable {
         public var clock: any WallClock = SystemClock()
@@ -152,11 +154,14 @@ public final class AccountStore: Sendable {
         }
     }
 
-    /// A write, its errors in the store's terms, and what it says of the disk (`writeHealth`).
+    /// A write, its errors in the store's terms, what it says of the disk (`writeHealth`), and
+    /// whether it may be acknowledged (`writeAuthority`).
     private func writing<R>(_ body: () async throws -> R) async throws -> R {
         do {
             let result = try await translatingErrors(body)
             writeHealth.record(diskFull: false)
+            // Committed; acknowledged only while this node still holds the right to write.
+            try writeAuthority.check()
             return result
         } catch StoreError.diskFull {
             writeHealth.record(diskFull: true)
@@ -168,6 +173,7 @@ public final class AccountStore: Sendable {
         do {
             let result = try translatingErrors(body)
             writeHealth.record(diskFull: false)
+            try writeAuthority.check()
             return result
         } catch StoreError.diskFull {
             writeHealth.record(diskFull: true)
@@ -196,6 +202,8 @@ public final class AccountStore: Sendable {
     private func job<R>(_ txn: WriteTransaction, _ metadata: Metadata, _ body: (StoreTransaction) throws -> R) throws
         -> Committed<R>
     {
+        // A job queued before this node lost the right to write writes nothing.
+        try writeAuthority.check()
         let now = max(clock.now(), try ledger.head(in: txn).recordedAt)
         let writer = projections.writer(txn)
         let result = try body(

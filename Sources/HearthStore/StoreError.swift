@@ -23,6 +23,9 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case closed
     /// The writer did not commit a probe within its deadline.
     case writerStalled
+    /// In a cluster, this node is not the leader (or its lease may have lapsed): it neither
+    /// writes nor acknowledges. `leader` names the node that leads, when one is known.
+    case notLeader(leader: String?)
     case wrongExpectedVersion(stream: StreamID, expected: ExpectedVersion, actual: UInt64)
     /// Another process wrote the projections during a catch-up or rebuild.
     case concurrentWrite
@@ -51,6 +54,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
         case .diskFull: "the data directory's disk is full"
         case .closed: "the store is closed"
         case .writerStalled: "the writer did not commit in time"
+        case .notLeader(let leader): "this node is not the cluster's leader" + (leader.map { " (\($0) is)" } ?? "")
         case .wrongExpectedVersion(let stream, let expected, let actual):
             "stream \(stream) is at version \(actual), expected \(expected)"
         case .concurrentWrite: ProjectionError.concurrentWrite.description

@@ -205,4 +205,25 @@ struct CleanupSchedulerTests {
         #expect(purged + left == 3000)
         #expect(try running.store.audit.verify().isIntact)
     }
+
+    @Test("on a cluster's follower the scheduler waits without failing, and purges once its node leads")
+    func followerWaits() async throws {
+        let running = try Running(label: "sched-follower")
+        defer { try? running.test.close() }
+        try running.cleanup(true)
+        try running.anonymous("due")
+        running.clock.advance(days: 31)
+        running.store.writeAuthority.follow("n2")
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await running.group.run() }
+            // Refused, it looks again in five seconds; it neither purged nor stopped.
+            #expect(try await Self.idle(running.scheduler) == running.clock.now() + SchedulerTiming.followerRetry)
+            #expect(try running.exists("due"))
+            running.store.writeAuthority.lead(term: 1, until: .now + .seconds(60))
+            running.clock.advance(milliseconds: SchedulerTiming.followerRetry)
+            try await Self.eventually({ try !running.exists("due") }, "not purged once the node leads")
+            await running.group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+    }
 }

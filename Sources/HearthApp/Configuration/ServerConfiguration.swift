@@ -1,4 +1,5 @@
 import HearthAuth
+import HearthCluster
 
 /// What `hearth serve` runs on: every section of `ServerSettings`, validated and built.
 public struct ServerConfiguration: Sendable {
@@ -13,6 +14,8 @@ public struct ServerConfiguration: Sendable {
     public let mail: MailSettings.Valid
     public let cleanup: CleanupSettings.Valid
     public let observability: ObservabilitySettings
+    /// This node's cluster, or `nil`: a single node.
+    public let cluster: ClusterConfiguration?
 
     /// Defaults, then `file`, then `environment`, then `flags`; validated as a whole.
     public static func load(

@@ -18,6 +18,7 @@ public struct ServerSettings: Sendable, Equatable {
     public var mail = MailSettings()
     public var cleanup = CleanupSettings()
     public var observability = ObservabilitySettings()
+    public var cluster = ClusterSettings()
 
     public init() {}
 
@@ -51,6 +52,7 @@ public struct ServerSettings: Sendable, Equatable {
             profile: profile, dataDirectory: dataDirectory, listen: try listen.validated(profile),
             limits: try limits.validated(profile), passwords: try passwords.validated(), secrets: try secrets.validated(profile),
             projects: try projects.validated(profile), providers: try providers.validated(profile),
-            mail: try mail.validated(profile), cleanup: try cleanup.validated(), observability: observability)
+            mail: try mail.validated(profile), cleanup: try cleanup.validated(), observability: observability,
+            cluster: try cluster.validated())
     }
 }

@@ -7,7 +7,7 @@ import HearthWire
 /// adding a setting is one row there and one field in its section.
 public struct Setting: Sendable {
     public enum Section: String, Sendable, CaseIterable {
-        case server, listen, limits, passwords, secrets, projects, providers, mail, cleanup, observability
+        case server, listen, limits, passwords, secrets, projects, providers, mail, cleanup, observability, cluster
     }
 
     /// How a value is written, in the file and in the environment.

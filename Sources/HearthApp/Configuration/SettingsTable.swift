@@ -185,6 +185,14 @@ public enum SettingsTable {
         .choice(
             "logClientAddresses", .observability, \.observability.logClientAddresses, default: "`network`",
             "how much of a client's IP address log lines keep (it is personal data): `network` (IPv4 /24, IPv6 /48), `full`, or `none`"),
+
+        Setting(
+            key: "cluster", section: .cluster, kind: .json, defaultValue: "none: one node",
+            summary:
+                "this node's cluster (preview: election and fencing; followers do not replicate yet, docs/cluster.md): `{\"name\": \"auth\", \"node\": \"n1\", \"etcd\": [\"http://10.0.0.5:2379\"], \"advertiseUrl\": \"http://10.0.0.2:9099\", \"leaseSeconds\": 5}`; names of 1 to 63 letters, digits, `.`, `_`, `-`, unique in the cluster; `leaseSeconds` 2 to 60"
+        ) { settings, value, source in
+            settings.cluster.object = try SettingValue("cluster", value, source).object()
+        },
     ]
 
     static let byKey = Dictionary(uniqueKeysWithValues: settings.map { ($0.key, $0) })

@@ -1,0 +1,25 @@
+/// One node's place in a cluster: the cluster's name, this node's, the etcd endpoints that elect
+/// the leader, the URL the other nodes reach this one at, and the leader lease's TTL.
+public struct ClusterConfiguration: Sendable, Equatable {
+    public var name: String
+    public var node: String
+    public var etcd: [String]
+    public var advertiseURL: String
+    public var leaseSeconds: Int64
+
+    public init(name: String, node: String, etcd: [String], advertiseURL: String, leaseSeconds: Int64 = 5) {
+        self.name = name
+        self.node = node
+        self.etcd = etcd
+        self.advertiseURL = advertiseURL
+        self.leaseSeconds = leaseSeconds
+    }
+
+    /// Where this cluster's keys live in etcd: `/hearth/<name>/`.
+    public var prefix: String { "/hearth/\(name)/" }
+    /// The leader key: held under the leader's lease; its create revision is the term.
+    public var leaderKey: String { prefix + "leader" }
+    /// Each node's registration, under its own lease: what `hearth cluster status` lists.
+    public var membersPrefix: String { prefix + "members/" }
+    public var memberKey: String { membersPrefix + node }
+}

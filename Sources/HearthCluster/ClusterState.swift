@@ -1,0 +1,28 @@
+import Synchronization
+
+/// What this node knows of its cluster, for `/readyz`, the metrics and the log: its role, the
+/// term, and the leader.
+public final class ClusterState: Sendable {
+    public struct Snapshot: Sendable, Equatable {
+        public var role: MemberRecord.Role = .follower
+        /// The term this node leads, or the one it last saw led.
+        public var term: Int64?
+        /// The leader as etcd names it (this node, when it leads); `nil` while none is known.
+        public var leader: MemberRecord?
+        /// Whether etcd answered this node's last call.
+        public var etcdReachable = false
+        public var elections = 0
+        /// Times this node stopped leading without choosing to (its lease ran out, or the key went).
+        public var fenced = 0
+    }
+
+    private let state = Mutex(Snapshot())
+
+    public init() {}
+
+    public var snapshot: Snapshot { state.withLock { $0 } }
+
+    func update(_ change: (inout Snapshot) -> Void) {
+        state.withLock { change(&$0) }
+    }
+}

@@ -1,0 +1,225 @@
+import CoreMetrics
+import HearthDomain
+import HearthStore
+import Logging
+import ServiceLifecycle
+
+/// Leader election through etcd, Patroni's way: each node holds a lease (its session) and
+/// renews it every tick; with no leader key, a node puts one under its lease, create-only, and
+/// the one whose put succeeds leads, for the term that is the key's create revision. The leader
+/// acknowledges writes only until its `LeaderLease` deadline, which only a renewal moves; past
+/// it, the store refuses on its own (`WriteAuthority`), before etcd may expire the lease and let
+/// another node win the key. A node whose lease is gone starts a new session as a follower.
+///
+/// A clean stop steps down at once: it deletes the key it created and revokes its lease, so
+/// another node is elected within a tick instead of a TTL.
+public struct Elector: Service {
+    let configuration: ClusterConfiguration
+    let etcd: EtcdClient
+    let store: AccountStore
+    public let state: ClusterState
+    /// How often the lease is renewed and the leader key looked at.
+    let tick: Duration
+    /// Waits until the node may take part (its projections caught up); `false`: it is stopping.
+    let ready: @Sendable () async -> Bool
+    /// Runs each time this node becomes leader, before it is announced (the daemon records
+    /// the declared projects' settings then, as a single node does at start).
+    let onLeadership: @Sendable () async -> Void
+    let logger: Logger
+
+    private static let elections = Counter(label: "hearth_cluster_elections_total")
+    private static let fencings = Counter(label: "hearth_cluster_fenced_total")
+
+    public init(
+        configuration: ClusterConfiguration, store: AccountStore, state: ClusterState = ClusterState(),
+        startsAfter ready: @escaping @Sendable () async -> Bool = { true }, onLeadership: @escaping @Sendable () async -> Void = {},
+        logger: Logger
+    ) {
+        self.configuration = configuration
+        let lease = Duration.seconds(configuration.leaseSeconds)
+        tick = min(.seconds(1), lease / 5)
+        etcd = EtcdClient(endpoints: configuration.etcd, timeout: tick)
+        self.store = store
+        self.state = state
+        self.ready = ready
+        self.onLeadership = onLeadership
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        store.writeAuthority.follow(nil)
+        guard await ready() else { return }
+        let session = Session()
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                do {
+                    try await run(session)
+                } catch is CancellationError {
+                    break
+                } catch {
+                    state.update { $0.etcdReachable = false }
+                    logger.warning("cluster session ended", metadata: ["error": "\(error)"])
+                }
+                stopLeading(session, fenced: true)
+                // The lost session's lease, should etcd still hold it: revoked, it frees the
+                // leader key at once rather than at its expiry.
+                if let lease = session.lease {
+                    session.lease = nil
+                    try? await etcd.revoke(lease.id)
+                }
+                try? await Task.sleep(for: tick)
+            }
+        }
+        await stepDown(session)
+    }
+
+    /// What one session holds: its lease, and the term it leads, if any.
+    private final class Session: @unchecked Sendable {
+        // Only the elector's one task touches these.
+        var lease: EtcdClient.Lease?
+        var term: Int64?
+        var registered: MemberRecord?
+        var ticksSinceRegistration = 0
+    }
+
+    /// One lease: granted, then renewed every tick while this node leads or follows; returns
+    /// (throws) when the lease is lost or its deadline passed without a renewal.
+    private func run(_ session: Session) async throws {
+        let sent = ContinuousClock.now
+        let lease = try await etcd.grant(ttlSeconds: configuration.leaseSeconds)
+        session.lease = lease
+        let ttl = Duration.seconds(lease.ttl)
+        var fence = LeaderLease(ttl: ttl, margin: LeaderLease.margin(for: ttl), grantSentAt: sent)
+        state.update { $0.etcdReachable = true }
+        while true {
+            do {
+                try await leadOrFollow(session, lease: lease, until: fence.deadline)
+                try await register(session, lease: lease)
+                state.update { $0.etcdReachable = true }
+            } catch let error as EtcdError {
+                guard case .unreachable = error else { throw error }
+                state.update { $0.etcdReachable = false }
+            }
+            try await Task.sleep(for: tick)
+            let renewal = ContinuousClock.now
+            do {
+                guard try await etcd.keepAlive(lease.id) != nil else { throw ElectorError.leaseLost }
+                fence.renewed(sentAt: renewal)
+                if let term = session.term { store.writeAuthority.lead(term: UInt64(term), until: fence.deadline) }
+            } catch let error as EtcdError {
+                guard case .unreachable = error else { throw error }
+                state.update { $0.etcdReachable = false }
+                // The store stops acknowledging at the deadline by itself; past it, this session is over.
+                guard fence.mayAcknowledge(at: .now) else { throw ElectorError.leaseExpired }
+            }
+        }
+    }
+
+    /// Confirms this node still holds the leader key, or, with no leader, campaigns for it.
+    private func leadOrFollow(_ session: Session, lease: EtcdClient.Lease, until deadline: ContinuousClock.Instant) async throws {
+        let holder = try await etcd.get(configuration.leaderKey)
+        if let term = session.term {
+            if holder?.createRevision == term { return }
+            logger.warning("the leader key is no longer this node's: stepping down", metadata: ["term": "\(term)"])
+            stopLeading(session, fenced: true)
+        }
+        if let holder, holder.lease != lease.id, MemberRecord(holder.value)?.node == configuration.node {
+            // This node's own key from a session it lost: no one else may take the key while
+            // it stands, and this node is not leading under it.
+            try await etcd.delete(configuration.leaderKey, ifCreatedAt: holder.createRevision)
+            return try await leadOrFollow(session, lease: lease, until: deadline)
+        }
+        guard let holder else {
+            let record = MemberRecord(node: configuration.node, url: configuration.advertiseURL, role: .leader, at: store.clock.now())
+            switch try await etcd.create(configuration.leaderKey, record.encoded, lease: lease.id) {
+            case .created(let term):
+                await lead(session, term: term, until: deadline)
+            case .exists(let holder):
+                follow(holder)
+            }
+            return
+        }
+        follow(holder)
+    }
+
+    private func lead(_ session: Session, term: Int64, until deadline: ContinuousClock.Instant) async {
+        session.term = term
+        store.writeAuthority.lead(term: UInt64(term), until: deadline)
+        Self.elections.increment()
+        await onLeadership()
+        let leader = MemberRecord(
+            node: configuration.node, url: configuration.advertiseURL, role: .leader, term: term, at: store.clock.now())
+        state.update {
+            $0.role = .leader
+            $0.term = term
+            $0.leader = leader
+            $0.elections += 1
+        }
+        logger.notice("elected leader", metadata: ["cluster": "\(configuration.name)", "node": "\(configuration.node)", "term": "\(term)"])
+    }
+
+    private func follow(_ holder: EtcdClient.KeyValue?) {
+        var leader = holder.flatMap { MemberRecord($0.value) }
+        leader?.term = holder?.createRevision
+        store.writeAuthority.follow(leader?.node)
+        let changed = state.snapshot.leader != leader
+        state.update {
+            $0.role = .follower
+            $0.term = leader?.term ?? $0.term
+            $0.leader = leader
+        }
+        if changed, let leader {
+            logger.info("following", metadata: ["leader": "\(leader.node)", "term": "\(leader.term ?? 0)"])
+        }
+    }
+
+    /// Ends this node's term, if it has one: nothing more is acknowledged.
+    private func stopLeading(_ session: Session, fenced: Bool) {
+        guard let term = session.term else { return }
+        session.term = nil
+        store.writeAuthority.follow(nil)
+        state.update {
+            $0.role = .follower
+            $0.leader = nil
+            if fenced { $0.fenced += 1 }
+        }
+        if fenced {
+            Self.fencings.increment()
+            logger.warning("stopped leading: writes are refused until a leader is known", metadata: ["term": "\(term)"])
+        }
+    }
+
+    /// This node's member key, rewritten when its role or term changes and every few seconds
+    /// (its ledger head, for the lag `hearth cluster status` shows).
+    private func register(_ session: Session, lease: EtcdClient.Lease) async throws {
+        let record = MemberRecord(
+            node: configuration.node, url: configuration.advertiseURL, role: session.term == nil ? .follower : .leader,
+            term: session.term ?? state.snapshot.term, head: try? store.ledgerHead().sequence, at: store.clock.now())
+        session.ticksSinceRegistration += 1
+        if let last = session.registered, last.role == record.role, last.term == record.term, session.ticksSinceRegistration < 5 {
+            return
+        }
+        try await etcd.put(configuration.memberKey, record.encoded, lease: lease.id)
+        session.registered = record
+        session.ticksSinceRegistration = 0
+    }
+
+    /// A clean stop: no more writes, the leader key given up and the lease revoked, so another
+    /// node need not wait out the TTL.
+    private func stepDown(_ session: Session) async {
+        let term = session.term
+        stopLeading(session, fenced: false)
+        if let term {
+            try? await etcd.delete(configuration.leaderKey, ifCreatedAt: term)
+            logger.notice("stepped down", metadata: ["term": "\(term)"])
+        }
+        if let lease = session.lease { try? await etcd.revoke(lease.id) }
+    }
+}
+
+enum ElectorError: Error {
+    /// etcd no longer holds this node's lease.
+    case leaseLost
+    /// No renewal succeeded before the lease's deadline.
+    case leaseExpired
+}
