@@ -173,6 +173,7 @@ let package = Package(
                 "HearthDomain", "HearthWire", "HearthStore", "HearthAuth", "HearthAPIJSON", "HearthHTTP", "HearthMail", "HearthScheduler",
                 "HearthOAuth", "HearthCluster",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -111,34 +111,22 @@ public enum HearthServer {
         // The cleanup scheduler starts once the projections caught up (an upgrade not yet folded
         // in must not make an account look due).
         let caughtUp = StartSignal()
-        // In a cluster, no write until this node is elected: the projects' settings are
-        // recorded by whichever node leads, when it is elected.
         let declaredProjects = configuration.projects.declared
-        let elector = configuration.cluster.map { cluster in
-            store.writeAuthority.follow(nil)
-            return Elector(
-                configuration: cluster, store: store, startsAfter: { await caughtUp.waitUnlessStopped() },
-                onLeadership: {
-                    do {
-                        try await ProjectSeeding.seed(declaredProjects, into: store, logger: logger)
-                    } catch {
-                        logger.error("recording the declared projects' settings failed", metadata: ["error": "\(error)"])
-                    }
-                }, logger: logger)
-        }
-        if let cluster = configuration.cluster {
+        let cluster = configuration.cluster.map { cluster in
             logger.warning(
-                "cluster mode is a preview: nodes elect a leader and fence it, but followers do not replicate the ledger yet",
+                "cluster mode is a preview: no synchronous followers yet, so a failover may lose the last writes acknowledged",
                 metadata: ["cluster": "\(cluster.name)", "node": "\(cluster.node)"])
+            return ClusterNode(cluster, store: store, caughtUp: caughtUp, declaredProjects: declaredProjects, logger: logger)
         }
         let router = HearthRouter.build(
             services: AuthServices(context: context), access: configuration.access, publicURL: configuration.listen.publicURL,
-            readiness: { await Readiness.checks(store: store, caughtUp: caughtUp, cluster: elector?.state) },
+            readiness: { await Readiness.checks(store: store, caughtUp: caughtUp, cluster: cluster?.state) },
             metrics: {
                 MetricsExposition.render(
                     registry: PrometheusMetricsFactory.defaultRegistry, store: store, passwords: context.passwords, mailQueue: mailQueue,
-                    connections: governor, cluster: elector?.state)
+                    connections: governor, cluster: cluster?.state)
             })
+        cluster?.addRoutes(to: router)
         MetricsExposition.observeWriter(of: store)
         store.writeHealth.observe { diskFull in
             if diskFull {
@@ -156,7 +144,7 @@ public enum HearthServer {
         if let mailQueue { services.append(mailQueue) }
         services.append(scheduler)
         services.append(ActionCodeSweeper(store: store, clock: clock, startsAfter: caughtUp, logger: logger))
-        if let elector { services.append(elector) }
+        if let cluster { services += cluster.services }
         if let interval = WatchdogService.interval() {
             services.append(WatchdogService(store: store, interval: interval, logger: logger))
         }
@@ -175,7 +163,7 @@ public enum HearthServer {
             .union(configuration.profile == .development ? ["owner"] : [])
         application.beforeServerStarts {
             try await StoreService.catchUp(store, logger: logger)
-            if elector == nil { try await ProjectSeeding.seed(declaredProjects, into: store, logger: logger) }
+            if cluster == nil { try await ProjectSeeding.seed(declaredProjects, into: store, logger: logger) }
             try SecretFileAudit.check(store, declared: declaredProjects, operators: operatorNames, logger: logger)
             caughtUp.open()
         }

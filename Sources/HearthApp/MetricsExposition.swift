@@ -78,6 +78,12 @@ public enum MetricsExposition {
                 "hearth_cluster_term", "The term this node leads or last saw led (the leader key's etcd revision).",
                 Double(cluster.term ?? 0))
             gauge("hearth_cluster_etcd_reachable", "1 while etcd answered this node's last call.", cluster.etcdReachable ? 1 : 0)
+            if cluster.role == .follower, let leaderHead = cluster.leaderHead, let head = try? store.ledgerHead().sequence {
+                gauge(
+                    "hearth_cluster_replication_lag_events",
+                    "Events the leader had when it last answered that this follower has yet to apply.",
+                    Double(leaderHead > head ? leaderHead - head : 0))
+            }
         }
         return registry.emitToString()
     }

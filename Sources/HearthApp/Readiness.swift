@@ -20,17 +20,23 @@ enum Readiness {
         checks.append(await writer(store))
         let diskFullSince = store.writeHealth.diskFullSince
         checks.append(ReadinessCheck(name: "disk", ok: diskFullSince == nil, detail: diskFullSince.map { _ in "full: writes refused" }))
-        if let cluster { checks.append(Self.cluster(cluster.snapshot)) }
+        if let cluster { checks.append(Self.cluster(cluster.snapshot, applied: (try? store.ledgerHead().sequence) ?? 0)) }
         return checks
     }
 
-    /// The node's role and term; ready while a leader is known (this node or another) and etcd answers.
-    static func cluster(_ state: ClusterState.Snapshot) -> ReadinessCheck {
+    /// The node's role and term, and a follower's lag; ready while a leader is known (this node or
+    /// another), etcd answers and a follower replicates.
+    static func cluster(_ state: ClusterState.Snapshot, applied: UInt64) -> ReadinessCheck {
         let term = state.term.map { ", term \($0)" } ?? ""
         guard state.etcdReachable else { return ReadinessCheck(name: "cluster", ok: false, detail: "etcd unreachable\(term)") }
         switch (state.role, state.leader) {
         case (.leader, _): return ReadinessCheck(name: "cluster", ok: true, detail: "leader\(term)")
-        case (.follower, let leader?): return ReadinessCheck(name: "cluster", ok: true, detail: "follower of \(leader.node)\(term)")
+        case (.follower, let leader?):
+            if let error = state.replicationError {
+                return ReadinessCheck(name: "cluster", ok: false, detail: "follower of \(leader.node)\(term), not replicating: \(error)")
+            }
+            let behind = state.leaderHead.map { head in ", \(head > applied ? head - applied : 0) events behind" } ?? ""
+            return ReadinessCheck(name: "cluster", ok: true, detail: "follower of \(leader.node)\(term)\(behind)")
         case (.follower, nil): return ReadinessCheck(name: "cluster", ok: false, detail: "no leader known")
         }
     }

@@ -6,13 +6,16 @@ public struct ClusterConfiguration: Sendable, Equatable {
     public var etcd: [String]
     public var advertiseURL: String
     public var leaseSeconds: Int64
+    /// The credential nodes present to each other on the replication channel (from a file).
+    public var replicationToken: String
 
-    public init(name: String, node: String, etcd: [String], advertiseURL: String, leaseSeconds: Int64 = 5) {
+    public init(name: String, node: String, etcd: [String], advertiseURL: String, leaseSeconds: Int64 = 5, replicationToken: String = "") {
         self.name = name
         self.node = node
         self.etcd = etcd
         self.advertiseURL = advertiseURL
         self.leaseSeconds = leaseSeconds
+        self.replicationToken = replicationToken
     }
 
     /// Where this cluster's keys live in etcd: `/hearth/<name>/`.

@@ -14,6 +14,12 @@ public final class ClusterState: Sendable {
         public var elections = 0
         /// Times this node stopped leading without choosing to (its lease ran out, or the key went).
         public var fenced = 0
+        /// A follower's replication: the leader's head when it last answered, and what stopped
+        /// the last batch, if something did.
+        public var leaderHead: UInt64?
+        public var replicationError: String?
+        /// Records applied from the leader since start.
+        public var replicated: UInt64 = 0
     }
 
     private let state = Mutex(Snapshot())

@@ -165,21 +165,13 @@ public struct EtcdClient: Sendable {
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
         request.body = .bytes(ByteBuffer(bytes: body))
-        let response = try await Self.client.execute(request, timeout: .nanoseconds(Int64(timeout.nanoseconds)))
+        let response = try await ClusterHTTP.client.execute(request, timeout: .nanoseconds(Int64(timeout.nanoseconds)))
         let bytes = try await response.body.collect(upTo: Self.maxAnswer)
         guard let answer = JSONValue.parse(bytes.readableBytesView) else {
             throw EtcdError.malformed("\(url) answered HTTP \(response.status.code) without JSON")
         }
         return (Int(response.status.code), answer)
     }
-
-    /// One client for the process, as `HTTPClient.shared` is; no redirects.
-    static let client: HTTPClient = {
-        var configuration = HTTPClient.Configuration()
-        configuration.redirectConfiguration = .disallow
-        configuration.timeout.connect = .seconds(1)
-        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-    }()
 
     /// The endpoint that answered last, tried first next time.
     private final class Preferred: Sendable {

@@ -5,7 +5,7 @@ import Hummingbird
 import Logging
 import Synchronization
 
-/// One line per request at `info`: method, path (never the query: it may carry codes or
+/// One line per request at `info` (the cluster's replication requests at `debug`): method, path (never the query: it may carry codes or
 /// tokens), status, latency, request id and client address (its network by default:
 /// `ClientAddressLogging`). The request id is also the
 /// response's `X-Request-Id` and the `requestId` of every event the request records.
@@ -23,8 +23,9 @@ struct RequestLogMiddleware<Context: RemoteAddressRequestContext>: RouterMiddlew
         let elapsed = start.duration(to: .now)
         let path = request.uri.path
         metrics.record(route: Self.route(path, context), status: response.status.code, elapsed: elapsed)
-        context.logger.info(
-            "request",
+        // A follower's long polls of its leader would fill the log: they are debug lines.
+        context.logger.log(
+            level: path.hasPrefix("/hearth/v1/cluster/") ? .debug : .info, "request",
             metadata: [
                 "method": "\(request.method)", "path": "\(path)", "status": "\(response.status.code)",
                 "ms": "\(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds / 1_000_000_000_000) / 1000)",

@@ -92,6 +92,59 @@ public enum RecordFormat {
         return (try readStream(&reader), version)
     }
 
+    /// What names a record's key, as stored (no names built): the stream's name and version,
+    /// and from the sealed part, its generation and the uid of the account it belongs to when that
+    /// is not the record's stream (a code's). `nil` when the record seals nothing.
+    public struct KeyName {
+        public var stream: UnsafeRawBufferPointer
+        public var streamVersion: UInt64
+        public var generation: UInt64
+        public var account: UnsafeRawBufferPointer?
+    }
+
+    public static func keyName(of record: UnsafeRawBufferPointer) throws -> KeyName? {
+        var reader = ByteReader(record)
+        guard try reader.readByte() == version else { return nil }
+        _ = try reader.readRaw(headerSize - 1)
+        let streamVersion = try reader.readVarint()
+        let stream = try reader.readByteString()
+        _ = try reader.readByteString()
+        _ = try reader.readVarint()
+        _ = try reader.readByteString()
+        for _ in 0..<3 { _ = try reader.readOptional { try $0.readByteString() } }
+        _ = try reader.readByteString()
+        let sealed = try reader.readByteString()
+        guard !sealed.isEmpty else { return nil }
+        var part = ByteReader(sealed)
+        let generation = try part.readVarint()
+        let account = try part.readOptional { try $0.readByteString() }
+        return KeyName(stream: stream, streamVersion: streamVersion, generation: generation, account: account)
+    }
+
+    /// The owner of the key `name` names: the record's stream, or the account a code was issued for.
+    static func keyOwner(_ name: KeyName, at offset: Int) throws -> StreamID {
+        let stream = try parseStream(name.stream, at: offset)
+        guard let account = name.account else { return stream }
+        guard case .oobCode(let project, _) = stream, let uid = UserID(String(decoding: account, as: UTF8.self)) else {
+            throw BinaryFormatError.invalid("sealed part on \(stream)", at: offset)
+        }
+        return .account(project, uid)
+    }
+
+    /// A record's entry in the stream index (`<stream name> 0 <version, big-endian>`), made from
+    /// its stored bytes.
+    static func streamIndexKey(of record: UnsafeRawBufferPointer) throws -> [UInt8] {
+        var reader = ByteReader(record, offset: headerSize)
+        let version = try reader.readVarint()
+        let name = try reader.readByteString()
+        var key = [UInt8]()
+        key.reserveCapacity(name.count + 9)
+        key.append(contentsOf: name)
+        key.append(0)
+        withUnsafeBytes(of: version.bigEndian) { key.append(contentsOf: $0) }
+        return key
+    }
+
     /// The record's own hash: its last 32 bytes.
     public static func storedHash(of record: UnsafeRawBufferPointer) throws -> UnsafeRawBufferPointer {
         guard record.count > headerSize + 2 * hashSize else { throw BinaryFormatError.truncated(at: record.count) }

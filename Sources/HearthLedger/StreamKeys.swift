@@ -278,7 +278,7 @@ public struct StreamKeys: Sendable {
     }
 
     /// The sequence of `owner`'s first event, if it has one.
-    private func firstSequence(of owner: StreamID, in txn: some Transaction) throws -> UInt64? {
+    func firstSequence(of owner: StreamID, in txn: some Transaction) throws -> UInt64? {
         try txn.withValue(streams, forKey: Ledger.streamKey(owner, 1)) { value in
             try value.map { try BigEndianUInt64(decoding: $0).value }
         }

@@ -26,6 +26,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     /// In a cluster, this node is not the leader (or its lease may have lapsed): it neither
     /// writes nor acknowledges. `leader` names the node that leads, when one is known.
     case notLeader(leader: String?)
+    /// What a follower received from its leader does not continue its ledger, or is malformed.
+    case replication(String)
     case wrongExpectedVersion(stream: StreamID, expected: ExpectedVersion, actual: UInt64)
     /// Another process wrote the projections during a catch-up or rebuild.
     case concurrentWrite
@@ -54,6 +56,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
         case .diskFull: "the data directory's disk is full"
         case .closed: "the store is closed"
         case .writerStalled: "the writer did not commit in time"
+        case .replication(let detail): "replication: \(detail)"
         case .notLeader(let leader): "this node is not the cluster's leader" + (leader.map { " (\($0) is)" } ?? "")
         case .wrongExpectedVersion(let stream, let expected, let actual):
             "stream \(stream) is at version \(actual), expected \(expected)"
@@ -94,6 +97,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
             case .interrupted: self = .interrupted
             }
         case let error as BinaryFormatError: self = .unreadable("\(error)")
+        case let error as ReplicationError: self = .replication(error.description)
         case let error as LedgerKeyError: self = .unreadable(error.description)
         case let error as DurableFiles.Failure: self = .storage(error.description)
         case let error as EnvironmentError: self = .storage(error.description)

@@ -51,7 +51,7 @@ public struct LedgerBenchmark {
         log("Hearth group commit, \(submitters) concurrent submitters, \(groupCommitCommands) commands …")
         let (group, batch) = try await groupCommit(path: directory + "/group")
         log("building a \(rebuildEvents)-event ledger for the rebuild …")
-        let (scan, decode, rebuild, history, keys) = try await rebuildVersusScan(path: directory + "/rebuild", log: log)
+        let (scan, decode, rebuild, history, keys, apply) = try await rebuildVersusScan(path: directory + "/rebuild", log: log)
         return [
             Row(name: "LMDB commit per event (ceiling)", rate: single, unit: "events/s"),
             Row(name: "LMDB batch of 100", rate: hundred, unit: "events/s"),
@@ -62,6 +62,9 @@ public struct LedgerBenchmark {
             Row(name: "LMDB cursor scan of the ledger (ceiling)", rate: scan, unit: "records/s"),
             Row(name: "Scan + decode every event", rate: decode, unit: "events/s", ceiling: "cursor scan", ratio: decode / scan),
             Row(name: "Projection rebuild", rate: rebuild, unit: "events/s", ceiling: "cursor scan", ratio: rebuild / scan),
+            Row(
+                name: "Follower applying the leader's batches", rate: apply, unit: "events/s", ceiling: "projection rebuild",
+                ratio: apply / rebuild, note: "target ≥ 50% of the rebuild"),
             Row(
                 name: "One account's \(historyEvents)-event history, by uid", rate: history * 1e6, unit: "µs each",
                 note: "target < 1,000 µs in a \(formatCount(UInt64(rebuildEvents)))-event ledger"),
@@ -97,9 +100,10 @@ public struct LedgerBenchmark {
     }
 
     /// Returns scan, scan + decode and rebuild rates, the seconds one account's history takes
-    /// to read (audit replay by uid), and the accounts' keys.
+    /// to read (audit replay by uid), the accounts' keys, and the rate a follower applies the
+    /// same ledger at.
     private func rebuildVersusScan(path: String, log: (String) -> Void) async throws -> (
-        Double, Double, Double, Double, (live: Int, destroyed: Int, bytes: Int)
+        Double, Double, Double, Double, (live: Int, destroyed: Int, bytes: Int), Double
     ) {
         let store = try DataDirectory(path).open(as: "hearth bench")
         defer { store.close() }
@@ -114,7 +118,30 @@ public struct LedgerBenchmark {
         let rebuildStart = ContinuousClock.now
         let rebuilt = try store.maintenance.rebuild()
         let rebuild = Double(rebuilt) / seconds(since: rebuildStart)
-        return (scan, decode, rebuild, try historySeconds(store, uid), try StoreProbes.streamKeys(store))
+        log("a follower applying the same ledger, in the batches the leader sends …")
+        let apply = try await followerApplyRate(from: store, path: path + "-follower")
+        return (scan, decode, rebuild, try historySeconds(store, uid), try StoreProbes.streamKeys(store), apply)
+    }
+
+    /// Events a second a follower appends and folds, batch by batch as its leader sends them
+    /// (read and encoded beforehand: on two machines the leader reads while the follower applies).
+    private func followerApplyRate(from leader: AccountStore, path: String) async throws -> Double {
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: leader.directory.ledgerKeyFile, toPath: path + "/ledger-key")
+        let follower = try DataDirectory(path).open(as: "hearth bench")
+        defer { follower.close() }
+        follower.writeAuthority.follow("bench")
+        var batches: [ReplicationBatch] = []
+        var sent: UInt64 = 0
+        let target = try leader.ledgerHead().sequence
+        while sent < target {
+            let batch = try leader.replication.batch(after: sent)
+            batches.append(batch)
+            sent += UInt64(batch.records)
+        }
+        let start = ContinuousClock.now
+        for batch in batches { try await follower.replication.apply(try ReplicationBatch(received: batch.bytes)) }
+        return Double(target) / seconds(since: start)
     }
 
     private let historyEvents = 100

@@ -23,6 +23,13 @@ extension Array: ByteDecodable where Element == UInt8 {
     public init(decoding bytes: UnsafeRawBufferPointer) { self.init(bytes) }
 }
 
+/// Bytes already in memory (a record received whole), stored as they are.
+extension UnsafeRawBufferPointer: ByteEncodable {
+    public func withEncodedBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try body(self)
+    }
+}
+
 extension String: ByteEncodable {
     public func withEncodedBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         var copy = self

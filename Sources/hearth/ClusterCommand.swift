@@ -7,7 +7,7 @@ import HearthTools
 /// `hearth cluster status`: every node's role, term, head and lag, as etcd holds them.
 struct ClusterCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "cluster", abstract: "A cluster of Hearth nodes (preview: election and fencing).", subcommands: [Status.self])
+        commandName: "cluster", abstract: "A cluster of Hearth nodes (a preview: docs/cluster.md).", subcommands: [Status.self])
 
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

@@ -31,7 +31,8 @@ struct SettingsTableTests {
         "smtpSecurity": "TLS", "smtpUsername": "relay", "smtpPassword": "relay-secret", "smtpPasswordFile": "<file>",
         "smtpTrustRoots": "/etc/ssl/relay.pem", "cleanupBatchSize": "256", "logFormat": "json", "logLevel": "debug",
         "logClientAddresses": "full",
-        "cluster": #"{"name": "auth", "node": "n1", "etcd": ["http://10.0.0.5:2379"], "advertiseUrl": "http://10.0.0.2:9099"}"#,
+        "cluster":
+            #"{"name": "auth", "node": "n1", "etcd": ["http://10.0.0.5:2379"], "advertiseUrl": "http://10.0.0.2:9099", "replicationTokenFile": "<file>"}"#,
     ]
 
     @Test("keys and environment variables are unique, and every setting has a sample here")

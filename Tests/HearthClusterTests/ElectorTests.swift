@@ -38,11 +38,13 @@ struct ElectorTests {
         /// A sign-up on this node's store, as a leader accepts it: a loaded machine (every suite
         /// at once) may delay a renewal past the deadline, and then a write is refused until the
         /// next, as it should be; this tries for a while.
+        /// (A write refused after its commit stays in the ledger, unacknowledged: each attempt is
+        /// another account.)
         func writeAsLeader(_ uid: String) async throws {
             let start = ContinuousClock.now
-            while true {
+            for attempt in 0... {
                 do {
-                    return try await write(uid)
+                    return try await write(attempt == 0 ? uid : "\(uid)-\(attempt)")
                 } catch StoreError.notLeader where ContinuousClock.now - start < .seconds(10) {
                     try await Task.sleep(for: .milliseconds(100))
                 }

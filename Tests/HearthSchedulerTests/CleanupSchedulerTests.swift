@@ -219,7 +219,7 @@ struct CleanupSchedulerTests {
             // Refused, it looks again in five seconds; it neither purged nor stopped.
             #expect(try await Self.idle(running.scheduler) == running.clock.now() + SchedulerTiming.followerRetry)
             #expect(try running.exists("due"))
-            running.store.writeAuthority.lead(term: 1, until: .now + .seconds(60))
+            running.store.writeAuthority.lead(term: 1, until: .now + .seconds(600))
             running.clock.advance(milliseconds: SchedulerTiming.followerRetry)
             try await Self.eventually({ try !running.exists("due") }, "not purged once the node leads")
             await running.group.triggerGracefulShutdown()

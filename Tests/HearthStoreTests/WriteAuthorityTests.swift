@@ -33,7 +33,7 @@ struct WriteAuthorityTests {
     @Test("a leader writes until its deadline, and nothing once it passed")
     func deadlines() async throws {
         let test = try TestStore()
-        test.store.writeAuthority.lead(term: 3, until: .now + .seconds(30))
+        test.store.writeAuthority.lead(term: 3, until: .now + .seconds(600))
         try await test.store.execute(Self.signUp("in-term"), metadata: TestStore.user)
         test.store.writeAuthority.lead(term: 3, until: .now - .milliseconds(1))
         let head = try test.store.ledgerHead()

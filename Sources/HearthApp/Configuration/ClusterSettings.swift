@@ -10,7 +10,8 @@ public struct ClusterSettings: Sendable, Equatable {
 
     public init() {}
 
-    static let keys: Set<String> = ["name", "node", "etcd", "advertiseUrl", "leaseSeconds"]
+    static let keys: Set<String> = ["name", "node", "etcd", "advertiseUrl", "leaseSeconds", "replicationTokenFile"]
+    static let minimumTokenLength = 32
 
     func validated() throws -> ClusterConfiguration? {
         guard let object else { return nil }
@@ -33,9 +34,16 @@ public struct ClusterSettings: Sendable, Equatable {
             guard case .int(let seconds) = value, (2...60).contains(seconds) else { throw invalid("leaseSeconds: 2 to 60") }
             leaseSeconds = seconds
         }
+        guard let tokenFile = object["replicationTokenFile"]?.stringValue, !tokenFile.isEmpty else {
+            throw invalid("replicationTokenFile: a file holding the credential every node of the cluster shares")
+        }
+        guard let token = try SecretSettings.credentialLines(tokenFile).first, token.count >= Self.minimumTokenLength else {
+            throw invalid(
+                "replicationTokenFile: its first line must be at least \(Self.minimumTokenLength) characters (openssl rand -base64 32)")
+        }
         return ClusterConfiguration(
             name: try name("name"), node: try name("node"), etcd: etcd.map { Self.trimmed($0) }, advertiseURL: Self.trimmed(advertise),
-            leaseSeconds: leaseSeconds)
+            leaseSeconds: leaseSeconds, replicationToken: token)
     }
 
     static func isName(_ value: String) -> Bool {

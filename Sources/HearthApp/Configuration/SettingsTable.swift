@@ -189,7 +189,7 @@ public enum SettingsTable {
         Setting(
             key: "cluster", section: .cluster, kind: .json, defaultValue: "none: one node",
             summary:
-                "this node's cluster (preview: election and fencing; followers do not replicate yet, docs/cluster.md): `{\"name\": \"auth\", \"node\": \"n1\", \"etcd\": [\"http://10.0.0.5:2379\"], \"advertiseUrl\": \"http://10.0.0.2:9099\", \"leaseSeconds\": 5}`; names of 1 to 63 letters, digits, `.`, `_`, `-`, unique in the cluster; `leaseSeconds` 2 to 60"
+                "this node's cluster (a preview, docs/cluster.md): `{\"name\": \"auth\", \"node\": \"n1\", \"etcd\": [\"http://10.0.0.5:2379\"], \"advertiseUrl\": \"http://10.0.0.2:9099\", \"replicationTokenFile\": \"/run/credentials/hearth.service/replication\", \"leaseSeconds\": 5}`; names of 1 to 63 letters, digits, `.`, `_`, `-`, unique in the cluster; the token file's first line (at least 32 characters) the same on every node; `leaseSeconds` 2 to 60"
         ) { settings, value, source in
             settings.cluster.object = try SettingValue("cluster", value, source).object()
         },

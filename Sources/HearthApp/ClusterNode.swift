@@ -1,0 +1,56 @@
+import HTTPTypes
+import HearthCluster
+import HearthHTTP
+import HearthScheduler
+import HearthStore
+import Hummingbird
+import Logging
+import ServiceLifecycle
+
+/// A node's part in a cluster, put together: the state its elector and replicator share, the two
+/// services, and the leader's end of the replication channel on the daemon's own listener.
+struct ClusterNode {
+    let state: ClusterState
+    let elector: Elector
+    let replicator: Replicator
+    let source: ReplicationSource
+
+    /// In a cluster no write happens until this node is elected: `declaredProjects`' settings are
+    /// recorded by whichever node leads, when it is elected (a single node does it at start).
+    init(
+        _ cluster: ClusterConfiguration, store: AccountStore, caughtUp: StartSignal, declaredProjects: [ProjectSettings.DeclaredProject],
+        logger: Logger
+    ) {
+        store.writeAuthority.follow(nil)
+        state = ClusterState()
+        let ready: @Sendable () async -> Bool = { await caughtUp.waitUnlessStopped() }
+        elector = Elector(
+            configuration: cluster, store: store, state: state, startsAfter: ready,
+            onLeadership: {
+                do {
+                    try await ProjectSeeding.seed(declaredProjects, into: store, logger: logger)
+                } catch {
+                    logger.error("recording the declared projects' settings failed", metadata: ["error": "\(error)"])
+                }
+            }, logger: logger)
+        replicator = Replicator(configuration: cluster, store: store, state: state, startsAfter: ready, logger: logger)
+        source = ReplicationSource(store: store, token: cluster.replicationToken)
+    }
+
+    var services: [any Service] { [elector, replicator] }
+
+    /// `GET /hearth/v1/cluster/ledger?after=N`: what a follower asks its leader for.
+    func addRoutes(to router: Router<HearthRequestContext>) {
+        router.get("/hearth/v1/cluster/ledger") { [source] request, _ in
+            let after = request.uri.queryParameters.get("after").flatMap { UInt64($0) }
+            let answer = await source.answer(after: after, authorization: request.headers[.authorization])
+            var headers = HTTPFields()
+            headers[.contentType] = answer.status == 200 ? "application/octet-stream" : "text/plain; charset=utf-8"
+            if let head = answer.head { headers[HTTPField.Name(ReplicationSource.headHeader)!] = String(head) }
+            if let term = answer.term { headers[HTTPField.Name(ReplicationSource.termHeader)!] = String(term) }
+            let body = answer.status == 200 ? answer.body : Array((answer.refusal ?? "").utf8)
+            return Response(
+                status: HTTPResponse.Status(code: answer.status), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+        }
+    }
+}

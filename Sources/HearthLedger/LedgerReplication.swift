@@ -1,0 +1,117 @@
+import Crypto
+import HearthDomain
+import LMDB
+
+/// The ledger's side of replication (issue 32): the leader reads its records as stored, with the
+/// key entries their sealed parts need; a follower appends them after checking that each
+/// continues its chain, and keeps its key table as the leader's evolved, so a record it folds
+/// opens (or is erased) exactly as on the leader.
+extension Ledger {
+    /// One unit of what a leader sends: a `ledger.keys` entry (its 16-byte key and its value,
+    /// empty once destroyed) or a record as stored.
+    public enum ReplicationItem: Equatable, Sendable {
+        case keyEntry(key: [UInt8], value: [UInt8])
+        case record([UInt8])
+    }
+
+    /// The records after `sequence`, at most `limit` of them and about `maxBytes`, each preceded
+    /// by the key entry its sealed part names when it is the first in this batch to name it.
+    public func replicationItems(after sequence: UInt64, limit: Int, maxBytes: Int, in txn: some Transaction) throws
+        -> [ReplicationItem]
+    {
+        var items: [ReplicationItem] = []
+        // The entries named so far, by the stored bytes that name them (no names parsed twice).
+        var named: [[UInt8]: [UInt8]] = [:]
+        var bytes = 0
+        var records = 0
+        try forEachRecord(from: sequence + 1, in: txn) { sequence, record in
+            if let name = try RecordFormat.keyName(of: record) {
+                var reference = [UInt8](name.stream)
+                reference.append(0)
+                if let account = name.account { reference.append(contentsOf: account) }
+                withUnsafeBytes(of: name.generation) { reference.append(contentsOf: $0) }
+                if named[reference] == nil {
+                    let owner = try RecordFormat.keyOwner(name, at: 0)
+                    let first = owner == (try RecordFormat.place(of: record).stream) && name.streamVersion == 1 ? sequence : nil
+                    var entry: [UInt8] = []
+                    if let first = try first ?? keys.firstSequence(of: owner, in: txn) {
+                        entry = StreamKeys.entryKey(first, name.generation)
+                        if let value = try txn.get(keys.table, entry) {
+                            items.append(.keyEntry(key: entry, value: value))
+                            bytes += entry.count + value.count
+                        }
+                    }
+                    named[reference] = entry
+                }
+            }
+            items.append(.record(Array(record)))
+            bytes += record.count
+            records += 1
+            return records >= limit || bytes >= maxBytes ? .stop : .continue
+        }
+        return items
+    }
+
+    /// Puts a key entry a leader sent, unless this ledger has it already (made by an earlier
+    /// batch, or destroyed since by a record this follower applied).
+    public func receiveKeyEntry(key: [UInt8], value: [UInt8], in txn: WriteTransaction) throws {
+        guard key.count == StreamKeys.entryKeySize, value.isEmpty || value.count == StreamKeys.wrappedSize else {
+            throw ReplicationError.malformed("a key entry of \(key.count) + \(value.count) bytes")
+        }
+        guard try txn.get(keys.table, key) == nil else { return }
+        try txn.put(keys.table, key, value)
+    }
+
+    /// Appends a record a leader sent after `head`: the next sequence number, linked to `head` by
+    /// its previous hash, its own hash right; `head` becomes it. Returns what a projection folds.
+    /// The stream index gets the record's entry as the leader's has it: the chain proves this
+    /// ledger holds the leader's records up to here, and the leader numbered each stream's
+    /// events (an entry already there is refused). A record that forgets destroys its stream's
+    /// key here, as the leader's append did in the same transaction.
+    public func appendReplicated(
+        _ record: UnsafeRawBufferPointer, after head: inout Head, streams cache: inout RecordFormat.StreamCache,
+        in txn: WriteTransaction
+    ) throws -> RecordedEvent {
+        let sequence = try RecordFormat.sequence(of: record)
+        guard sequence == head.sequence + 1 else { throw ReplicationError.gap(expected: head.sequence + 1, received: sequence) }
+        guard ChainHash(buffer: try RecordFormat.previousHash(of: record)) == head.hash else {
+            throw ReplicationError.diverged(at: sequence)
+        }
+        let hash = ChainHash(SHA256.hash(data: RecordFormat.hashedBytes(of: record)))
+        guard ChainHash(buffer: try RecordFormat.storedHash(of: record)) == hash else { throw ReplicationError.badHash(at: sequence) }
+        let recordedAt = try RecordFormat.recordedAt(of: record)
+        guard recordedAt >= head.recordedAt else { throw ReplicationError.malformed("record \(sequence) is older than the head") }
+        try txn.putBytes(events, BigEndianUInt64(sequence), record, options: .append)
+        do {
+            try txn.put(streams, try RecordFormat.streamIndexKey(of: record), BigEndianUInt64(sequence), options: .noOverwrite)
+        } catch let error as LMDBError where error == .keyExists {
+            throw ReplicationError.malformed("record \(sequence) repeats a version of its stream")
+        }
+        let event = try decodeRecordedEvent(record, streams: &cache, in: txn)
+        if PersonalData.forgets(event.payload), PersonalData.keyOwner(of: event.stream, event.payload) != nil {
+            try keys.destroy(event.stream, in: txn)
+        }
+        head = Head(sequence: sequence, hash: hash, recordedAt: recordedAt)
+        return event
+    }
+}
+
+public enum ReplicationError: Error, Equatable, CustomStringConvertible {
+    /// The record is not the one after this ledger's head.
+    case gap(expected: UInt64, received: UInt64)
+    /// The record does not link to this ledger's head: the two ledgers differ before it.
+    case diverged(at: UInt64)
+    /// The record's hash is not the hash of its bytes.
+    case badHash(at: UInt64)
+    case malformed(String)
+
+    public var description: String {
+        switch self {
+        case .gap(let expected, let received): "replication gap: expected record \(expected), received \(received)"
+        case .diverged(let sequence):
+            "record \(sequence) does not continue this ledger: it differs from the leader's before it (an unacknowledged tail of a former leader?)"
+        case .badHash(let sequence): "record \(sequence)'s hash does not match its bytes"
+        case .malformed(let detail): "malformed replication: \(detail)"
+        }
+    }
+}

@@ -1,0 +1,117 @@
+import HearthDomain
+import HearthLedger
+import HearthProjections
+import LMDB
+
+/// Replication's side of the store (issue 32): what a leader sends, and what a follower applies.
+/// A follower appends the leader's records as they were stored (each checked to continue its own
+/// chain) and folds them into its projections with the code every write folds with, in one
+/// writer transaction: its projections are never behind its ledger, and at equal heads its
+/// digest is the leader's.
+public struct StoreReplication: Sendable {
+    let store: AccountStore
+
+    /// Leader: the records after `sequence`, at most `limit` or about `maxBytes`, with the key
+    /// entries they need; an empty batch when there are none.
+    public func batch(after sequence: UInt64, limit: Int = 4_096, maxBytes: Int = 4 << 20) throws -> ReplicationBatch {
+        try translatingErrors {
+            try store.environment.read { txn in
+                ReplicationBatch(try store.ledger.replicationItems(after: sequence, limit: limit, maxBytes: maxBytes, in: txn))
+            }
+        }
+    }
+
+    /// Follower: appends and folds a batch from the leader, in one transaction, durable when
+    /// this returns; returns the new head. Refused on a node that leads (it writes its own).
+    @discardableResult
+    public func apply(_ batch: ReplicationBatch) async throws -> LedgerHead {
+        let items = try batch.items()
+        return try await translatingErrors {
+            try await store.environment.writer.submit { [store] txn in
+                if case .leader = store.writeAuthority.standing {
+                    throw StoreError.replication("this node leads: it replicates from no one")
+                }
+                let writer = store.projections.writer(txn)
+                var streams = RecordFormat.StreamCache()
+                var head = try store.ledger.head(in: txn)
+                for item in items {
+                    switch item {
+                    case .keyEntry(let key, let value): try store.ledger.receiveKeyEntry(key: key, value: value, in: txn)
+                    case .record(let record):
+                        let event = try record.withUnsafeBytes {
+                            try store.ledger.appendReplicated($0, after: &head, streams: &streams, in: txn)
+                        }
+                        try writer.apply(event)
+                    }
+                }
+                try writer.flush()
+                if let due = writer.earliestScheduled { store.cleanupChanges.announce(due) }
+                return LedgerHead(head)
+            }
+        }
+    }
+}
+
+extension AccountStore {
+    /// Sending and applying the ledger between the nodes of a cluster.
+    public var replication: StoreReplication { StoreReplication(store: self) }
+}
+
+/// Records and key entries as they cross the network: frames of a kind byte (1: a key entry,
+/// its 16-byte key then its value; 2: a record as stored) and a big-endian 32-bit length.
+public struct ReplicationBatch: Sendable, Equatable {
+    public let bytes: [UInt8]
+    /// Records in the batch.
+    public let records: Int
+
+    init(_ items: [Ledger.ReplicationItem]) {
+        var bytes: [UInt8] = []
+        var records = 0
+        for item in items {
+            switch item {
+            case .keyEntry(let key, let value): Self.frame(1, key + value, into: &bytes)
+            case .record(let record):
+                Self.frame(2, record, into: &bytes)
+                records += 1
+            }
+        }
+        self.bytes = bytes
+        self.records = records
+    }
+
+    /// A batch received: its frames are checked when it is applied.
+    public init(received bytes: [UInt8]) throws {
+        self.bytes = bytes
+        records = try Self.items(of: bytes).count { if case .record = $0 { true } else { false } }
+    }
+
+    private static func frame(_ kind: UInt8, _ payload: [UInt8], into bytes: inout [UInt8]) {
+        bytes.append(kind)
+        withUnsafeBytes(of: UInt32(payload.count).bigEndian) { bytes.append(contentsOf: $0) }
+        bytes.append(contentsOf: payload)
+    }
+
+    func items() throws -> [Ledger.ReplicationItem] { try Self.items(of: bytes) }
+
+    private static func items(of bytes: [UInt8]) throws -> [Ledger.ReplicationItem] {
+        var items: [Ledger.ReplicationItem] = []
+        var offset = 0
+        while offset < bytes.count {
+            guard bytes.count - offset >= 5 else { throw StoreError.replication("a frame cut short at byte \(offset)") }
+            let kind = bytes[offset]
+            let length = bytes[(offset + 1)..<(offset + 5)].reduce(0) { $0 << 8 | Int($1) }
+            offset += 5
+            guard bytes.count - offset >= length else { throw StoreError.replication("a frame of \(length) bytes cut short") }
+            let payload = Array(bytes[offset..<(offset + length)])
+            offset += length
+            switch kind {
+            case 1:
+                guard payload.count >= 16 else { throw StoreError.replication("a key entry of \(payload.count) bytes") }
+                items.append(.keyEntry(key: Array(payload[..<16]), value: Array(payload[16...])))
+            case 2: items.append(.record(payload))
+            default: throw StoreError.replication("a frame of unknown kind \(kind)")
+            }
+        }
+        return items
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+import HearthDomain
+import HearthTesting
+import PropertyBased
+import Testing
+
+@testable import HearthStore
+
+/// A follower applying its leader's records: the same chain, the same key table, the same
+/// projections at the same head, whatever the history and however it is cut into batches; and
+/// nothing applied from a batch that does not continue its ledger.
+@Suite("store: replicating the ledger to a follower")
+struct ReplicationTests {
+    typealias Person = ForgettingProperties.Person
+    static let project = TestStore.project
+
+    /// A follower's store: an empty data directory holding the leader's ledger key (as one
+    /// restored from the leader's backup does).
+    final class Follower: Sendable {
+        let directory = TemporaryDirectory("follower")
+        let store: AccountStore
+
+        init(of leader: TestStore) throws {
+            try FileManager.default.copyItem(atPath: leader.dataDirectory.ledgerKeyFile, toPath: directory.path + "/ledger-key")
+            store = try DataDirectory(directory.path).open(as: "follower")
+            store.writeAuthority.follow("leader")
+        }
+
+        /// Applies the leader's records in batches of at most `limit` until it is at the leader's head.
+        func catchUp(with leader: AccountStore, limit: Int) async throws {
+            while try store.ledgerHead().sequence < leader.ledgerHead().sequence {
+                let batch = try leader.replication.batch(after: try store.ledgerHead().sequence, limit: limit)
+                let received = try ReplicationBatch(received: batch.bytes)
+                #expect(received.records == batch.records)
+                try await store.replication.apply(received)
+            }
+        }
+
+        deinit { store.close() }
+    }
+
+    /// A history over three people with personal data, ending in one's deletion and the uid
+    /// created again (a second generation of its key); `between` runs after each command (a
+    /// follower catching up while it happens).
+    static func record(_ numbers: [Int], on test: TestStore, between: () async throws -> Void = {}) async throws {
+        let people = (0..<3).map(Person.init)
+        for person in people { try test.run(ForgettingProperties.command(0, person), as: person.metadata) }
+        for n in numbers {
+            let person = people[(n / 10) % people.count]
+            test.clock.advance(milliseconds: 1_000)
+            _ = try? test.run(ForgettingProperties.command(n, person), as: person.metadata)
+            try await between()
+        }
+        try test.run(.deleteAccount(project, people[0].uid, by: .user), as: people[0].metadata)
+        try await between()
+        try test.run(ForgettingProperties.command(0, people[0]), as: people[0].metadata)
+        try test.run(.changeProjectConfig(project, ProjectConfigChange(anonymousCleanup: true)), as: TestStore.admin)
+    }
+
+    static func expectSame(_ follower: AccountStore, _ leader: AccountStore) throws {
+        #expect(try follower.ledgerHead() == leader.ledgerHead())
+        #expect(try follower.maintenance.digest() == leader.maintenance.digest())
+        #expect(try follower.audit.verify().isIntact)
+        #expect(try StoreProbes.streamKeys(follower).live == StoreProbes.streamKeys(leader).live)
+        #expect(try StoreProbes.streamKeys(follower).destroyed == StoreProbes.streamKeys(leader).destroyed)
+        for index in 0..<3 {
+            let stream = StreamID.account(project, Person(index: index).uid)
+            let (followed, led) = (try follower.audit.events(of: stream), try leader.audit.events(of: stream))
+            #expect(followed.map(\.payload) == led.map(\.payload))
+            #expect(followed.map(\.isErased) == led.map(\.isErased))
+        }
+    }
+
+    @Test("whatever the history and the batches, the follower's chain, keys and projections are the leader's")
+    func sameAtEveryHead() async {
+        await propertyCheck(count: 10, input: Gen.int(in: 0...1_000_000).array(of: 1...30), Gen.int(in: 1...12)) { numbers, limit in
+            do {
+                let leader = try TestStore(label: "leader")
+                defer { try? leader.close() }
+                let follower = try Follower(of: leader)
+                // Caught up every few commands, so keys arrive live and are destroyed on the follower by the deletion it applies.
+                var commands = 0
+                try await Self.record(numbers, on: leader) {
+                    commands += 1
+                    if commands % limit == 0 { try await follower.catchUp(with: leader.store, limit: limit) }
+                }
+                try await follower.catchUp(with: leader.store, limit: limit)
+                try Self.expectSame(follower.store, leader.store)
+                // The erased account's earlier events are erased on the follower too.
+                let first = try follower.store.audit.events(of: .account(Self.project, Person(index: 0).uid))
+                #expect(first.first?.isErased == true)
+                #expect(first.last?.isErased == false)
+            } catch {
+                Issue.record("infrastructure error: \(error)")
+            }
+        }
+    }
+
+    @Test("a follower whose ledger differs refuses the batch and applies nothing of it")
+    func divergence() async throws {
+        let leader = try TestStore(label: "leader")
+        defer { try? leader.close() }
+        try await Self.record([5, 17, 23], on: leader)
+        let follower = try Follower(of: leader)
+        try await follower.catchUp(with: leader.store, limit: 4)
+        // The follower was a leader once, and wrote a record no one else has.
+        follower.store.writeAuthority.lead(term: 1, until: .now + .seconds(600))
+        try await follower.store.execute(
+            .createAccount(Self.project, UserID("tail")!, AccountCreated(method: .anonymous, createdAt: 0)), metadata: TestStore.user)
+        follower.store.writeAuthority.follow("leader")
+        let head = try follower.store.ledgerHead()
+        try leader.run(.createAccount(Self.project, UserID("next")!, AccountCreated(method: .anonymous, createdAt: 0)))
+        let batch = try leader.store.replication.batch(after: head.sequence - 1)
+        await #expect(throws: StoreError.self) { try await follower.store.replication.apply(batch) }
+        #expect(try follower.store.ledgerHead() == head)
+    }
+
+    @Test("a record altered on the way, a frame cut short, or a leader applying: refused, nothing applied")
+    func refusals() async throws {
+        let leader = try TestStore(label: "leader")
+        defer { try? leader.close() }
+        try await Self.record([1, 2, 3], on: leader)
+        let follower = try Follower(of: leader)
+        let batch = try leader.store.replication.batch(after: 0)
+        var altered = batch.bytes
+        altered[altered.count - 40] ^= 1
+        await #expect(throws: StoreError.self) { try await follower.store.replication.apply(try ReplicationBatch(received: altered)) }
+        #expect(throws: StoreError.self) { try ReplicationBatch(received: Array(batch.bytes.dropLast(3))) }
+        #expect(throws: StoreError.self) { try ReplicationBatch(received: [9, 0, 0, 0, 0]) }
+        #expect(try follower.store.ledgerHead().sequence == 0)
+        follower.store.writeAuthority.lead(term: 2, until: .now + .seconds(600))
+        await #expect(throws: StoreError.self) { try await follower.store.replication.apply(batch) }
+        #expect(try follower.store.ledgerHead().sequence == 0)
+        follower.store.writeAuthority.follow("leader")
+        try await follower.store.replication.apply(batch)
+        try Self.expectSame(follower.store, leader.store)
+        // Nothing after the head: an empty batch.
+        #expect(try leader.store.replication.batch(after: leader.store.ledgerHead().sequence).records == 0)
+    }
+}
