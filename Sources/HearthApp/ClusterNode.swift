@@ -48,6 +48,7 @@ struct ClusterNode {
             headers[.contentType] = answer.status == 200 ? "application/octet-stream" : "text/plain; charset=utf-8"
             if let head = answer.head { headers[HTTPField.Name(ReplicationSource.headHeader)!] = String(head) }
             if let term = answer.term { headers[HTTPField.Name(ReplicationSource.termHeader)!] = String(term) }
+            if let key = answer.ledgerKey { headers[HTTPField.Name(ReplicationSource.ledgerKeyHeader)!] = key }
             let body = answer.status == 200 ? answer.body : Array((answer.refusal ?? "").utf8)
             return Response(
                 status: HTTPResponse.Status(code: answer.status), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))

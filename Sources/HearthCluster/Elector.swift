@@ -88,6 +88,8 @@ public struct Elector: Service {
         let sent = ContinuousClock.now
         let lease = try await etcd.grant(ttlSeconds: configuration.leaseSeconds)
         session.lease = lease
+        // A new lease: the registration under the last one went with it.
+        session.registered = nil
         let ttl = Duration.seconds(lease.ttl)
         var fence = LeaderLease(ttl: ttl, margin: LeaderLease.margin(for: ttl), grantSentAt: sent)
         state.update { $0.etcdReachable = true }

@@ -24,10 +24,13 @@ public struct ReplicationSource: Sendable {
         public var term: UInt64?
         /// Why it refused, for the follower's log.
         public var refusal: String?
+        /// The leader's ledger key's short name, for a follower to compare with its own.
+        public var ledgerKey: String?
     }
 
     public static let headHeader = "Hearth-Head"
     public static let termHeader = "Hearth-Term"
+    public static let ledgerKeyHeader = "Hearth-Ledger-Key"
 
     public func answer(after: UInt64?, authorization: String?) async -> Answer {
         guard let presented = authorization, presented.hasPrefix("Bearer "),
@@ -49,9 +52,12 @@ public struct ReplicationSource: Sendable {
                 }
                 if after < head {
                     let batch = try store.replication.batch(after: after)
-                    return Answer(status: 200, body: batch.bytes, head: head, term: term)
+                    return Answer(
+                        status: 200, body: batch.bytes, head: head, term: term, ledgerKey: store.replication.ledgerKeyFingerprint)
                 }
-                guard ContinuousClock.now - start < wait else { return Answer(status: 204, body: [], head: head, term: term) }
+                guard ContinuousClock.now - start < wait else {
+                    return Answer(status: 204, body: [], head: head, term: term, ledgerKey: store.replication.ledgerKeyFingerprint)
+                }
                 // A commit is a few milliseconds away at most under load; polling at this pace
                 // costs nothing measurable and adds as little to the lag.
                 try await Task.sleep(for: .milliseconds(2))

@@ -49,7 +49,8 @@ public struct Replicator: Service {
                         state.update { $0.replicationError = nil }
                         logger.notice("replicating from the leader again", metadata: ["leader": "\(leader.node)"])
                     }
-                } catch is CancellationError {
+                } catch  where Task.isCancelled {
+                    // Stopping: the request in flight was cancelled, whatever error it says.
                     break
                 } catch {
                     let reason = "\(error)"
@@ -72,6 +73,11 @@ public struct Replicator: Service {
         let response = try await ClusterHTTP.client.execute(request, timeout: Self.requestTimeout)
         let body = try await response.body.collect(upTo: Self.maxBatchBytes)
         let leaderHead = response.headers.first(name: ReplicationSource.headHeader).flatMap(UInt64.init)
+        if let theirs = response.headers.first(name: ReplicationSource.ledgerKeyHeader), let ours = store.replication.ledgerKeyFingerprint,
+            theirs != ours
+        {
+            throw LedgerKeyMismatch(ours: ours, leaders: theirs)
+        }
         switch response.status.code {
         case 200:
             let batch = try ReplicationBatch(received: Array(body.readableBytesView))
@@ -87,6 +93,16 @@ public struct Replicator: Service {
             throw ReplicationRefused(
                 status: Int(response.status.code), body: String(decoding: body.readableBytesView.prefix(300), as: UTF8.self))
         }
+    }
+}
+
+/// A follower whose ledger key is not its leader's could open none of the personal data it
+/// receives: it applies nothing, and says what to do.
+struct LedgerKeyMismatch: Error, CustomStringConvertible {
+    var ours: String
+    var leaders: String
+    var description: String {
+        "this node's ledger key (\(ours)) is not the leader's (\(leaders)): give it copies of the leader's key files, or restore the leader's backup (docs/cluster.md)"
     }
 }
 

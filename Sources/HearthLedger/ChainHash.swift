@@ -1,3 +1,5 @@
+import Crypto
+
 /// A SHA-256 value in the ledger's hash chain, stored inline (no heap allocation per event).
 public struct ChainHash: Hashable, Sendable, Sequence, CustomStringConvertible {
     private var words: (UInt64, UInt64, UInt64, UInt64)
@@ -19,6 +21,13 @@ public struct ChainHash: Hashable, Sendable, Sequence, CustomStringConvertible {
             precondition(index == 32, "a chain hash is 32 bytes")
         }
         self.words = words
+    }
+
+    /// The SHA-256 of `bytes`, straight from the buffer (no copy, no sequence walked).
+    public static func of(_ bytes: UnsafeRawBufferPointer) -> ChainHash {
+        var hasher = SHA256()
+        hasher.update(bufferPointer: bytes)
+        return hasher.finalize().withUnsafeBytes { ChainHash(buffer: $0) }
     }
 
     public init(buffer: UnsafeRawBufferPointer) {

@@ -1,4 +1,3 @@
-import Crypto
 import HearthCrypto
 import HearthDomain
 import LMDB
@@ -142,7 +141,7 @@ public struct Ledger: Sendable {
             var record = RecordFormat.encodeUnhashed(
                 sequence: sequence, recordedAt: recordedAt, stream: stream, streamVersion: streamVersion, type: payload.type,
                 payload: parts.open, metadata: open, sealed: sealed, previousHash: head.hash)
-            let hash = ChainHash(SHA256.hash(data: record))
+            let hash = record.withUnsafeBytes { ChainHash.of($0) }
             record.append(contentsOf: hash)
             try txn.put(events, BigEndianUInt64(sequence), record, options: .append)
             try txn.put(streams, Self.streamKey(stream, streamVersion), BigEndianUInt64(sequence), options: .noOverwrite)

@@ -1,4 +1,3 @@
-import Crypto
 import HearthDomain
 import LMDB
 
@@ -20,8 +19,8 @@ extension Ledger {
         -> [ReplicationItem]
     {
         var items: [ReplicationItem] = []
-        // The entries named so far, by the stored bytes that name them (no names parsed twice).
-        var named: [[UInt8]: [UInt8]] = [:]
+        // The keys named so far, by the stored bytes that name them (no names parsed twice).
+        var named = Set<[UInt8]>()
         var bytes = 0
         var records = 0
         try forEachRecord(from: sequence + 1, in: txn) { sequence, record in
@@ -30,18 +29,18 @@ extension Ledger {
                 reference.append(0)
                 if let account = name.account { reference.append(contentsOf: account) }
                 withUnsafeBytes(of: name.generation) { reference.append(contentsOf: $0) }
-                if named[reference] == nil {
+                if named.insert(reference).inserted {
                     let owner = try RecordFormat.keyOwner(name, at: 0)
-                    let first = owner == (try RecordFormat.place(of: record).stream) && name.streamVersion == 1 ? sequence : nil
-                    var entry: [UInt8] = []
-                    if let first = try first ?? keys.firstSequence(of: owner, in: txn) {
-                        entry = StreamKeys.entryKey(first, name.generation)
-                        if let value = try txn.get(keys.table, entry) {
-                            items.append(.keyEntry(key: entry, value: value))
-                            bytes += entry.count + value.count
-                        }
+                    // A stream's first record names the stream's own key: its sequence is the entry's.
+                    let first = name.account == nil && name.streamVersion == 1 ? sequence : try keys.firstSequence(of: owner, in: txn)
+                    if let first {
+                        let entry = StreamKeys.entryKey(first, name.generation)
+                        // No entry: a generation a name-keyed table did not keep when it was moved
+                        // (only the latest was), which this ledger reads as destroyed; so will the follower.
+                        let value = try txn.get(keys.table, entry) ?? []
+                        items.append(.keyEntry(key: entry, value: value))
+                        bytes += entry.count + value.count
                     }
-                    named[reference] = entry
                 }
             }
             items.append(.record(Array(record)))
@@ -77,7 +76,7 @@ extension Ledger {
         guard ChainHash(buffer: try RecordFormat.previousHash(of: record)) == head.hash else {
             throw ReplicationError.diverged(at: sequence)
         }
-        let hash = ChainHash(SHA256.hash(data: RecordFormat.hashedBytes(of: record)))
+        let hash = ChainHash.of(RecordFormat.hashedBytes(of: record))
         guard ChainHash(buffer: try RecordFormat.storedHash(of: record)) == hash else { throw ReplicationError.badHash(at: sequence) }
         let recordedAt = try RecordFormat.recordedAt(of: record)
         guard recordedAt >= head.recordedAt else { throw ReplicationError.malformed("record \(sequence) is older than the head") }

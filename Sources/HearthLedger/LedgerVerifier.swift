@@ -1,4 +1,3 @@
-import Crypto
 import LMDB
 
 /// Walks the hash chain from the first event: sequence numbers gapless and matching their
@@ -66,8 +65,9 @@ public struct LedgerVerifier {
             return "record is truncated"
         }
         guard ChainHash(buffer: previous) == previousHash else { return "previous-hash does not match the prior event's hash" }
-        let computed = SHA256.hash(data: RecordFormat.hashedBytes(of: record))
-        guard computed.elementsEqual(hash) else { return "hash mismatch: the record was altered" }
+        guard ChainHash.of(RecordFormat.hashedBytes(of: record)) == ChainHash(buffer: hash) else {
+            return "hash mismatch: the record was altered"
+        }
         return nil
     }
 }

@@ -1,3 +1,4 @@
+import Crypto
 import HearthCrypto
 import HearthDomain
 import LMDB
@@ -25,6 +26,17 @@ public struct StreamKeys: Sendable {
     static let tableName = "ledger.keys"
     static let wrappedSize = AES256GCMKey.keySize + AES256GCMKey.overhead
     static let entryKeySize = 16
+
+    /// A short name of the ledger key (16 hex digits of a hash of it, under a label of its own),
+    /// which a cluster's nodes compare: a follower whose ledger key is not its leader's could open
+    /// none of what it receives. `nil` without a ledger key.
+    public var ledgerKeyFingerprint: String? {
+        guard let ledgerKey else { return nil }
+        var hasher = SHA256()
+        hasher.update(data: Array("hearth ledger key fingerprint".utf8))
+        hasher.update(data: ledgerKey)
+        return String(hex(hasher.finalize()).prefix(16))
+    }
 
     /// A stream's key as a reader asks for it: the one that sealed a record.
     public enum Lookup {

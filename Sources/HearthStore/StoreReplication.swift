@@ -11,6 +11,9 @@ import LMDB
 public struct StoreReplication: Sendable {
     let store: AccountStore
 
+    /// The ledger key's short name: a follower and its leader must hold the same key.
+    public var ledgerKeyFingerprint: String? { store.ledger.keys.ledgerKeyFingerprint }
+
     /// Leader: the records after `sequence`, at most `limit` or about `maxBytes`, with the key
     /// entries they need; an empty batch when there are none.
     public func batch(after sequence: UInt64, limit: Int = 4_096, maxBytes: Int = 4 << 20) throws -> ReplicationBatch {

@@ -167,7 +167,9 @@ def test_followers_replicate_refuse_writes_and_a_killed_leader_is_replaced(clust
     assert successor in followers
     eventually(lambda: sign_up(nodes[successor], "after@cluster.example").status_code == 200, timeout=10,
                message="a write on the new leader")
-    assert time.monotonic() - killed_at < 10
+    failover = time.monotonic() - killed_at
+    print(f"failover: {failover:.2f} s from SIGKILL to the first acknowledged write on the new leader (3 s lease)")
+    assert failover < 10
     other = next(name for name in followers if name != successor)
     eventually(lambda: cluster_check(nodes[other]).get("detail", "").startswith(f"follower of {successor}"), timeout=10,
                message=f"{other} to follow {successor}")

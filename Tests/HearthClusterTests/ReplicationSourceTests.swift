@@ -37,6 +37,7 @@ struct ReplicationSourceTests {
         try test.run(.createAccount(TestStore.project, UserID("u1")!, AccountCreated(method: .anonymous, createdAt: 0)))
         let batch = await answer
         #expect(batch.status == 200 && batch.head == 1 && batch.term == 4)
+        #expect(batch.ledgerKey == test.store.replication.ledgerKeyFingerprint && batch.ledgerKey != nil)
         #expect(try ReplicationBatch(received: batch.body).records == 1)
         let quick = ReplicationSource(store: test.store, token: Self.token, wait: .milliseconds(50))
         let none = await quick.answer(after: 1, authorization: "Bearer " + Self.token)

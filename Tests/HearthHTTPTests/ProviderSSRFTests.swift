@@ -147,7 +147,7 @@ struct ProviderSSRFTests {
     func oneGenericError() async throws {
         try await HeadfulSignInTests.run(timeoutSeconds: 3) { _, api, providers in
             let base = String(providers.issuer.dropLast("/oidc".count))
-            let closed = try ClosedPort.find()
+            let closed = try freePort()
             var errors: [String] = []
             for issuer in ["http://127.0.0.1:\(closed)/oidc", base + "/nothing", base + "/internal/secret"] {
                 #expect(try await Self.setIssuer(api, issuer, production: false).status == 200)
@@ -156,26 +156,6 @@ struct ProviderSSRFTests {
             #expect(Set(errors).count == 1, "\(errors)")
             #expect(errors.first?.contains(SignInService.providerFailureMessage) == true, "\(errors)")
         }
-    }
-}
-
-/// A local port nothing listens on (bound, then closed).
-enum ClosedPort {
-    static func find() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
-            }
-        }
-        guard bound else { throw POSIXError(.EADDRINUSE) }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }
 

@@ -136,5 +136,11 @@ struct ReplicationTests {
         try Self.expectSame(follower.store, leader.store)
         // Nothing after the head: an empty batch.
         #expect(try leader.store.replication.batch(after: leader.store.ledgerHead().sequence).records == 0)
+        // The ledger key's short name: the same for the copy, another for another data directory.
+        let other = try TestStore(label: "other")
+        defer { try? other.close() }
+        #expect(follower.store.replication.ledgerKeyFingerprint == leader.store.replication.ledgerKeyFingerprint)
+        #expect(other.store.replication.ledgerKeyFingerprint != leader.store.replication.ledgerKeyFingerprint)
+        #expect(leader.store.replication.ledgerKeyFingerprint?.count == 16)
     }
 }
