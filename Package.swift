@@ -295,7 +295,8 @@ let package = Package(
             name: "HearthAppTests",
             dependencies: [
                 "LMDB", "HearthDomain", "HearthLedger", "HearthStore", "HearthApp", "HearthAuth", "HearthMail",
-                "HearthTesting", "HearthTools", "HearthWire", "HearthCluster", .product(name: "Logging", package: "swift-log"),
+                "HearthTesting", "HearthTools", "HearthWire", "HearthCluster", "HearthHTTP",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictTests),
         .testTarget(

@@ -84,6 +84,12 @@ public enum MetricsExposition {
                     "Events the leader had when it last answered that this follower has yet to apply.",
                     Double(leaderHead > head ? leaderHead - head : 0))
             }
+            if cluster.role == .follower, let lag = cluster.lagMilliseconds {
+                gauge(
+                    "hearth_cluster_replication_lag_seconds",
+                    "From the leader's recording of the last record this follower applied to its commit here (0: caught up).",
+                    Double(lag) / 1000)
+            }
         }
         return registry.emitToString()
     }

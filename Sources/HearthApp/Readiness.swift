@@ -36,7 +36,8 @@ enum Readiness {
                 return ReadinessCheck(name: "cluster", ok: false, detail: "follower of \(leader.node)\(term), not replicating: \(error)")
             }
             let behind = state.leaderHead.map { head in ", \(head > applied ? head - applied : 0) events behind" } ?? ""
-            return ReadinessCheck(name: "cluster", ok: true, detail: "follower of \(leader.node)\(term)\(behind)")
+            let delay = state.lagMilliseconds.map { " (\($0) ms)" } ?? ""
+            return ReadinessCheck(name: "cluster", ok: true, detail: "follower of \(leader.node)\(term)\(behind)\(delay)")
         case (.follower, nil): return ReadinessCheck(name: "cluster", ok: false, detail: "no leader known")
         }
     }

@@ -20,6 +20,11 @@ public final class ClusterState: Sendable {
         public var replicationError: String?
         /// Records applied from the leader since start.
         public var replicated: UInt64 = 0
+        /// Milliseconds from the leader's recording of the last record this follower applied to
+        /// this follower's commit of it (by the two machines' clocks); 0 once it is caught up.
+        public var lagMilliseconds: Int64?
+
+        public init() {}
     }
 
     private let state = Mutex(Snapshot())

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import CoreMetrics
+import HearthDomain
 import HearthStore
 import Logging
 import NIOCore
@@ -81,14 +82,19 @@ public struct Replicator: Service {
         switch response.status.code {
         case 200:
             let batch = try ReplicationBatch(received: Array(body.readableBytesView))
-            try await store.replication.apply(batch)
+            let head = try await store.replication.apply(batch)
+            let lag = max(0, store.clock.now() - head.recordedAt)
             Self.applied.increment(by: batch.records)
             state.update {
                 $0.leaderHead = leaderHead
                 $0.replicated += UInt64(batch.records)
+                $0.lagMilliseconds = lag
             }
         case 204:
-            state.update { $0.leaderHead = leaderHead }
+            state.update {
+                $0.leaderHead = leaderHead
+                $0.lagMilliseconds = 0
+            }
         default:
             throw ReplicationRefused(
                 status: Int(response.status.code), body: String(decoding: body.readableBytesView.prefix(300), as: UTF8.self))

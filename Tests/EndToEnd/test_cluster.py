@@ -138,6 +138,7 @@ def test_followers_replicate_refuse_writes_and_a_killed_leader_is_replaced(clust
         assert found.status_code == 200, found.text
         assert found.json()["users"][0]["email"] == "person7@cluster.example"
         assert "0 events behind" in cluster_check(nodes[name])["detail"]
+        assert "hearth_cluster_replication_lag_seconds " in requests.get(nodes[name].url + "/metrics", timeout=5).text
 
     refused = sign_up(nodes[followers[0]])
     assert refused.status_code == 503

@@ -1,0 +1,52 @@
+import HearthCluster
+import HearthHTTP
+import Testing
+
+@testable import HearthApp
+
+/// `/readyz`'s cluster check: the role, the term, a follower's lag; not ready without a leader,
+/// without etcd, or while replication fails.
+@Suite("readiness: the cluster check")
+struct ClusterReadinessTests {
+    static func state(_ change: (inout ClusterState.Snapshot) -> Void) -> ClusterState.Snapshot {
+        var snapshot = ClusterState.Snapshot()
+        snapshot.etcdReachable = true
+        change(&snapshot)
+        return snapshot
+    }
+
+    static let leader = MemberRecord(node: "n1", url: "http://n1:9099", role: .leader, term: 7, at: 0)
+
+    @Test("leader, follower with its lag, and the three ways of not being ready")
+    func details() {
+        let leading = Readiness.cluster(
+            Self.state {
+                $0.role = .leader
+                $0.term = 7
+                $0.leader = Self.leader
+            }, applied: 40)
+        #expect(leading.ok && leading.detail == "leader, term 7")
+        let following = Readiness.cluster(
+            Self.state {
+                $0.term = 7
+                $0.leader = Self.leader
+                $0.leaderHead = 45
+                $0.lagMilliseconds = 12
+            }, applied: 40)
+        #expect(following.ok && following.detail == "follower of n1, term 7, 5 events behind (12 ms)")
+        let failing = Readiness.cluster(
+            Self.state {
+                $0.leader = Self.leader
+                $0.replicationError = "diverged"
+            }, applied: 40)
+        #expect(!failing.ok && failing.detail?.hasSuffix("not replicating: diverged") == true)
+        #expect(!Readiness.cluster(Self.state { _ in }, applied: 0).ok)
+        #expect(
+            !Readiness.cluster(
+                Self.state {
+                    $0.etcdReachable = false
+                    $0.leader = Self.leader
+                }, applied: 0
+            ).ok)
+    }
+}
