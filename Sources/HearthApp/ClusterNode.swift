@@ -39,19 +39,35 @@ struct ClusterNode {
 
     var services: [any Service] { [elector, replicator] }
 
-    /// `GET /hearth/v1/cluster/ledger?after=N`: what a follower asks its leader for.
+    /// `GET /hearth/v1/cluster/ledger?after=N&hash=H`: what a follower asks its leader for;
+    /// `GET /hearth/v1/cluster/ledger/hash?at=N`: how it finds the last record they share.
     func addRoutes(to router: Router<HearthRequestContext>) {
         router.get("/hearth/v1/cluster/ledger") { [source] request, _ in
-            let after = request.uri.queryParameters.get("after").flatMap { UInt64($0) }
-            let answer = await source.answer(after: after, authorization: request.headers[.authorization])
-            var headers = HTTPFields()
-            headers[.contentType] = answer.status == 200 ? "application/octet-stream" : "text/plain; charset=utf-8"
-            if let head = answer.head { headers[HTTPField.Name(ReplicationSource.headHeader)!] = String(head) }
-            if let term = answer.term { headers[HTTPField.Name(ReplicationSource.termHeader)!] = String(term) }
-            if let key = answer.ledgerKey { headers[HTTPField.Name(ReplicationSource.ledgerKeyHeader)!] = key }
-            let body = answer.status == 200 ? answer.body : Array((answer.refusal ?? "").utf8)
-            return Response(
-                status: HTTPResponse.Status(code: answer.status), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+            let query = request.uri.queryParameters
+            return Self.response(
+                await source.answer(
+                    ReplicationSource.Request(
+                        after: query.get("after").flatMap { UInt64($0) }, hash: query.get("hash"),
+                        node: request.headers[HTTPField.Name(ReplicationSource.nodeHeader)!],
+                        authorization: request.headers[.authorization])),
+                binary: true)
         }
+        router.get("/hearth/v1/cluster/ledger/hash") { [source] request, _ in
+            Self.response(
+                source.hash(
+                    at: request.uri.queryParameters.get("at").flatMap { UInt64($0) }, authorization: request.headers[.authorization]),
+                binary: false)
+        }
+    }
+
+    private static func response(_ answer: ReplicationSource.Answer, binary: Bool) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = answer.status == 200 && binary ? "application/octet-stream" : "text/plain; charset=utf-8"
+        if let head = answer.head { headers[HTTPField.Name(ReplicationSource.headHeader)!] = String(head) }
+        if let term = answer.term { headers[HTTPField.Name(ReplicationSource.termHeader)!] = String(term) }
+        if let key = answer.ledgerKey { headers[HTTPField.Name(ReplicationSource.ledgerKeyHeader)!] = key }
+        let body = answer.status == 200 ? answer.body : Array((answer.refusal ?? "").utf8)
+        return Response(
+            status: HTTPResponse.Status(code: answer.status), headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
     }
 }

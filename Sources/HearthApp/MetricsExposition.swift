@@ -78,6 +78,15 @@ public enum MetricsExposition {
                 "hearth_cluster_term", "The term this node leads or last saw led (the leader key's etcd revision).",
                 Double(cluster.term ?? 0))
             gauge("hearth_cluster_etcd_reachable", "1 while etcd answered this node's last call.", cluster.etcdReachable ? 1 : 0)
+            if cluster.role == .leader, let synchronous = cluster.synchronous {
+                gauge(
+                    "hearth_cluster_synchronous_followers", "Followers that must hold a write before this leader acknowledges it.",
+                    Double(synchronous.followers.count))
+                gauge(
+                    "hearth_cluster_writes_refused_unreplicated",
+                    "1 while this leader refuses writes: a write waited past cluster.synchronousTimeoutSeconds unconfirmed.",
+                    store.synchronousCommit.isStalled ? 1 : 0)
+            }
             if cluster.role == .follower, let leaderHead = cluster.leaderHead, let head = try? store.ledgerHead().sequence {
                 gauge(
                     "hearth_cluster_replication_lag_events",

@@ -20,17 +20,33 @@ enum Readiness {
         checks.append(await writer(store))
         let diskFullSince = store.writeHealth.diskFullSince
         checks.append(ReadinessCheck(name: "disk", ok: diskFullSince == nil, detail: diskFullSince.map { _ in "full: writes refused" }))
-        if let cluster { checks.append(Self.cluster(cluster.snapshot, applied: (try? store.ledgerHead().sequence) ?? 0)) }
+        if let cluster {
+            checks.append(
+                Self.cluster(
+                    cluster.snapshot, applied: (try? store.ledgerHead().sequence) ?? 0, stalled: store.synchronousCommit.isStalled))
+        }
         return checks
     }
 
-    /// The node's role and term, and a follower's lag; ready while a leader is known (this node or
-    /// another), etcd answers and a follower replicates.
-    static func cluster(_ state: ClusterState.Snapshot, applied: UInt64) -> ReadinessCheck {
+    /// The node's role and term, a leader's synchronous followers and a follower's lag; ready
+    /// while a leader is known (this node or another), etcd answers, a follower replicates and a
+    /// leader's synchronous followers confirm (`stalled`: a write timed out unconfirmed).
+    static func cluster(_ state: ClusterState.Snapshot, applied: UInt64, stalled: Bool = false) -> ReadinessCheck {
         let term = state.term.map { ", term \($0)" } ?? ""
         guard state.etcdReachable else { return ReadinessCheck(name: "cluster", ok: false, detail: "etcd unreachable\(term)") }
         switch (state.role, state.leader) {
-        case (.leader, _): return ReadinessCheck(name: "cluster", ok: true, detail: "leader\(term)")
+        case (.leader, _):
+            let followers = state.synchronous.map { set in
+                set.asynchronous
+                    ? ", asynchronous"
+                    : ", synchronous followers: \(set.followers.isEmpty ? "none" : set.followers.joined(separator: ", ")) (\(set.required) required)"
+            }
+            guard !stalled else {
+                return ReadinessCheck(
+                    name: "cluster", ok: false,
+                    detail: "leader\(term)\(followers ?? ""), refusing writes: its synchronous followers have not confirmed in time")
+            }
+            return ReadinessCheck(name: "cluster", ok: true, detail: "leader\(term)\(followers ?? "")")
         case (.follower, let leader?):
             if let error = state.replicationError {
                 return ReadinessCheck(name: "cluster", ok: false, detail: "follower of \(leader.node)\(term), not replicating: \(error)")

@@ -57,6 +57,12 @@ public struct FirebaseError: Error, Equatable, Sendable, CustomStringConvertible
     public static let notLeader = FirebaseError(
         httpStatus: 503, message: "UNAVAILABLE : This server is not the cluster's leader at the moment. Try again shortly.",
         status: "UNAVAILABLE", reason: "backendError")
+    /// In a cluster, a write the leader committed but its synchronous followers did not confirm
+    /// in time: not acknowledged (it may still take effect), and writes are refused until they do.
+    public static let notReplicated = FirebaseError(
+        httpStatus: 503,
+        message: "UNAVAILABLE : The server could not replicate the change in time. Try again shortly.",
+        status: "UNAVAILABLE", reason: "backendError")
     public static let notFound = FirebaseError(httpStatus: 404, message: "Not Found", status: "NOT_FOUND", reason: "notFound")
     public static let missingAPIKey = FirebaseError(
         httpStatus: 403, message: "The request is missing a valid API key.", status: "PERMISSION_DENIED", reason: "forbidden")

@@ -8,14 +8,25 @@ public struct ClusterConfiguration: Sendable, Equatable {
     public var leaseSeconds: Int64
     /// The credential nodes present to each other on the replication channel (from a file).
     public var replicationToken: String
+    /// How many followers must hold a write on disk before the leader acknowledges it; 0 runs
+    /// the cluster asynchronously (a failover may then lose the last acknowledged writes).
+    public var synchronousFollowers: Int
+    /// How long a write waits for them before it is answered 503 (and writes are refused until
+    /// they confirm it).
+    public var synchronousTimeout: Duration
 
-    public init(name: String, node: String, etcd: [String], advertiseURL: String, leaseSeconds: Int64 = 5, replicationToken: String = "") {
+    public init(
+        name: String, node: String, etcd: [String], advertiseURL: String, leaseSeconds: Int64 = 5, replicationToken: String = "",
+        synchronousFollowers: Int = 1, synchronousTimeout: Duration = .seconds(10)
+    ) {
         self.name = name
         self.node = node
         self.etcd = etcd
         self.advertiseURL = advertiseURL
         self.leaseSeconds = leaseSeconds
         self.replicationToken = replicationToken
+        self.synchronousFollowers = synchronousFollowers
+        self.synchronousTimeout = synchronousTimeout
     }
 
     /// Where this cluster's keys live in etcd: `/hearth/<name>/`.
@@ -25,4 +36,7 @@ public struct ClusterConfiguration: Sendable, Equatable {
     /// Each node's registration, under its own lease: what `hearth cluster status` lists.
     public var membersPrefix: String { prefix + "members/" }
     public var memberKey: String { membersPrefix + node }
+    /// The synchronous set: which nodes hold every acknowledged write, so which may take over
+    /// (`SynchronousSet`). Not under a lease: it outlives every node.
+    public var synchronousKey: String { prefix + "sync" }
 }

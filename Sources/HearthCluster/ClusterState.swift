@@ -23,6 +23,12 @@ public final class ClusterState: Sendable {
         /// Milliseconds from the leader's recording of the last record this follower applied to
         /// this follower's commit of it (by the two machines' clocks); 0 once it is caught up.
         public var lagMilliseconds: Int64?
+        /// The synchronous set, as this node last read or wrote it, and whether it lets this
+        /// node take over.
+        public var synchronous: SynchronousSet?
+        public var mayLead = true
+        /// Unacknowledged tails this node dropped to follow its leader.
+        public var droppedTails = 0
 
         public init() {}
     }

@@ -1,14 +1,17 @@
 import HearthWire
 
-/// `hearth cluster status`: what etcd says of a cluster, the leader key and every node's
-/// registration, with each node's lag behind the leader in events (from the heads they last
-/// reported, every few seconds).
+/// `hearth cluster status`: what etcd says of a cluster, the leader key, the synchronous set and
+/// every node's registration, with each node's lag behind the leader in events (from the heads
+/// they last reported, every few seconds) and in milliseconds (as each follower measured it).
 public struct ClusterStatus: Sendable, Equatable {
     public var cluster: String
     /// The leader key's holder, its term the key's create revision; `nil` when none holds it.
     public var leader: MemberRecord?
     /// Every registered node, by name.
     public var members: [MemberRecord]
+    /// Which followers hold every acknowledged write (and so, with the last leader, which nodes
+    /// may take over); `nil` before any node led.
+    public var synchronous: SynchronousSet?
 
     public static func read(cluster: String, etcd endpoints: [String]) async throws(EtcdError) -> ClusterStatus {
         let keys = ClusterConfiguration(name: cluster, node: "-", etcd: endpoints, advertiseURL: "")
@@ -22,7 +25,15 @@ public struct ClusterStatus: Sendable, Equatable {
         }
         let members = try await etcd.list(prefix: keys.membersPrefix).compactMap { MemberRecord($0.value) }.sorted { $0.node < $1.node }
         if let node = leader?.node, let registered = members.first(where: { $0.node == node }) { leader?.head = registered.head }
-        return ClusterStatus(cluster: cluster, leader: leader, members: members)
+        let synchronous = try await etcd.get(keys.synchronousKey).flatMap { SynchronousSet($0.value) }
+        return ClusterStatus(cluster: cluster, leader: leader, members: members, synchronous: synchronous)
+    }
+
+    static func describe(_ synchronous: SynchronousSet) -> String {
+        guard !synchronous.asynchronous else { return "asynchronous: a failover may lose the latest acknowledged writes" }
+        let followers = synchronous.followers.isEmpty ? "none" : synchronous.followers.joined(separator: ", ")
+        let successors = ([synchronous.leader] + synchronous.followers).joined(separator: ", ")
+        return "synchronous followers: \(followers) (\(synchronous.required) required); may take over: \(successors)"
     }
 
     /// Events `member` is behind the leader, by the heads both last reported.
@@ -37,6 +48,9 @@ public struct ClusterStatus: Sendable, Equatable {
             var object: [String: JSONValue] = ["cluster": .string(cluster)]
             object["leader"] = leader.map { .string($0.node) } ?? .null
             object["term"] = leader?.term.map { .int($0) } ?? .null
+            object["synchronousFollowers"] = synchronous.map { .array($0.followers.map(JSONValue.string)) } ?? .null
+            object["requiredFollowers"] = synchronous.map { .int(Int64($0.required)) } ?? .null
+            object["asynchronous"] = synchronous.map { .bool($0.asynchronous) } ?? .null
             object["members"] = .array(
                 members.map { member in
                     var entry: [String: JSONValue] = [
@@ -46,6 +60,8 @@ public struct ClusterStatus: Sendable, Equatable {
                     entry["term"] = member.term.map { .int($0) } ?? .null
                     entry["head"] = member.head.map { .int(Int64(clamping: $0)) } ?? .null
                     entry["lagEvents"] = lag(of: member).map { .int($0) } ?? .null
+                    entry["lagMs"] = member.lagMilliseconds.map { .int($0) } ?? .null
+                    entry["synchronous"] = .bool(synchronous?.followers.contains(member.node) ?? false)
                     return .object(entry)
                 })
             return [JSONValue.object(object).text]
@@ -54,12 +70,16 @@ public struct ClusterStatus: Sendable, Equatable {
             "cluster \(cluster): "
                 + (leader.map { "leader \($0.node) (term \($0.term.map(String.init) ?? "?"))" } ?? "no leader (none holds the leader key)")
         ]
-        let header = ["node", "role", "term", "head", "lag", "url", "reported"]
-        let rows = members.map { member in
-            [
-                member.node, member.role.rawValue, member.term.map(String.init) ?? "-", member.head.map(String.init) ?? "-",
-                lag(of: member).map(String.init) ?? "-", member.url, "\(max(0, now - member.at) / 1000) s ago",
-            ]
+        if let synchronous { lines.append(Self.describe(synchronous)) }
+        let header = ["node", "role", "sync", "term", "head", "lag", "lag ms", "url", "reported"]
+        let rows = members.map { member -> [String] in
+            let isSynchronous = synchronous?.followers.contains(member.node) == true
+            let term = member.term.map(String.init) ?? "-"
+            let head = member.head.map(String.init) ?? "-"
+            let events = lag(of: member).map(String.init) ?? "-"
+            let milliseconds = member.lagMilliseconds.map(String.init) ?? "-"
+            let age = "\(max(0, now - member.at) / 1000) s ago"
+            return [member.node, member.role.rawValue, isSynchronous ? "yes" : "-", term, head, events, milliseconds, member.url, age]
         }
         let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
         for row in [header] + rows {

@@ -11,6 +11,10 @@ import ServiceLifecycle
 /// it, the store refuses on its own (`WriteAuthority`), before etcd may expire the lease and let
 /// another node win the key. A node whose lease is gone starts a new session as a follower.
 ///
+/// Each term starts with a `SynchronousSet` in etcd, and while it leads the elector keeps it:
+/// it adds followers that confirm the leader's head, and replaces one that stopped confirming
+/// with another that holds everything; only a node the set names may campaign.
+///
 /// A clean stop steps down at once: it deletes the key it created and revokes its lease, so
 /// another node is elected within a tick instead of a TTL.
 public struct Elector: Service {
@@ -29,6 +33,16 @@ public struct Elector: Service {
 
     private static let elections = Counter(label: "hearth_cluster_elections_total")
     private static let fencings = Counter(label: "hearth_cluster_fenced_total")
+    /// A follower that has not confirmed for this long is not counted on (it asks at least
+    /// every second while it follows: `ReplicationSource`'s long poll).
+    static let confirmationsLive = Duration.seconds(3)
+    /// How far behind the head a follower may be and still be chosen: it catches up within a
+    /// batch, while the writes it now must confirm wait.
+    static let synchronousSlack: UInt64 = 4_096
+    /// How long a follower being added may take to confirm the head before the move is dropped.
+    static let catchUpLimit = Duration.seconds(3)
+    /// How often a leader looks at its followers' confirmations.
+    static let keeping = Duration.milliseconds(100)
 
     public init(
         configuration: ClusterConfiguration, store: AccountStore, state: ClusterState = ClusterState(),
@@ -80,6 +94,8 @@ public struct Elector: Service {
         var term: Int64?
         var registered: MemberRecord?
         var ticksSinceRegistration = 0
+        /// While it leads: the synchronous set etcd holds, and any move under way.
+        var keeper: SynchronousSetKeeper?
     }
 
     /// One lease: granted, then renewed every tick while this node leads or follows; returns
@@ -102,7 +118,7 @@ public struct Elector: Service {
                 guard case .unreachable = error else { throw error }
                 state.update { $0.etcdReachable = false }
             }
-            try await Task.sleep(for: tick)
+            try await keepSynchronousSet(session, until: .now + tick)
             let renewal = ContinuousClock.now
             do {
                 guard try await etcd.keepAlive(lease.id) != nil else { throw ElectorError.leaseLost }
@@ -125,6 +141,10 @@ public struct Elector: Service {
             logger.warning("the leader key is no longer this node's: stepping down", metadata: ["term": "\(term)"])
             stopLeading(session, fenced: true)
         }
+        if let holder, holder.lease == lease.id, session.term == nil {
+            // This session's own key, its term not begun (etcd failed between the two).
+            return try await lead(session, term: holder.createRevision, until: deadline)
+        }
         if let holder, holder.lease != lease.id, MemberRecord(holder.value)?.node == configuration.node {
             // This node's own key from a session it lost: no one else may take the key while
             // it stands, and this node is not leading under it.
@@ -132,10 +152,11 @@ public struct Elector: Service {
             return try await leadOrFollow(session, lease: lease, until: deadline)
         }
         guard let holder else {
+            guard try await mayCampaign() else { return follow(nil) }
             let record = MemberRecord(node: configuration.node, url: configuration.advertiseURL, role: .leader, at: store.clock.now())
             switch try await etcd.create(configuration.leaderKey, record.encoded, lease: lease.id) {
             case .created(let term):
-                await lead(session, term: term, until: deadline)
+                try await lead(session, term: term, until: deadline)
             case .exists(let holder):
                 follow(holder)
             }
@@ -144,7 +165,38 @@ public struct Elector: Service {
         follow(holder)
     }
 
-    private func lead(_ session: Session, term: Int64, until deadline: ContinuousClock.Instant) async {
+    /// Whether this node holds every acknowledged write, as the synchronous set in etcd says.
+    private func mayCampaign() async throws -> Bool {
+        guard let stored = try await etcd.get(configuration.synchronousKey) else { return true }
+        guard let synchronous = SynchronousSet(stored.value) else {
+            logger.error("the synchronous set in etcd is unreadable: not campaigning", metadata: ["key": "\(configuration.synchronousKey)"])
+            return false
+        }
+        let may = synchronous.mayLead(configuration.node)
+        state.update {
+            $0.synchronous = synchronous
+            $0.mayLead = may
+        }
+        return may
+    }
+
+    /// Begins term `term`: the synchronous set it starts with recorded in etcd, and the store
+    /// told what to wait for, before any write.
+    private func lead(_ session: Session, term: Int64, until deadline: ContinuousClock.Instant) async throws {
+        let previous = try await etcd.get(configuration.synchronousKey).flatMap { SynchronousSet($0.value) }
+        let synchronous = SynchronousSet.starting(
+            term: term, leader: configuration.node, after: previous, configured: configuration.synchronousFollowers)
+        store.synchronousCommit.timeout = configuration.synchronousTimeout
+        store.synchronousCommit.reset(synchronous.requirement)
+        guard
+            try await etcd.put(
+                configuration.synchronousKey, synchronous.encoded, whileKey: configuration.leaderKey, createdAt: term)
+        else { throw ElectorError.leaderKeyLost }
+        session.keeper = SynchronousSetKeeper(synchronous, catchUpLimit: Self.catchUpLimit)
+        state.update {
+            $0.synchronous = synchronous
+            $0.mayLead = true
+        }
         session.term = term
         store.writeAuthority.lead(term: UInt64(term), until: deadline)
         Self.elections.increment()
@@ -179,7 +231,10 @@ public struct Elector: Service {
     private func stopLeading(_ session: Session, fenced: Bool) {
         guard let term = session.term else { return }
         session.term = nil
+        session.keeper = nil
         store.writeAuthority.follow(nil)
+        // Writes waiting for followers are answered: not acknowledged.
+        store.synchronousCommit.reset(.none)
         state.update {
             $0.role = .follower
             $0.leader = nil
@@ -191,12 +246,59 @@ public struct Elector: Service {
         }
     }
 
+    /// Until `deadline` (the next renewal): while this node leads, keeps its synchronous set
+    /// every 100 ms, so a new term's first follower joins it, or a lost one is replaced, within
+    /// a fraction of a tick. A failed etcd call waits for the next round.
+    private func keepSynchronousSet(_ session: Session, until deadline: ContinuousClock.Instant) async throws {
+        while true {
+            if session.term != nil {
+                do {
+                    try await keepSynchronousSet(session)
+                } catch let error as EtcdError {
+                    guard case .unreachable = error else { throw error }
+                    state.update { $0.etcdReachable = false }
+                }
+            }
+            let remaining = deadline - .now
+            guard remaining > .zero else { return }
+            try await Task.sleep(for: min(remaining, Self.keeping))
+        }
+    }
+
+    /// One step of keeping the synchronous set (`SynchronousSetKeeper`), towards the followers
+    /// this leader wants (`SynchronousSet.wanted`).
+    private func keepSynchronousSet(_ session: Session) async throws {
+        guard let term = session.term, var keeper = session.keeper else { return }
+        defer { session.keeper = keeper }
+        let commit = store.synchronousCommit
+        let step = keeper.step(
+            confirmations: commit.confirmations, head: try store.ledgerHead().sequence, now: .now,
+            configured: configuration.synchronousFollowers, live: Self.confirmationsLive, slack: Self.synchronousSlack)
+        switch step {
+        case .none: return
+        case .widen(let requirement):
+            commit.require(requirement)
+            keeper.widened(head: try store.ledgerHead().sequence)
+        case .narrow(let requirement):
+            commit.require(requirement)
+        case .record(let set):
+            let recorded = try await etcd.put(
+                configuration.synchronousKey, set.encoded, whileKey: configuration.leaderKey, createdAt: term)
+            commit.require(keeper.recorded(recorded))
+            guard recorded else { return }
+            state.update { $0.synchronous = set }
+            logger.notice(
+                "synchronous followers", metadata: ["followers": "\(set.followers.joined(separator: ","))", "required": "\(set.required)"])
+        }
+    }
+
     /// This node's member key, rewritten when its role or term changes and every few seconds
     /// (its ledger head, for the lag `hearth cluster status` shows).
     private func register(_ session: Session, lease: EtcdClient.Lease) async throws {
-        let record = MemberRecord(
+        var record = MemberRecord(
             node: configuration.node, url: configuration.advertiseURL, role: session.term == nil ? .follower : .leader,
             term: session.term ?? state.snapshot.term, head: try? store.ledgerHead().sequence, at: store.clock.now())
+        if session.term == nil { record.lagMilliseconds = state.snapshot.lagMilliseconds }
         session.ticksSinceRegistration += 1
         if let last = session.registered, last.role == record.role, last.term == record.term, session.ticksSinceRegistration < 5 {
             return
@@ -224,4 +326,6 @@ enum ElectorError: Error {
     case leaseLost
     /// No renewal succeeded before the lease's deadline.
     case leaseExpired
+    /// The leader key is no longer the one this node created.
+    case leaderKeyLost
 }

@@ -92,6 +92,25 @@ public struct EtcdClient: Sendable {
             ])
     }
 
+    /// Puts `key` only while `guardKey` is still the one created at `createRevision` (a leader
+    /// writes the cluster's state only within its own term); returns whether it did.
+    public func put(_ key: String, _ value: [UInt8], whileKey guardKey: String, createdAt createRevision: Int64) async throws(EtcdError)
+        -> Bool
+    {
+        let answer = try await call(
+            "kv/txn",
+            [
+                "compare": [
+                    [
+                        "key": Self.base64(guardKey), "target": "CREATE", "result": "EQUAL",
+                        "create_revision": .string(String(createRevision)),
+                    ]
+                ],
+                "success": [["request_put": ["key": Self.base64(key), "value": .string(Data(value).base64EncodedString())]]],
+            ])
+        return answer["succeeded"] == .bool(true)
+    }
+
     /// What a create-only put found: the key is now ours, created at `revision`, or it was
     /// already there, as it stands.
     public enum Creation: Sendable, Equatable {

@@ -14,6 +14,8 @@ public struct MemberRecord: Sendable, Equatable {
     public var term: Int64?
     /// Its ledger's last sequence number.
     public var head: UInt64?
+    /// A follower's lag behind its leader, in milliseconds (`ClusterState.Snapshot.lagMilliseconds`).
+    public var lagMilliseconds: Int64?
     /// When it wrote this (Unix milliseconds).
     public var at: Int64
 
@@ -30,6 +32,7 @@ public struct MemberRecord: Sendable, Equatable {
         var object: [String: JSONValue] = ["node": .string(node), "url": .string(url), "role": .string(role.rawValue), "at": .int(at)]
         if let term { object["term"] = .int(term) }
         if let head { object["head"] = .int(Int64(clamping: head)) }
+        if let lagMilliseconds { object["lagMs"] = .int(lagMilliseconds) }
         return JSONValue.object(object).encoded()
     }
 
@@ -40,6 +43,7 @@ public struct MemberRecord: Sendable, Equatable {
         self.init(node: node, url: url, role: role, at: 0)
         if case .int(let term)? = object["term"] { self.term = term }
         if case .int(let head)? = object["head"], head >= 0 { self.head = UInt64(head) }
+        if case .int(let lag)? = object["lagMs"] { lagMilliseconds = lag }
         if case .int(let at)? = object["at"] { self.at = at }
     }
 }

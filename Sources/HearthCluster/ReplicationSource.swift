@@ -2,15 +2,17 @@ import HearthStore
 
 /// The leader's end of the replication channel, `GET /hearth/v1/cluster/ledger?after=N`: the
 /// records after `N` and the key entries they need (`ReplicationBatch`), as soon as there are
-/// any, waiting up to `wait` for one. Only with the cluster's replication credential, and only
-/// while this node leads. A follower's next request, `after` its new head, says it holds (fsynced)
-/// everything before.
+/// any, waiting up to `wait` for one (short: a follower's request is also its sign of life).
+/// Only with the cluster's replication credential, and only while this node leads. A follower names itself (`Hearth-Node`) and its head, by sequence and
+/// hash: a head this ledger does not hold is refused as diverged (a former leader's tail), and
+/// one it holds confirms that the follower has everything up to there on disk
+/// (`SynchronousCommit.confirm`), which is what lets the leader acknowledge writes.
 public struct ReplicationSource: Sendable {
     let store: AccountStore
     let token: String
     let wait: Duration
 
-    public init(store: AccountStore, token: String, wait: Duration = .seconds(5)) {
+    public init(store: AccountStore, token: String, wait: Duration = .seconds(1)) {
         self.store = store
         self.token = token
         self.wait = wait
@@ -31,15 +33,36 @@ public struct ReplicationSource: Sendable {
     public static let headHeader = "Hearth-Head"
     public static let termHeader = "Hearth-Term"
     public static let ledgerKeyHeader = "Hearth-Ledger-Key"
+    /// The follower's node name, on its request.
+    public static let nodeHeader = "Hearth-Node"
 
-    public func answer(after: UInt64?, authorization: String?) async -> Answer {
-        guard let presented = authorization, presented.hasPrefix("Bearer "),
+    /// A follower's request: its head (`after`, and that record's `hash`), and its node name.
+    public struct Request: Sendable {
+        public var after: UInt64?
+        public var hash: String?
+        public var node: String?
+        public var authorization: String?
+
+        public init(after: UInt64?, hash: String?, node: String?, authorization: String?) {
+            self.after = after
+            self.hash = hash
+            self.node = node
+            self.authorization = authorization
+        }
+    }
+
+    public func answer(_ request: Request) async -> Answer {
+        guard let presented = request.authorization, presented.hasPrefix("Bearer "),
             constantTimeEquals(Array(presented.utf8.dropFirst(7)), Array(token.utf8))
         else {
             return Answer(status: 401, body: [], refusal: "the replication credential is missing or wrong")
         }
-        guard let after else { return Answer(status: 400, body: [], refusal: "after: the follower's head, a sequence number") }
+        guard let after = request.after, let hash = request.hash, let node = request.node, (1...128).contains(node.utf8.count) else {
+            return Answer(
+                status: 400, body: [], refusal: "after and hash: the follower's head, by sequence and hash; Hearth-Node: its name")
+        }
         let start = ContinuousClock.now
+        var confirmed = false
         do {
             while true {
                 guard case .leader(let term, _) = store.writeAuthority.standing else {
@@ -48,7 +71,17 @@ public struct ReplicationSource: Sendable {
                 let head = try store.ledgerHead().sequence
                 if after > head {
                     return Answer(
-                        status: 409, body: [], head: head, term: term, refusal: "the follower is ahead of the leader's head \(head)")
+                        status: 409, body: [], head: head, term: term,
+                        refusal: "diverged: the follower is ahead of the leader's head \(head)")
+                }
+                if !confirmed {
+                    guard try store.replication.holds(after, hash: hash) else {
+                        return Answer(
+                            status: 409, body: [], head: head, term: term,
+                            refusal: "diverged: the follower's record \(after) is not the leader's")
+                    }
+                    store.synchronousCommit.confirm(node, through: after)
+                    confirmed = true
                 }
                 if after < head {
                     let batch = try store.replication.batch(after: after)
@@ -62,6 +95,30 @@ public struct ReplicationSource: Sendable {
                 // costs nothing measurable and adds as little to the lag.
                 try await Task.sleep(for: .milliseconds(2))
             }
+        } catch {
+            return Answer(status: 503, body: [], refusal: "\(error)")
+        }
+    }
+}
+
+extension ReplicationSource {
+    /// `GET /hearth/v1/cluster/ledger/hash?at=N`: the hash of the leader's record `N` (hex), so
+    /// a follower whose head is not the leader's finds the last record both hold; 404 without it.
+    public func hash(at sequence: UInt64?, authorization: String?) -> Answer {
+        guard let presented = authorization, presented.hasPrefix("Bearer "),
+            constantTimeEquals(Array(presented.utf8.dropFirst(7)), Array(token.utf8))
+        else {
+            return Answer(status: 401, body: [], refusal: "the replication credential is missing or wrong")
+        }
+        guard let sequence else { return Answer(status: 400, body: [], refusal: "at: a sequence number") }
+        guard case .leader(let term, _) = store.writeAuthority.standing else {
+            return Answer(status: 409, body: [], refusal: "this node does not lead")
+        }
+        do {
+            guard let hash = try store.replication.hash(at: sequence) else {
+                return Answer(status: 404, body: [], term: term, refusal: "no record \(sequence)")
+            }
+            return Answer(status: 200, body: Array(hash.utf8), term: term)
         } catch {
             return Answer(status: 503, body: [], refusal: "\(error)")
         }

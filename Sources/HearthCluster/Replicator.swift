@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import CoreMetrics
 import HearthDomain
 import HearthStore
+import HearthWire
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -12,6 +13,11 @@ import ServiceLifecycle
 /// folded in one transaction (`StoreReplication.apply`); a batch's commit is durable before the
 /// next request, which says so to the leader. A failed batch is retried after a pause, and its
 /// reason kept for `/readyz` and logged once.
+///
+/// A follower whose head the leader does not hold (a former leader's unacknowledged tail, or
+/// one it received from it) finds the last record both hold, drops the rest, writes down what
+/// it dropped (`dropped-tail-<time>.json` in its data directory, and the log), folds its
+/// projections again, and follows.
 public struct Replicator: Service {
     let configuration: ClusterConfiguration
     let store: AccountStore
@@ -20,7 +26,8 @@ public struct Replicator: Service {
     let logger: Logger
 
     private static let applied = Counter(label: "hearth_cluster_replicated_events_total")
-    /// A long poll waits up to 5 s at the leader; this bounds the whole request.
+    private static let droppedRecords = Counter(label: "hearth_cluster_dropped_tail_events_total")
+    /// A long poll waits a second at the leader; this bounds the whole request.
     static let requestTimeout: TimeAmount = .seconds(15)
     static let maxBatchBytes = 64 << 20
 
@@ -67,10 +74,10 @@ public struct Replicator: Service {
 
     /// One request and, if it brought records, one batch applied.
     private func replicate(from leaderURL: String) async throws {
-        let head = try store.ledgerHead().sequence
-        var request = HTTPClientRequest(url: "\(leaderURL)/hearth/v1/cluster/ledger?after=\(head)")
+        let head = try store.ledgerHead()
+        var request = HTTPClientRequest(url: "\(leaderURL)/hearth/v1/cluster/ledger?after=\(head.sequence)&hash=\(head.hash)")
         request.headers.add(name: "Authorization", value: "Bearer \(configuration.replicationToken)")
-        request.headers.add(name: "Hearth-Node", value: configuration.node)
+        request.headers.add(name: ReplicationSource.nodeHeader, value: configuration.node)
         let response = try await ClusterHTTP.client.execute(request, timeout: Self.requestTimeout)
         let body = try await response.body.collect(upTo: Self.maxBatchBytes)
         let leaderHead = response.headers.first(name: ReplicationSource.headHeader).flatMap(UInt64.init)
@@ -95,10 +102,76 @@ public struct Replicator: Service {
                 $0.leaderHead = leaderHead
                 $0.lagMilliseconds = 0
             }
+        case 409 where body.readableBytesView.starts(with: Array("diverged".utf8)):
+            try await dropDivergedTail(leaderURL: leaderURL, leaderHead: leaderHead ?? 0, ours: head.sequence)
         default:
             throw ReplicationRefused(
                 status: Int(response.status.code), body: String(decoding: body.readableBytesView.prefix(300), as: UTF8.self))
         }
+    }
+
+    /// Finds the last record this ledger shares with the leader's (a binary search on their
+    /// hashes: two chains that agree at a record agree before it) and drops what follows it.
+    private func dropDivergedTail(leaderURL: String, leaderHead: UInt64, ours: UInt64) async throws {
+        var shared: UInt64 = 0
+        var above = min(ours, leaderHead)
+        while shared < above {
+            let probe = shared + (above - shared + 1) / 2
+            if try await leaderHash(at: probe, leaderURL: leaderURL) == store.replication.hash(at: probe) {
+                shared = probe
+            } else {
+                above = probe - 1
+            }
+        }
+        let leader = state.snapshot.leader?.node ?? leaderURL
+        logger.warning(
+            "this node's ledger goes past what it shares with the leader's: dropping the unacknowledged tail",
+            metadata: ["leader": "\(leader)", "keptThrough": "\(shared)", "head": "\(ours)"])
+        state.update { $0.replicationError = "dropping an unacknowledged tail after record \(shared), and folding the projections again" }
+        let dropped = try await store.replication.dropTail(after: shared)
+        if let first = dropped.first, let last = dropped.last {
+            let at = store.clock.now()
+            let path = store.directory.path + "/dropped-tail-\(at).json"
+            try DurableFiles.writeAtomically(Self.report(dropped, keptThrough: shared, leader: leader, at: at), to: path)
+            logger.warning(
+                "dropped an unacknowledged tail",
+                metadata: [
+                    "records": "\(dropped.count)", "first": "\(first.sequence) \(first.hash)", "last": "\(last.sequence) \(last.hash)",
+                    "report": "\(path)",
+                ])
+            Self.droppedRecords.increment(by: dropped.count)
+        }
+        try await store.replication.refold()
+        state.update {
+            $0.replicationError = nil
+            $0.droppedTails += dropped.isEmpty ? 0 : 1
+        }
+    }
+
+    private func leaderHash(at sequence: UInt64, leaderURL: String) async throws -> String? {
+        var request = HTTPClientRequest(url: "\(leaderURL)/hearth/v1/cluster/ledger/hash?at=\(sequence)")
+        request.headers.add(name: "Authorization", value: "Bearer \(configuration.replicationToken)")
+        let response = try await ClusterHTTP.client.execute(request, timeout: .seconds(5))
+        let body = try await response.body.collect(upTo: 1 << 10)
+        switch response.status.code {
+        case 200: return String(decoding: body.readableBytesView, as: UTF8.self)
+        case 404: return nil
+        default:
+            throw ReplicationRefused(
+                status: Int(response.status.code), body: String(decoding: body.readableBytesView.prefix(300), as: UTF8.self))
+        }
+    }
+
+    /// What a dropped tail leaves in the data directory: the leader, the last record kept,
+    /// and each dropped record's sequence, hash and time.
+    static func report(_ dropped: [LedgerHead], keptThrough: UInt64, leader: String, at: Int64) -> [UInt8] {
+        JSONValue.object([
+            "droppedAt": .string(Timestamp.iso8601(milliseconds: at)), "leader": .string(leader), "keptThrough": .int(Int64(keptThrough)),
+            "records": .array(
+                dropped.map {
+                    .object(["sequence": .int(Int64($0.sequence)), "hash": .string($0.hash), "recordedAt": .int($0.recordedAt)])
+                }),
+        ]).encoded()
     }
 }
 

@@ -51,13 +51,59 @@ extension Ledger {
         return items
     }
 
+    /// The hash of the record at `sequence`, or `nil` when this ledger holds no such record: a
+    /// leader compares it with a follower's head.
+    public func hash(at sequence: UInt64, in txn: some Transaction) throws -> ChainHash? {
+        try txn.withValue(events, forKey: BigEndianUInt64(sequence)) { record in
+            try record.map { ChainHash(buffer: try RecordFormat.storedHash(of: $0)) }
+        }
+    }
+
+    /// Drops the records after `sequence`: a tail this node wrote as a leader, or received from
+    /// one, that its new leader's ledger does not hold (never acknowledged: the synchronous set
+    /// did not hold it). Their stream index entries go with them, and the key entries of
+    /// streams they began. Returns each dropped record's sequence, hash and time. Refused when
+    /// the tail forgot an account (its key is destroyed here, and only a copy of the leader's
+    /// ledger restores it).
+    public func dropTail(after sequence: UInt64, in txn: WriteTransaction) throws -> [Head] {
+        var dropped: [Head] = []
+        var indexEntries: [[UInt8]] = []
+        var cache = RecordFormat.StreamCache()
+        try forEachRecord(from: sequence + 1, in: txn) { sequence, record in
+            let event = try decodeRecordedEvent(record, streams: &cache, in: txn)
+            if PersonalData.forgets(event.payload), PersonalData.keyOwner(of: event.stream, event.payload) != nil {
+                throw ReplicationError.tailForgets(at: sequence)
+            }
+            indexEntries.append(try RecordFormat.streamIndexKey(of: record))
+            dropped.append(
+                Head(
+                    sequence: sequence, hash: ChainHash(buffer: try RecordFormat.storedHash(of: record)),
+                    recordedAt: try RecordFormat.recordedAt(of: record)))
+            return .continue
+        }
+        for head in dropped { _ = try txn.delete(events, BigEndianUInt64(head.sequence)) }
+        for entry in indexEntries { _ = try txn.delete(streams, entry) }
+        // Key entries sort by their stream's first sequence: those after the tail's start are its.
+        var made: [[UInt8]] = []
+        try txn.forEach(keys.table, from: StreamKeys.entryKey(sequence + 1, 0)) { key, _ in
+            // Past the entries: the table's older entries keyed by stream name.
+            guard StreamKeys.isEntryKey(key) else { return .stop }
+            made.append(Array(key))
+            return .continue
+        }
+        for key in made { _ = try txn.delete(keys.table, key) }
+        return dropped
+    }
+
     /// Puts a key entry a leader sent, unless this ledger has it already (made by an earlier
-    /// batch, or destroyed since by a record this follower applied).
+    /// batch, or destroyed since by a record this follower applied, or live here while the
+    /// leader destroyed it by a record still to come). A different live key is replaced: one
+    /// this node made in a tail it dropped, which no record it holds was sealed with.
     public func receiveKeyEntry(key: [UInt8], value: [UInt8], in txn: WriteTransaction) throws {
         guard key.count == StreamKeys.entryKeySize, value.isEmpty || value.count == StreamKeys.wrappedSize else {
             throw ReplicationError.malformed("a key entry of \(key.count) + \(value.count) bytes")
         }
-        guard try txn.get(keys.table, key) == nil else { return }
+        if let held = try txn.get(keys.table, key), held.isEmpty || value.isEmpty || held == value { return }
         try txn.put(keys.table, key, value)
     }
 
@@ -102,6 +148,8 @@ public enum ReplicationError: Error, Equatable, CustomStringConvertible {
     case diverged(at: UInt64)
     /// The record's hash is not the hash of its bytes.
     case badHash(at: UInt64)
+    /// A tail to drop forgot an account: its key is destroyed here.
+    case tailForgets(at: UInt64)
     case malformed(String)
 
     public var description: String {
@@ -110,6 +158,8 @@ public enum ReplicationError: Error, Equatable, CustomStringConvertible {
         case .diverged(let sequence):
             "record \(sequence) does not continue this ledger: it differs from the leader's before it (an unacknowledged tail of a former leader?)"
         case .badHash(let sequence): "record \(sequence)'s hash does not match its bytes"
+        case .tailForgets(let sequence):
+            "the unacknowledged tail to drop forgot an account (record \(sequence)), whose key only the leader still holds: restore this node from a backup of the leader (docs/cluster.md)"
         case .malformed(let detail): "malformed replication: \(detail)"
         }
     }

@@ -43,8 +43,9 @@ public struct ActionCodeSweeper: Service {
                     do {
                         let forgotten = try await sweepDue()
                         if forgotten > 0 { logger.info("expired action codes forgotten", metadata: ["codes": "\(forgotten)"]) }
-                    } catch StoreError.notLeader {
-                        // A cluster's follower: the leader sweeps; look again later.
+                    } catch StoreError.notLeader, StoreError.notReplicated {
+                        // A cluster's follower (the leader sweeps), or a leader whose followers
+                        // do not confirm: look again later.
                         try await clock.sleep(until: clock.now() + SchedulerTiming.followerRetry)
                         continue
                     }

@@ -66,8 +66,9 @@ public struct CleanupScheduler: Service {
             let refused: Bool
             do {
                 (purged, refused) = try await purgeBatches()
-            } catch StoreError.notLeader {
-                // A cluster's follower: the leader purges; look again later.
+            } catch StoreError.notLeader, StoreError.notReplicated {
+                // A cluster's follower (the leader purges), or a leader whose followers do not
+                // confirm: look again later.
                 progress.passFinished(sleepingUntil: clock.now() + SchedulerTiming.followerRetry)
                 try await sleep(until: clock.now() + SchedulerTiming.followerRetry)
                 continue

@@ -28,6 +28,9 @@ public final class AccountStore: Sendable {
     public let writeHealth: WriteHealth
     /// Whether this node may write: always, unless it runs in a cluster (the elector sets it).
     public let writeAuthority = WriteAuthority()
+    /// In a cluster, which followers must hold a write before it is acknowledged (the leader's
+    /// elector sets it); no one's otherwise.
+    public let synchronousCommit = SynchronousCommit()
 
     public struct Options: Sendable {
         public var clock: any WallClock = SystemClock()
@@ -100,10 +103,9 @@ public final class AccountStore: Sendable {
         _ command: Command, expecting expected: ExpectedVersion = .any, metadata: Metadata
     ) async throws -> [StoredEvent] {
         try await writing {
-            announced(
-                try await environment.writer.submit { [self] txn in
-                    try job(txn, metadata) { try $0.execute(command, expecting: expected) }
-                })
+            try await environment.writer.submit { [self] txn in
+                try job(txn, metadata) { try $0.execute(command, expecting: expected) }
+            }
         }
     }
 
@@ -113,10 +115,9 @@ public final class AccountStore: Sendable {
         _ command: Command, expecting expected: ExpectedVersion = .any, metadata: Metadata
     ) throws -> [StoredEvent] {
         try writing {
-            announced(
-                try environment.writer.perform { [self] txn in
-                    try job(txn, metadata) { try $0.execute(command, expecting: expected) }
-                })
+            try environment.writer.perform { [self] txn in
+                try job(txn, metadata) { try $0.execute(command, expecting: expected) }
+            }
         }
     }
 
@@ -124,22 +125,21 @@ public final class AccountStore: Sendable {
     /// alone, with its error in the result; the others commit together.
     public func executeAll(_ commands: [Command], metadata: Metadata) async throws -> [Result<[StoredEvent], any Error>] {
         try await writing {
-            announced(
-                try await environment.writer.submit { [self] txn in
-                    try job(txn, metadata) { transaction in
-                        try commands.map { command in
-                            let writes = txn.writeCount
-                            do {
-                                return .success(try transaction.execute(command))
-                            } catch {
-                                // Only a command that wrote nothing may fail alone inside a shared
-                                // transaction; anything else fails the whole job, which the writer rolls back.
-                                if txn.writeCount != writes { throw error }
-                                return .failure(StoreError(translating: error) ?? error)
-                            }
+            try await environment.writer.submit { [self] txn in
+                try job(txn, metadata) { transaction in
+                    try commands.map { command in
+                        let writes = txn.writeCount
+                        do {
+                            return .success(try transaction.execute(command))
+                        } catch {
+                            // Only a command that wrote nothing may fail alone inside a shared
+                            // transaction; anything else fails the whole job, which the writer rolls back.
+                            if txn.writeCount != writes { throw error }
+                            return .failure(StoreError(translating: error) ?? error)
                         }
                     }
-                })
+                }
+            }
         }
     }
 
@@ -149,32 +149,35 @@ public final class AccountStore: Sendable {
     public func transaction<R: Sendable>(
         metadata: Metadata, _ body: @escaping @Sendable (StoreTransaction) throws -> R
     ) async throws -> R {
-        try await writing {
-            announced(try await environment.writer.submit { [self] txn in try job(txn, metadata, body) })
-        }
+        try await writing { try await environment.writer.submit { [self] txn in try job(txn, metadata, body) } }
     }
 
     /// A write, its errors in the store's terms, what it says of the disk (`writeHealth`), and
-    /// whether it may be acknowledged (`writeAuthority`).
-    private func writing<R>(_ body: () async throws -> R) async throws -> R {
+    /// whether it may be acknowledged: once the synchronous followers hold it
+    /// (`synchronousCommit`), and while this node still holds the right to write (`writeAuthority`).
+    private func writing<R>(_ body: () async throws -> Committed<R>) async throws -> R {
         do {
-            let result = try await translatingErrors(body)
+            let committed = try await translatingErrors(body)
             writeHealth.record(diskFull: false)
-            // Committed; acknowledged only while this node still holds the right to write.
+            announce(committed)
+            try await synchronousCommit.acknowledge(committed.head)
             try writeAuthority.check()
-            return result
+            return committed.result
         } catch StoreError.diskFull {
             writeHealth.record(diskFull: true)
             throw StoreError.diskFull
         }
     }
 
-    private func writing<R>(_ body: () throws -> R) throws -> R {
+    /// `writing` for the tools, which never run where followers must confirm.
+    private func writing<R>(_ body: () throws -> Committed<R>) throws -> R {
         do {
-            let result = try translatingErrors(body)
+            let committed = try translatingErrors(body)
             writeHealth.record(diskFull: false)
+            announce(committed)
+            guard synchronousCommit.requirement == .none else { throw StoreError.notReplicated }
             try writeAuthority.check()
-            return result
+            return committed.result
         } catch StoreError.diskFull {
             writeHealth.record(diskFull: true)
             throw StoreError.diskFull
@@ -202,26 +205,29 @@ public final class AccountStore: Sendable {
     private func job<R>(_ txn: WriteTransaction, _ metadata: Metadata, _ body: (StoreTransaction) throws -> R) throws
         -> Committed<R>
     {
-        // A job queued before this node lost the right to write writes nothing.
+        // A job queued before this node lost the right to write writes nothing; nor does one
+        // while an earlier write waits unconfirmed past its timeout.
         try writeAuthority.check()
+        try synchronousCommit.checkAccepting()
         let now = max(clock.now(), try ledger.head(in: txn).recordedAt)
         let writer = projections.writer(txn)
         let result = try body(
             StoreTransaction(ledger: ledger, writer: writer, keys: StreamKeys.Cache(), metadata: metadata, now: now))
         try writer.flush()
-        return Committed(result: result, earliestScheduled: writer.earliestScheduled)
+        return Committed(result: result, earliestScheduled: writer.earliestScheduled, head: try ledger.head(in: txn).sequence)
     }
 
-    /// A job's result, and the earliest cleanup due time it scheduled.
+    /// A job's result, the earliest cleanup due time it scheduled, and the ledger's head after
+    /// it (what followers must hold before it is acknowledged; what it read, too).
     fileprivate struct Committed<R> {
         var result: R
         var earliestScheduled: Int64?
+        var head: UInt64
     }
 
     /// Called once the job committed: only then may the scheduler read what it scheduled.
-    private func announced<R>(_ committed: Committed<R>) -> R {
+    private func announce<R>(_ committed: Committed<R>) {
         if let due = committed.earliestScheduled { cleanupChanges.announce(due) }
-        return committed.result
     }
 
     /// Write jobs the writer has run so far, everyone's: a caller compares two readings to learn

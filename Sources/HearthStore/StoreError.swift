@@ -26,6 +26,9 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     /// In a cluster, this node is not the leader (or its lease may have lapsed): it neither
     /// writes nor acknowledges. `leader` names the node that leads, when one is known.
     case notLeader(leader: String?)
+    /// In a cluster, the synchronous followers did not confirm a write in time: it is not
+    /// acknowledged, and the leader refuses writes until they confirm it.
+    case notReplicated
     /// What a follower received from its leader does not continue its ledger, or is malformed.
     case replication(String)
     case wrongExpectedVersion(stream: StreamID, expected: ExpectedVersion, actual: UInt64)
@@ -58,6 +61,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
         case .writerStalled: "the writer did not commit in time"
         case .replication(let detail): "replication: \(detail)"
         case .notLeader(let leader): "this node is not the cluster's leader" + (leader.map { " (\($0) is)" } ?? "")
+        case .notReplicated: "the synchronous followers have not confirmed the leader's writes in time"
         case .wrongExpectedVersion(let stream, let expected, let actual):
             "stream \(stream) is at version \(actual), expected \(expected)"
         case .concurrentWrite: ProjectionError.concurrentWrite.description

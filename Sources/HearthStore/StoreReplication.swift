@@ -1,3 +1,4 @@
+import Foundation
 import HearthDomain
 import HearthLedger
 import HearthProjections
@@ -21,6 +22,45 @@ public struct StoreReplication: Sendable {
             try store.environment.read { txn in
                 ReplicationBatch(try store.ledger.replicationItems(after: sequence, limit: limit, maxBytes: maxBytes, in: txn))
             }
+        }
+    }
+
+    /// Leader: whether this ledger's record at `sequence` has `hash` (hex), so a follower whose
+    /// head it is holds this ledger's records up to there, and not a tail of its own.
+    public func holds(_ sequence: UInt64, hash: String) throws -> Bool {
+        // An empty ledger holds no tail of its own, whatever it links to.
+        guard sequence > 0 else { return true }
+        return try translatingErrors {
+            try store.environment.read { txn in try store.ledger.hash(at: sequence, in: txn).map { hex($0) } == hash.lowercased() }
+        }
+    }
+
+    /// The hash (hex) of this ledger's record at `sequence`, or `nil` if it holds none.
+    public func hash(at sequence: UInt64) throws -> String? {
+        try translatingErrors { try store.environment.read { txn in try store.ledger.hash(at: sequence, in: txn).map { hex($0) } } }
+    }
+
+    /// Follower: drops the records after `sequence`, a tail its leader's ledger does not hold
+    /// (so never acknowledged), and empties the projections, in one transaction; returns each
+    /// dropped record's sequence, hash and time. `refold` then folds the projections again:
+    /// until it has, they are behind the ledger (the caller reports the node not ready).
+    public func dropTail(after sequence: UInt64) async throws -> [LedgerHead] {
+        try await translatingErrors {
+            try await store.environment.writer.submit { [store] txn in
+                if case .leader = store.writeAuthority.standing {
+                    throw StoreError.replication("this node leads: its ledger is the cluster's")
+                }
+                let dropped = try store.ledger.dropTail(after: sequence, in: txn)
+                try store.projections.reset(in: txn)
+                return dropped.map(LedgerHead.init)
+            }
+        }
+    }
+
+    /// Folds the projections up to the ledger's head (after `dropTail`), on a thread of its own.
+    public func refold() async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            Thread.detachNewThread { [store] in continuation.resume(with: Result { _ = try store.maintenance.catchUp() }) }
         }
     }
 

@@ -2,14 +2,19 @@
 etcd-server, started here on loopback): one leader; followers that replicate its ledger, answer
 reads (its ID tokens too) and refuse writes in Firebase's envelope; `/readyz` and `hearth cluster
 status` saying who leads; a SIGKILLed leader replaced once its lease runs out, the old one back as
-a follower, and every node at the same head, digest and verified chain. (Preview: no synchronous
-followers yet, so the test lets the followers catch up before the kill.)"""
+a follower, and every node at the same head, digest and verified chain. Then failover under load:
+sign-ups sent to every node while the leader is SIGKILLed, round after round
+(`HEARTH_FAILOVER_ROUNDS`, 2 here; `scripts/failover-soak` runs 20): every acknowledged sign-up is
+on the new leader, and the killed node comes back, drops whatever it wrote unacknowledged, and
+follows."""
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
+import threading
 import time
 
 import pytest
@@ -77,7 +82,7 @@ def cluster(etcd):
         for name in ["n1", "n2", "n3"]:
             port = free_port()
             settings = {"name": "e2e", "node": name, "etcd": [etcd], "advertiseUrl": f"http://127.0.0.1:{port}", "leaseSeconds": 3,
-                        "replicationTokenFile": token_file}
+                        "replicationTokenFile": token_file, "synchronousTimeoutSeconds": 2}
             nodes[name] = Daemon(os.path.join(root, name), port,
                                  env={"HEARTH_CLUSTER": json.dumps(settings), "HEARTH_LOG_LEVEL": "notice"})
         for node in nodes.values():
@@ -160,6 +165,10 @@ def test_followers_replicate_refuse_writes_and_a_killed_leader_is_replaced(clust
     assert report["leader"] == leader
     assert sorted(member["node"] for member in report["members"]) == ["n1", "n2", "n3"]
     assert [m["role"] for m in report["members"] if m["node"] == leader] == ["leader"]
+    # One follower is synchronous: it holds every acknowledged write, and may take over.
+    assert len(report["synchronousFollowers"]) == 1 and report["synchronousFollowers"][0] in followers, report
+    assert report["requiredFollowers"] == 1 and report["asynchronous"] is False
+    assert [m["node"] for m in report["members"] if m["synchronous"]] == report["synchronousFollowers"]
 
     # SIGKILL: no clean step-down; the others wait out the 3 s lease, then one of them leads.
     killed_at = time.monotonic()
@@ -174,8 +183,7 @@ def test_followers_replicate_refuse_writes_and_a_killed_leader_is_replaced(clust
     other = next(name for name in followers if name != successor)
     eventually(lambda: cluster_check(nodes[other]).get("detail", "").startswith(f"follower of {successor}"), timeout=10,
                message=f"{other} to follow {successor}")
-    # Every account the old leader acknowledged is on the new one (the load had stopped and the
-    # followers had caught up: without synchronous followers, that is what guarantees it today).
+    # Every account the old leader acknowledged is on the new one.
     for email, token in tokens.items():
         assert lookup(nodes[successor], token).status_code == 200, email
 
@@ -191,3 +199,171 @@ def test_followers_replicate_refuse_writes_and_a_killed_leader_is_replaced(clust
     for node in nodes.values():
         verified = subprocess.run([BINARY, "audit", "verify", "--data", node.data_dir], capture_output=True, text=True, timeout=60)
         assert verified.returncode == 0, verified.stdout + verified.stderr
+
+
+class Load:
+    """Sign-ups sent round-robin to every node by a few threads, each acknowledged one kept."""
+
+    def __init__(self, nodes, threads=6):
+        self.nodes = nodes
+        self.acknowledged = {}  # email -> ID token
+        self.answered_at = {}  # node name -> when it last acknowledged one
+        self.refused = 0
+        self.lock = threading.Lock()
+        self.running = True
+        self.threads = [threading.Thread(target=self.run, args=(index,), daemon=True) for index in range(threads)]
+        self.sequence = 0
+
+    def run(self, index):
+        names = sorted(self.nodes)
+        count = 0
+        while self.running:
+            name = names[(index + count) % len(names)]
+            node = self.nodes[name]
+            count += 1
+            with self.lock:
+                self.sequence += 1
+                email = f"load{self.sequence}@cluster.example"
+            if node.process.poll() is not None:
+                continue
+            try:
+                answer = sign_up(node, email)
+            except requests.RequestException:
+                continue
+            with self.lock:
+                if answer.status_code == 200:
+                    self.acknowledged[email] = answer.json()["idToken"]
+                    self.answered_at[name] = time.monotonic()
+                else:
+                    assert answer.status_code == 503, answer.text
+                    self.refused += 1
+
+    def __enter__(self):
+        for thread in self.threads:
+            thread.start()
+        return self
+
+    def __exit__(self, *_):
+        self.running = False
+        for thread in self.threads:
+            thread.join(timeout=30)
+
+
+def admin_lookup(node, emails):
+    answer = requests.post(f"{node.url}/identitytoolkit.googleapis.com/v1/projects/demo-hearth/accounts:lookup",
+                           json={"email": emails}, headers={"Authorization": "Bearer owner"}, timeout=30)
+    assert answer.status_code == 200, answer.text
+    return {user["email"] for user in answer.json().get("users", [])}
+
+
+def test_failover_under_load_loses_no_acknowledged_write(cluster):
+    nodes, _ = cluster
+    rounds = int(os.environ.get("HEARTH_FAILOVER_ROUNDS", "2"))
+    leader = eventually(lambda: (found := leaders(nodes)) and len(found) == 1 and found[0], timeout=30,
+                        message="exactly one leader")
+    # The followers join the synchronous set once they follow: wait for the leader to name one.
+    eventually(lambda: "synchronous followers: n" in cluster_check(nodes[leader]).get("detail", ""), timeout=20,
+               message="a synchronous follower")
+    totals = []
+    with Load(nodes) as load:
+        for round in range(rounds):
+            eventually(lambda: len(load.acknowledged) > (round + 1) * 150, timeout=60, message="sign-ups acknowledged")
+            killed_at = time.monotonic()
+            nodes[leader].kill()
+            before = dict(load.acknowledged)
+            successor = eventually(lambda: (found := leaders(nodes)) and found[0], timeout=20, message="a new leader")
+            elected = time.monotonic() - killed_at
+            eventually(lambda: "synchronous followers: n" in cluster_check(nodes[successor]).get("detail", ""), timeout=20,
+                       message="the new leader's synchronous follower")
+            synchronous = time.monotonic() - killed_at
+            failover = eventually(lambda: load.answered_at.get(successor, 0) > killed_at and load.answered_at[successor] - killed_at,
+                                  timeout=30, message="a sign-up acknowledged by the new leader")
+            # Every sign-up acknowledged before the kill is on the new leader.
+            missing = set(before) - admin_lookup_all(nodes[successor], list(before))
+            assert not missing, f"round {round}: {len(missing)} acknowledged sign-ups lost, e.g. {sorted(missing)[:3]}"
+            totals.append((len(before), failover))
+            print(f"round {round}: {len(before)} sign-ups acknowledged before SIGKILL of {leader}, all on {successor}; "
+                  f"failover {failover:.2f} s (elected {elected:.2f} s, synchronous follower {synchronous:.2f} s)")
+            nodes[leader].start()
+            eventually(lambda: cluster_check(nodes[leader]).get("detail", "").startswith(f"follower of {successor}"), timeout=30,
+                       message=f"{leader} to follow {successor}")
+            leader = successor
+    eventually(lambda: caught_up(nodes, [name for name in nodes if name != leader], leader), timeout=30,
+               message="every node at the leader's head")
+    final = admin_lookup_all(nodes[leader], list(load.acknowledged))
+    assert set(load.acknowledged) <= final
+    print(f"{rounds} failovers, {len(load.acknowledged)} sign-ups acknowledged, none lost; {load.refused} refused (503)")
+    for node in nodes.values():
+        node.stop()
+    digests = {name: digest(node.data_dir) for name, node in nodes.items()}
+    assert len(set(digests.values())) == 1, digests
+    for node in nodes.values():
+        verified = subprocess.run([BINARY, "audit", "verify", "--data", node.data_dir], capture_output=True, text=True, timeout=60)
+        assert verified.returncode == 0, verified.stdout + verified.stderr
+
+
+def admin_lookup_all(node, emails):
+    found = set()
+    for start in range(0, len(emails), 100):
+        found |= admin_lookup(node, emails[start:start + 100])
+    return found
+
+
+def synchronous_follower(node):
+    found = re.search(r"synchronous followers: (n\d)", cluster_check(node).get("detail", ""))
+    return found and found.group(1)
+
+
+def test_no_synchronous_follower_refuses_writes_and_only_a_synchronous_one_takes_over(cluster):
+    """The leader's followers die: a write waits out synchronousTimeoutSeconds and is answered
+    503, unacknowledged; the next is refused at once. The leader dies too; the followers come
+    back, and only the synchronous one may take over, and does; the old leader comes back, drops
+    the write no one else has (and writes down which), and follows."""
+    nodes, _ = cluster
+    leader = eventually(lambda: (found := leaders(nodes)) and len(found) == 1 and found[0], timeout=30,
+                        message="exactly one leader")
+    synchronous = eventually(lambda: synchronous_follower(nodes[leader]), timeout=20, message="a synchronous follower")
+    other = next(name for name in nodes if name not in (leader, synchronous))
+    acknowledged = {}
+    for index in range(5):
+        answer = sign_up(nodes[leader], f"kept{index}@cluster.example")
+        assert answer.status_code == 200, answer.text
+        acknowledged[f"kept{index}@cluster.example"] = answer.json()["localId"]
+
+    for name in (synchronous, other):
+        nodes[name].kill()
+    started = time.monotonic()
+    unconfirmed = sign_up(nodes[leader], "unconfirmed@cluster.example")
+    waited = time.monotonic() - started
+    assert unconfirmed.status_code == 503 and unconfirmed.json()["error"]["status"] == "UNAVAILABLE", unconfirmed.text
+    assert 1.5 < waited < 6, waited
+    started = time.monotonic()
+    refused = sign_up(nodes[leader], "refused@cluster.example")
+    assert refused.status_code == 503 and time.monotonic() - started < 1.5, refused.text
+    check = cluster_check(nodes[leader])
+    assert not check["ok"] and "refusing writes" in check["detail"], check
+    nodes[leader].kill()
+    for name in (other, synchronous):
+        nodes[name].start()
+
+    successor = eventually(lambda: (found := leaders(nodes)) and found[0], timeout=30, message="a new leader")
+    assert successor == synchronous, f"{successor} took over, but only {synchronous} held every acknowledged write"
+    assert admin_lookup_all(nodes[successor], list(acknowledged)) == set(acknowledged)
+    assert not admin_lookup(nodes[successor], ["refused@cluster.example"])
+
+    nodes[leader].start()
+    eventually(lambda: cluster_check(nodes[leader]).get("detail", "").startswith(f"follower of {successor}"), timeout=30,
+               message=f"{leader} to follow {successor}")
+    eventually(lambda: caught_up(nodes, [leader, other], successor), timeout=30, message="every node at the new leader's head")
+    reports = [name for name in os.listdir(nodes[leader].data_dir) if name.startswith("dropped-tail-")]
+    assert len(reports) == 1, reports
+    with open(os.path.join(nodes[leader].data_dir, reports[0])) as report:
+        dropped = json.load(report)
+    assert dropped["leader"] == successor and len(dropped["records"]) >= 1
+    assert all(len(record["hash"]) == 64 for record in dropped["records"])
+    # The unconfirmed sign-up was the old leader's alone: gone with its tail.
+    assert not admin_lookup(nodes[leader], ["unconfirmed@cluster.example"])
+    for node in nodes.values():
+        node.stop()
+    digests = {name: digest(node.data_dir) for name, node in nodes.items()}
+    assert len(set(digests.values())) == 1, digests

@@ -4,8 +4,9 @@ import Testing
 
 @testable import HearthApp
 
-/// `/readyz`'s cluster check: the role, the term, a follower's lag; not ready without a leader,
-/// without etcd, or while replication fails.
+/// `/readyz`'s cluster check: the role, the term, a leader's synchronous followers, a follower's
+/// lag; not ready without a leader, without etcd, while replication fails, or while a leader
+/// refuses writes its followers did not confirm.
 @Suite("readiness: the cluster check")
 struct ClusterReadinessTests {
     static func state(_ change: (inout ClusterState.Snapshot) -> Void) -> ClusterState.Snapshot {
@@ -26,6 +27,17 @@ struct ClusterReadinessTests {
                 $0.leader = Self.leader
             }, applied: 40)
         #expect(leading.ok && leading.detail == "leader, term 7")
+        let synchronous = Self.state {
+            $0.role = .leader
+            $0.term = 7
+            $0.leader = Self.leader
+            $0.synchronous = SynchronousSet(leader: "n1", term: 7, followers: ["n3"], required: 1, asynchronous: false)
+        }
+        let named = Readiness.cluster(synchronous, applied: 40)
+        #expect(named.ok && named.detail == "leader, term 7, synchronous followers: n3 (1 required)")
+        // A write timed out unconfirmed: the leader refuses writes, and says so.
+        let stalled = Readiness.cluster(synchronous, applied: 40, stalled: true)
+        #expect(!stalled.ok && stalled.detail?.hasSuffix("refusing writes: its synchronous followers have not confirmed in time") == true)
         let following = Readiness.cluster(
             Self.state {
                 $0.term = 7

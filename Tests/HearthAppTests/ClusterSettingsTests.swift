@@ -40,6 +40,14 @@ struct ClusterSettingsTests {
                     advertiseURL: "http://10.0.0.2:9099", leaseSeconds: 5, replicationToken: Files.credential))
         #expect(cluster.leaderKey == "/hearth/auth/leader")
         #expect(cluster.memberKey == "/hearth/auth/members/n-1.a")
+        #expect(cluster.synchronousKey == "/hearth/auth/sync")
+        // One synchronous follower and a 10 s wait by default; both settable.
+        #expect(cluster.synchronousFollowers == 1 && cluster.synchronousTimeout == .seconds(10))
+        let asynchronous = try #require(
+            try Self.load(
+                #"{"name": "auth", "node": "n1", "etcd": ["http://e:2379"], "advertiseUrl": "http://a:9099", "replicationTokenFile": "\#(files.token)", "synchronousFollowers": 0, "synchronousTimeoutSeconds": 30}"#
+            ).cluster)
+        #expect(asynchronous.synchronousFollowers == 0 && asynchronous.synchronousTimeout == .seconds(30))
     }
 
     @Test(
@@ -55,6 +63,9 @@ struct ClusterSettingsTests {
             #"{"name": "c", "node": "n1", "etcd": ["http://e:2379"], "advertiseUrl": "http://a:9099/path", "replicationTokenFile": "\#(files.token)"}"#,
             #"{"name": "c", "node": "n1", \#(valid), "leader": true}"#, #"{"name": "c", "node": "n1", \#(valid), "leaseSeconds": 1}"#,
             #"{"name": "c", "node": "n1", \#(valid), "leaseSeconds": "5"}"#, #""not an object""#,
+            #"{"name": "c", "node": "n1", \#(valid), "synchronousFollowers": -1}"#,
+            #"{"name": "c", "node": "n1", \#(valid), "synchronousFollowers": 9}"#,
+            #"{"name": "c", "node": "n1", \#(valid), "synchronousTimeoutSeconds": 0}"#,
             #"{"name": "c", "node": "n1", "etcd": ["http://e:2379"], "advertiseUrl": "http://a:9099"}"#,
             #"{"name": "c", "node": "n1", "etcd": ["http://e:2379"], "advertiseUrl": "http://a:9099", "replicationTokenFile": "\#(files.short)"}"#,
         ] {

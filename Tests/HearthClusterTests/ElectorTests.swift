@@ -21,13 +21,14 @@ struct ElectorTests {
         let group: ServiceGroup
         let task: Task<Void, any Error>
 
-        init(_ name: String, etcd: EtcdServer, leaseSeconds: Int64 = 5) throws {
+        init(_ name: String, etcd: EtcdServer, leaseSeconds: Int64 = 5, synchronousTimeout: Duration = .seconds(10)) throws {
             self.name = name
             store = try TestStore(label: name)
             var logger = Logger(label: "test")
             logger.logLevel = ProcessInfo.processInfo.environment["HEARTH_TEST_LOG"] == nil ? .critical : .debug
             let configuration = ClusterConfiguration(
-                name: "test", node: name, etcd: [etcd.clientURL], advertiseURL: "http://\(name).test:9099", leaseSeconds: leaseSeconds)
+                name: "test", node: name, etcd: [etcd.clientURL], advertiseURL: "http://\(name).test:9099", leaseSeconds: leaseSeconds,
+                synchronousTimeout: synchronousTimeout)
             elector = Elector(configuration: configuration, store: store.store, logger: logger)
             group = ServiceGroup(configuration: .init(services: [elector], logger: logger))
             task = Task { [group] in try await group.run() }
@@ -47,6 +48,17 @@ struct ElectorTests {
                     return try await write(attempt == 0 ? uid : "\(uid)-\(attempt)")
                 } catch StoreError.notLeader where ContinuousClock.now - start < .seconds(10) {
                     try await Task.sleep(for: .milliseconds(100))
+                }
+            }
+        }
+
+        /// `follower` confirming this node's head every 20 ms, as its replication requests would,
+        /// until the task is cancelled.
+        func confirmed(by follower: String) -> Task<Void, Never> {
+            Task { [store] in
+                while !Task.isCancelled {
+                    if let head = try? store.store.ledgerHead() { store.store.synchronousCommit.confirm(follower, through: head.sequence) }
+                    try? await Task.sleep(for: .milliseconds(20))
                 }
             }
         }
@@ -104,6 +116,41 @@ struct ElectorTests {
         try b.store.close()
     }
 
+    @Test("only a node the synchronous set names may take over; its term acknowledges nothing until a follower holds its ledger")
+    func onlySynchronousNodesLead() async throws {
+        let etcd = try EtcdServer()
+        let client = EtcdClient(endpoints: [etcd.clientURL])
+        // The last leader ("gone") had b as its synchronous follower.
+        let last = SynchronousSet(leader: "gone", term: 1, followers: ["b"], required: 1, asynchronous: false)
+        try await client.put("/hearth/test/sync", last.encoded)
+        let a = try Node("a", etcd: etcd, synchronousTimeout: .milliseconds(300))
+        try await Self.waitUntil(10) { a.elector.state.snapshot.etcdReachable && !a.elector.state.snapshot.mayLead }
+        // a holds the leader key's absence for several ticks and never campaigns.
+        try await Task.sleep(for: .seconds(2))
+        #expect(a.role == .follower && a.elector.state.snapshot.leader == nil)
+        let b = try Node("b", etcd: etcd, synchronousTimeout: .milliseconds(300))
+        try await Self.waitUntil(10) { b.role == .leader && a.elector.state.snapshot.leader?.node == "b" }
+        let term = try #require(b.elector.state.snapshot.term)
+        let recorded = try #require(try await client.get("/hearth/test/sync").flatMap { SynchronousSet($0.value) })
+        #expect(recorded == SynchronousSet(leader: "b", term: term, followers: [], required: 1, asynchronous: false))
+        // No follower holds b's ledger yet: its writes are not acknowledged.
+        await #expect(throws: StoreError.notReplicated) { try await b.write("unconfirmed") }
+        // a confirms b's head (as its replication requests do): it joins the set, and writes are acknowledged again.
+        let head = try b.store.store.ledgerHead()
+        b.store.store.synchronousCommit.confirm("a", through: head.sequence)
+        try await Self.waitUntil(10) { b.elector.state.snapshot.synchronous?.followers == ["a"] }
+        let joined = try #require(try await client.get("/hearth/test/sync").flatMap { SynchronousSet($0.value) })
+        #expect(joined.followers == ["a"] && joined.required == 1 && joined.mayLead("a") && !joined.mayLead("gone"))
+        async let written: Void = b.write("confirmed")
+        try await Task.sleep(for: .milliseconds(50))
+        b.store.store.synchronousCommit.confirm("a", through: head.sequence + 1)
+        try await written
+        await a.stop()
+        await b.stop()
+        try a.store.close()
+        try b.store.close()
+    }
+
     @Test("a clean stop hands over within a few ticks, to a later term")
     func handOver() async throws {
         let etcd = try EtcdServer()
@@ -112,12 +159,19 @@ struct ElectorTests {
         let b = try Node("b", etcd: etcd)
         try await Self.waitUntil(10) { b.elector.state.snapshot.leader?.node == "a" }
         let firstTerm = try #require(a.elector.state.snapshot.term)
+        // b holds a's ledger (as its replication would confirm), so a names it synchronous: only
+        // then may b take over from a (alone, a acknowledged writes no one else held).
+        a.store.store.synchronousCommit.confirm("b", through: try a.store.store.ledgerHead().sequence)
+        try await Self.waitUntil(10) { a.elector.state.snapshot.synchronous?.followers == ["b"] }
         await a.stop()
         await #expect(throws: StoreError.notLeader(leader: nil)) { try await a.write("after-stepping-down") }
         let took = try await Self.waitUntil(10) { b.role == .leader }
         // Without the clean stop, b would wait out a's 5 s lease (at least 4 s after its last renewal).
         #expect(took < .seconds(3))
         #expect(try #require(b.elector.state.snapshot.term) > firstTerm)
+        // a, back as b's follower, holds b's ledger: b acknowledges again.
+        let follower = b.confirmed(by: "a")
+        defer { follower.cancel() }
         try await b.writeAsLeader("on-the-new-leader")
         await b.stop()
         try a.store.close()

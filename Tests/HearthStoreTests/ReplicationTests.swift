@@ -115,6 +115,55 @@ struct ReplicationTests {
         #expect(try follower.store.ledgerHead() == head)
     }
 
+    @Test("a former leader drops its unacknowledged tail, folds again, and then holds exactly the leader's ledger")
+    func droppedTail() async throws {
+        let leader = try TestStore(label: "leader")
+        defer { try? leader.close() }
+        try await Self.record([5, 17, 23], on: leader)
+        let follower = try Follower(of: leader)
+        try await follower.catchUp(with: leader.store, limit: 4)
+        let shared = try follower.store.ledgerHead()
+        // The follower led for a while: new accounts (new keys), and changes to a shared one.
+        follower.store.writeAuthority.lead(term: 1, until: .now + .seconds(600))
+        let person = Person(index: 1)
+        for n in [0, 1, 3] {
+            let uid = UserID("tail-\(n)")!
+            try await follower.store.execute(
+                .createAccount(Self.project, uid, AccountCreated(method: .password, createdAt: 0, email: "t\(n)@example.com")),
+                metadata: TestStore.user)
+            try await follower.store.execute(ForgettingProperties.command(n + 1, person), metadata: person.metadata)
+        }
+        follower.store.writeAuthority.follow("leader")
+        // Meanwhile the leader went on: its records after the shared head differ.
+        try leader.run(
+            .createAccount(Self.project, UserID("next")!, AccountCreated(method: .password, createdAt: 0, email: "n@example.com")))
+        try leader.run(ForgettingProperties.command(7, person), as: person.metadata)
+
+        let dropped = try await follower.store.replication.dropTail(after: shared.sequence)
+        #expect(dropped.count == 6 && dropped.first?.sequence == shared.sequence + 1)
+        #expect(try follower.store.ledgerHead() == shared)
+        try await follower.store.replication.refold()
+        try await follower.catchUp(with: leader.store, limit: 3)
+        try Self.expectSame(follower.store, leader.store)
+        #expect(try follower.store.read { try $0.account(UserID("tail-0")!, in: Self.project) } == nil)
+    }
+
+    @Test("a tail that forgot an account is not dropped: only a copy of the leader restores its key")
+    func tailThatForgets() async throws {
+        let leader = try TestStore(label: "leader")
+        defer { try? leader.close() }
+        try await Self.record([5], on: leader)
+        let follower = try Follower(of: leader)
+        try await follower.catchUp(with: leader.store, limit: 8)
+        let shared = try follower.store.ledgerHead()
+        follower.store.writeAuthority.lead(term: 1, until: .now + .seconds(600))
+        let person = Person(index: 2)
+        try await follower.store.execute(.deleteAccount(Self.project, person.uid, by: .user), metadata: person.metadata)
+        follower.store.writeAuthority.follow("leader")
+        await #expect(throws: StoreError.self) { try await follower.store.replication.dropTail(after: shared.sequence) }
+        #expect(try follower.store.ledgerHead().sequence == shared.sequence + 1)
+    }
+
     @Test("a record altered on the way, a frame cut short, or a leader applying: refused, nothing applied")
     func refusals() async throws {
         let leader = try TestStore(label: "leader")

@@ -10,7 +10,10 @@ public struct ClusterSettings: Sendable, Equatable {
 
     public init() {}
 
-    static let keys: Set<String> = ["name", "node", "etcd", "advertiseUrl", "leaseSeconds", "replicationTokenFile"]
+    static let keys: Set<String> = [
+        "name", "node", "etcd", "advertiseUrl", "leaseSeconds", "replicationTokenFile", "synchronousFollowers",
+        "synchronousTimeoutSeconds",
+    ]
     static let minimumTokenLength = 32
 
     func validated() throws -> ClusterConfiguration? {
@@ -29,11 +32,16 @@ public struct ClusterSettings: Sendable, Equatable {
         guard let advertise = object["advertiseUrl"]?.stringValue, Self.isHTTPURL(advertise) else {
             throw invalid("advertiseUrl: this node's URL as the other nodes reach it (http://10.0.0.2:9099)")
         }
-        var leaseSeconds: Int64 = 5
-        if let value = object["leaseSeconds"] {
-            guard case .int(let seconds) = value, (2...60).contains(seconds) else { throw invalid("leaseSeconds: 2 to 60") }
-            leaseSeconds = seconds
+        func integer(_ key: String, in range: ClosedRange<Int64>, default fallback: Int64) throws -> Int64 {
+            guard let value = object[key] else { return fallback }
+            guard case .int(let number) = value, range.contains(number) else {
+                throw invalid("\(key): \(range.lowerBound) to \(range.upperBound)")
+            }
+            return number
         }
+        let leaseSeconds = try integer("leaseSeconds", in: 2...60, default: 5)
+        let synchronousFollowers = try integer("synchronousFollowers", in: 0...8, default: 1)
+        let synchronousTimeout = try integer("synchronousTimeoutSeconds", in: 1...300, default: 10)
         guard let tokenFile = object["replicationTokenFile"]?.stringValue, !tokenFile.isEmpty else {
             throw invalid("replicationTokenFile: a file holding the credential every node of the cluster shares")
         }
@@ -43,7 +51,8 @@ public struct ClusterSettings: Sendable, Equatable {
         }
         return ClusterConfiguration(
             name: try name("name"), node: try name("node"), etcd: etcd.map { Self.trimmed($0) }, advertiseURL: Self.trimmed(advertise),
-            leaseSeconds: leaseSeconds, replicationToken: token)
+            leaseSeconds: leaseSeconds, replicationToken: token, synchronousFollowers: Int(synchronousFollowers),
+            synchronousTimeout: .seconds(synchronousTimeout))
     }
 
     static func isName(_ value: String) -> Bool {

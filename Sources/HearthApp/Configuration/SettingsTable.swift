@@ -189,7 +189,7 @@ public enum SettingsTable {
         Setting(
             key: "cluster", section: .cluster, kind: .json, defaultValue: "none: one node",
             summary:
-                "this node's cluster (a preview, docs/cluster.md): `{\"name\": \"auth\", \"node\": \"n1\", \"etcd\": [\"http://10.0.0.5:2379\"], \"advertiseUrl\": \"http://10.0.0.2:9099\", \"replicationTokenFile\": \"/run/credentials/hearth.service/replication\", \"leaseSeconds\": 5}`; names of 1 to 63 letters, digits, `.`, `_`, `-`, unique in the cluster; the token file's first line (at least 32 characters) the same on every node; `leaseSeconds` 2 to 60"
+                "this node's cluster (a preview, docs/cluster.md): `{\"name\": \"auth\", \"node\": \"n1\", \"etcd\": [\"http://10.0.0.5:2379\"], \"advertiseUrl\": \"http://10.0.0.2:9099\", \"replicationTokenFile\": \"/run/credentials/hearth.service/replication\", \"leaseSeconds\": 5}`; names of 1 to 63 letters, digits, `.`, `_`, `-`, unique in the cluster; the token file's first line (at least 32 characters) the same on every node; `leaseSeconds` 2 to 60; `synchronousFollowers` (0 to 8, default 1) followers must hold a write on disk before it is acknowledged (0: asynchronous, a failover may lose the latest writes); a write they do not confirm within `synchronousTimeoutSeconds` (1 to 300, default 10) is answered 503, and the leader then refuses writes until they confirm it"
         ) { settings, value, source in
             settings.cluster.object = try SettingValue("cluster", value, source).object()
         },

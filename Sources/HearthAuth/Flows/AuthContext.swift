@@ -74,6 +74,8 @@ public final class AuthContext: Sendable {
             throw FirebaseError.diskFull
         } catch StoreError.notLeader {
             throw FirebaseError.notLeader
+        } catch StoreError.notReplicated {
+            throw FirebaseError.notReplicated
         } catch StoreError.valueTooLarge {
             // Input rules keep keys under LMDB's 511 bytes; should one slip through, it is still bad input.
             throw FirebaseError.invalidArgument("a value is too long to store")
