@@ -157,7 +157,7 @@ let package = Package(
         .target(
             name: "HearthCluster",
             dependencies: [
-                "HearthDomain", "HearthStore", "HearthWire",
+                "HearthDomain", "HearthStore", "HearthWire", "HearthCrypto",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
@@ -186,7 +186,7 @@ let package = Package(
         .target(
             name: "HearthTools",
             dependencies: [
-                "HearthDomain", "HearthWire", "HearthStore", "HearthScheduler", "HearthAuth", "HearthAPIJSON",
+                "HearthDomain", "HearthWire", "HearthStore", "HearthScheduler", "HearthAuth", "HearthAPIJSON", "HearthCluster",
                 .product(name: "Logging", package: "swift-log"), .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict),

@@ -39,6 +39,20 @@ struct ClusterNode {
 
     var services: [any Service] { [elector, replicator] }
 
+    /// How this node, while it follows, asks its leader what only the leader can answer.
+    func forwarding(token: String) -> LeaderForwarding {
+        LeaderForwarding(
+            leaderURL: { [state] in
+                let snapshot = state.snapshot
+                return snapshot.role == .follower ? snapshot.leader?.url : nil
+            }, token: token,
+            send: { url, request in
+                let answer = try await LeaderClient.send(
+                    to: url, method: request.method, target: request.target, headers: request.headers, body: request.body)
+                return LeaderForwarding.Answer(status: answer.status, headers: answer.headers, body: answer.body)
+            })
+    }
+
     /// `GET /hearth/v1/cluster/ledger?after=N&hash=H`: what a follower asks its leader for;
     /// `GET /hearth/v1/cluster/ledger/hash?at=N`: how it finds the last record they share.
     func addRoutes(to router: Router<HearthRequestContext>) {

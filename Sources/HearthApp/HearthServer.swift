@@ -113,19 +113,23 @@ public enum HearthServer {
         let caughtUp = StartSignal()
         let declaredProjects = configuration.projects.declared
         let cluster = configuration.cluster.map { cluster in
-            logger.warning(
-                "cluster mode is a preview: no synchronous followers yet, so a failover may lose the last writes acknowledged",
-                metadata: ["cluster": "\(cluster.name)", "node": "\(cluster.node)"])
+            logger.notice(
+                "cluster mode (a preview: docs/cluster.md)",
+                metadata: [
+                    "cluster": "\(cluster.name)", "node": "\(cluster.node)", "synchronousFollowers": "\(cluster.synchronousFollowers)",
+                ])
             return ClusterNode(cluster, store: store, caughtUp: caughtUp, declaredProjects: declaredProjects, logger: logger)
         }
+        var access = configuration.access
+        if let token = configuration.cluster?.replicationToken { access.trustForwarding(by: token) }
         let router = HearthRouter.build(
-            services: AuthServices(context: context), access: configuration.access, publicURL: configuration.listen.publicURL,
+            services: AuthServices(context: context), access: access, publicURL: configuration.listen.publicURL,
             readiness: { await Readiness.checks(store: store, caughtUp: caughtUp, cluster: cluster?.state) },
             metrics: {
                 MetricsExposition.render(
                     registry: PrometheusMetricsFactory.defaultRegistry, store: store, passwords: context.passwords, mailQueue: mailQueue,
                     connections: governor, cluster: cluster?.state)
-            })
+            }, forwarding: configuration.cluster.flatMap { settings in cluster?.forwarding(token: settings.replicationToken) })
         cluster?.addRoutes(to: router)
         MetricsExposition.observeWriter(of: store)
         store.writeHealth.observe { diskFull in

@@ -2,6 +2,7 @@ import CCrypt
 import Crypto
 import CryptoExtras
 import Foundation
+import HearthCrypto
 import HearthDomain
 
 /// Verifiers for hashes imported from other systems (`accounts:batchCreate`). Each recomputes

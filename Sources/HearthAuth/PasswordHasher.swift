@@ -109,11 +109,6 @@ public struct PasswordHasher: Sendable {
     }
 }
 
-func constantTimeEquals(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
-    guard lhs.count == rhs.count else { return false }
-    return zip(lhs, rhs).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
-}
-
 public enum PasswordHashError: Error, Equatable {
     case unsupported(String)
 }

@@ -1,3 +1,4 @@
+import HearthCrypto
 import HearthStore
 
 /// The leader's end of the replication channel, `GET /hearth/v1/cluster/ledger?after=N`: the
@@ -88,12 +89,11 @@ public struct ReplicationSource: Sendable {
                     return Answer(
                         status: 200, body: batch.bytes, head: head, term: term, ledgerKey: store.replication.ledgerKeyFingerprint)
                 }
-                guard ContinuousClock.now - start < wait else {
+                let waited = ContinuousClock.now - start
+                guard waited < wait else {
                     return Answer(status: 204, body: [], head: head, term: term, ledgerKey: store.replication.ledgerKeyFingerprint)
                 }
-                // A commit is a few milliseconds away at most under load; polling at this pace
-                // costs nothing measurable and adds as little to the lag.
-                try await Task.sleep(for: .milliseconds(2))
+                await store.ledgerGrowth.wait(beyond: head, atMost: wait - waited)
             }
         } catch {
             return Answer(status: 503, body: [], refusal: "\(error)")
@@ -123,12 +123,4 @@ extension ReplicationSource {
             return Answer(status: 503, body: [], refusal: "\(error)")
         }
     }
-}
-
-/// Compares without stopping at the first difference (the time taken says nothing of the token).
-func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-    guard a.count == b.count else { return false }
-    var difference: UInt8 = 0
-    for index in a.indices { difference |= a[index] ^ b[index] }
-    return difference == 0
 }

@@ -27,6 +27,14 @@ public struct APIAccess: Sendable {
     /// timing observer nothing about the tokens), with the projects each may act on and the name
     /// events record it by.
     private var admins: [SHA256Digest: AdminIdentity]
+    /// In a cluster, the SHA-256 of the credential with which a follower names the client of a
+    /// request it forwards (`LeaderForwarding`); `nil` believes no such name.
+    var forwardingTokenDigest: SHA256Digest?
+
+    /// Believes the client a follower names when it forwards a request with `token`.
+    public mutating func trustForwarding(by token: String) {
+        forwardingTokenDigest = SHA256.hash(data: Array(token.utf8))
+    }
 
     public init(
         profile: Profile, defaultProject: ProjectID, apiKeys: [String: ProjectID] = [:], adminTokens: [AdminCredential] = [],

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import HTTPTypes
 import HearthWire
@@ -19,8 +20,10 @@ extension APIAccess {
 
     /// The client's address: the TCP peer, unless the peer is one of the trusted proxies; then
     /// the last address in `X-Forwarded-For` that is not itself a trusted proxy (the one the
-    /// nearest proxy saw; whatever the client wrote further left is not believed).
+    /// nearest proxy saw; whatever the client wrote further left is not believed). A request a
+    /// follower forwarded with the cluster's credential names its client (`LeaderForwarding`).
     func clientAddress(_ request: Request, peer: String?) -> String? {
+        if let forwarded = forwardedClient(request) { return forwarded }
         guard let peer, isTrustedProxy(peer) else { return peer }
         let hops = request.headers[values: Self.forwardedFor].flatMap { $0.split(separator: ",") }
             .map { $0.trimmingCharacters(in: .whitespaces) }
@@ -29,6 +32,15 @@ extension APIAccess {
             if !isTrustedProxy(hop) { return hop }
         }
         return hops.first ?? peer
+    }
+
+    /// The client a follower names, when it presents the cluster's credential.
+    private func forwardedClient(_ request: Request) -> String? {
+        guard let forwardingTokenDigest, let token = request.headers[LeaderForwarding.forwardingToken],
+            SHA256.hash(data: Array(token.utf8)) == forwardingTokenDigest,
+            let client = request.headers[LeaderForwarding.forwardedFor], IPAddress(client) != nil
+        else { return nil }
+        return client
     }
 
     private func isTrustedProxy(_ address: String) -> Bool {

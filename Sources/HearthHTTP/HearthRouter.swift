@@ -28,15 +28,18 @@ public enum HearthRouter {
     static let keySetMaxAge = 3600
 
     /// `readiness`: what `/readyz` checks (none: ready whenever the process answers).
+    /// `forwarding`: in a cluster, how a follower asks its leader (`LeaderForwarding`).
     public static func build<Context: RemoteAddressRequestContext>(
         services: AuthServices, access: APIAccess, publicURL: String? = nil, readiness: @escaping ReadinessProbe = { [] },
-        metrics: @escaping MetricsExposition = { "" }, context: Context.Type = HearthRequestContext.self
+        metrics: @escaping MetricsExposition = { "" }, forwarding: LeaderForwarding? = nil,
+        context: Context.Type = HearthRequestContext.self
     ) -> Router<Context> {
         let router = Router(context: Context.self)
         router.add(middleware: RequestLogMiddleware<Context>(access: access))
         // Outside the error envelope, so errors carry the CORS headers too (the JS SDK reads their codes).
         router.add(middleware: CORSMiddleware<Context>(projects: services.projects, access: access))
         router.add(middleware: FirebaseErrorMiddleware<Context>())
+        if let forwarding { router.add(middleware: LeaderForwardingMiddleware<Context>(forwarding: forwarding, access: access)) }
         let toolkit = IdentityToolkitAPI(services: services, access: access)
         let secureToken = SecureTokenAPI(sessions: services.sessions, access: access)
 

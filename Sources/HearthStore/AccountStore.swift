@@ -31,6 +31,8 @@ public final class AccountStore: Sendable {
     /// In a cluster, which followers must hold a write before it is acknowledged (the leader's
     /// elector sets it); no one's otherwise.
     public let synchronousCommit = SynchronousCommit()
+    /// Wakes a leader's replication long polls when a write commits.
+    public let ledgerGrowth = LedgerGrowth()
 
     public struct Options: Sendable {
         public var clock: any WallClock = SystemClock()
@@ -228,6 +230,7 @@ public final class AccountStore: Sendable {
     /// Called once the job committed: only then may the scheduler read what it scheduled.
     private func announce<R>(_ committed: Committed<R>) {
         if let due = committed.earliestScheduled { cleanupChanges.announce(due) }
+        ledgerGrowth.grew(to: committed.head)
     }
 
     /// Write jobs the writer has run so far, everyone's: a caller compares two readings to learn

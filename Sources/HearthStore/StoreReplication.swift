@@ -102,10 +102,12 @@ extension AccountStore {
 
 /// Records and key entries as they cross the network: frames of a kind byte (1: a key entry,
 /// its 16-byte key then its value; 2: a record as stored) and a big-endian 32-bit length.
-public struct ReplicationBatch: Sendable, Equatable {
+public struct ReplicationBatch: Sendable {
     public let bytes: [UInt8]
     /// Records in the batch.
     public let records: Int
+    /// A received batch's frames, checked and split once.
+    private let received: [Ledger.ReplicationItem]?
 
     init(_ items: [Ledger.ReplicationItem]) {
         var bytes: [UInt8] = []
@@ -120,12 +122,15 @@ public struct ReplicationBatch: Sendable, Equatable {
         }
         self.bytes = bytes
         self.records = records
+        received = nil
     }
 
     /// A batch received: its frames are checked when it is applied.
     public init(received bytes: [UInt8]) throws {
         self.bytes = bytes
-        records = try Self.items(of: bytes).count { if case .record = $0 { true } else { false } }
+        let items = try Self.items(of: bytes)
+        records = items.count { if case .record = $0 { true } else { false } }
+        received = items
     }
 
     private static func frame(_ kind: UInt8, _ payload: [UInt8], into bytes: inout [UInt8]) {
@@ -134,7 +139,7 @@ public struct ReplicationBatch: Sendable, Equatable {
         bytes.append(contentsOf: payload)
     }
 
-    func items() throws -> [Ledger.ReplicationItem] { try Self.items(of: bytes) }
+    func items() throws -> [Ledger.ReplicationItem] { try received ?? Self.items(of: bytes) }
 
     private static func items(of bytes: [UInt8]) throws -> [Ledger.ReplicationItem] {
         var items: [Ledger.ReplicationItem] = []

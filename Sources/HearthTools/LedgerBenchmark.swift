@@ -50,6 +50,8 @@ public struct LedgerBenchmark {
         let thousand = try StoreProbes.rawAppendRate(perCommit: 1000, commits: 200, path: directory + "/raw1000")
         log("Hearth group commit, \(submitters) concurrent submitters, \(groupCommitCommands) commands …")
         let (group, batch) = try await groupCommit(path: directory + "/group")
+        log("the same on a leader with one synchronous follower …")
+        let synchronous = try await synchronousGroupCommit(path: directory + "/synchronous")
         log("building a \(rebuildEvents)-event ledger for the rebuild …")
         let (scan, decode, rebuild, history, keys, apply) = try await rebuildVersusScan(path: directory + "/rebuild", log: log)
         return [
@@ -59,6 +61,12 @@ public struct LedgerBenchmark {
             Row(
                 name: "Hearth group commit (\(submitters) submitters, avg batch \(format1(batch)))", rate: group,
                 unit: "commands/s", ceiling: "commit per event", ratio: group / single),
+            Row(
+                name: "Hearth group commit, one synchronous follower", rate: synchronous.rate, unit: "commands/s",
+                ceiling: "group commit, one node", ratio: synchronous.rate / group, note: "target ≥ 70% of one node"),
+            Row(
+                name: "Replication lag under that load, p99", rate: synchronous.lagP99, unit: "ms",
+                note: "p50 \(format1(synchronous.lagP50)) ms; target p99 < 50 ms"),
             Row(name: "LMDB cursor scan of the ledger (ceiling)", rate: scan, unit: "records/s"),
             Row(name: "Scan + decode every event", rate: decode, unit: "events/s", ceiling: "cursor scan", ratio: decode / scan),
             Row(name: "Projection rebuild", rate: rebuild, unit: "events/s", ceiling: "cursor scan", ratio: rebuild / scan),
@@ -77,6 +85,11 @@ public struct LedgerBenchmark {
     private func groupCommit(path: String) async throws -> (Double, Double) {
         let store = try DataDirectory(path).open(as: "hearth bench")
         defer { store.close() }
+        return try await groupCommit(store: store)
+    }
+
+    /// Sign-ups from `submitters` tasks at once: commands a second, and the mean batch.
+    func groupCommit(store: AccountStore) async throws -> (Double, Double) {
         let metadata = Metadata(actor: .system, actorId: "bench")
         let perSubmitter = groupCommitCommands / submitters
         let before = StoreProbes.writerCounts(store)

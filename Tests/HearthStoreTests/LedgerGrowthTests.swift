@@ -1,0 +1,37 @@
+import Synchronization
+import Testing
+
+@testable import HearthStore
+
+/// A replication long poll wakes when a commit takes the head past what its follower holds, at
+/// once if one already did, and otherwise when its time is up.
+@Suite("store: waking the long polls when the ledger grows")
+struct LedgerGrowthTests {
+    @Test("woken by a commit past the sequence, not by one up to it; at once when already past; else after the timeout")
+    func wakes() async throws {
+        let growth = LedgerGrowth()
+        let start = ContinuousClock.now
+        let woken = Woken()
+        let waiting = Task {
+            await growth.wait(beyond: 5, atMost: .seconds(60))
+            woken.value.withLock { $0 = true }
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        growth.grew(to: 5)
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(!woken.value.withLock { $0 })
+        growth.grew(to: 6)
+        await waiting.value
+        #expect(ContinuousClock.now - start < .seconds(30))
+        let past = ContinuousClock.now
+        await growth.wait(beyond: 5, atMost: .seconds(60))
+        #expect(ContinuousClock.now - past < .seconds(30))
+        let timed = ContinuousClock.now
+        await growth.wait(beyond: 6, atMost: .milliseconds(100))
+        #expect(ContinuousClock.now - timed >= .milliseconds(100))
+    }
+}
+
+private final class Woken: Sendable {
+    let value = Mutex(false)
+}
