@@ -27,10 +27,19 @@ struct ClusterNode {
         elector = Elector(
             configuration: cluster, store: store, state: state, startsAfter: ready,
             onLeadership: {
-                do {
-                    try await ProjectSeeding.seed(declaredProjects, into: store, logger: logger)
-                } catch {
-                    logger.error("recording the declared projects' settings failed", metadata: ["error": "\(error)"])
+                // A new term acknowledges once a follower holds its ledger: until then (or if it
+                // times out), try again while this node leads.
+                for attempt in 1... {
+                    do {
+                        return try await ProjectSeeding.seed(declaredProjects, into: store, logger: logger)
+                    } catch StoreError.notReplicated where attempt < 5 {
+                        try? await Task.sleep(for: .seconds(2))
+                        continue
+                    } catch StoreError.notLeader {
+                        return
+                    } catch {
+                        return logger.error("recording the declared projects' settings failed", metadata: ["error": "\(error)"])
+                    }
                 }
             }, logger: logger)
         replicator = Replicator(configuration: cluster, store: store, state: state, startsAfter: ready, logger: logger)

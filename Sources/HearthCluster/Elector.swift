@@ -26,8 +26,8 @@ public struct Elector: Service {
     let tick: Duration
     /// Waits until the node may take part (its projections caught up); `false`: it is stopping.
     let ready: @Sendable () async -> Bool
-    /// Runs each time this node becomes leader, before it is announced (the daemon records
-    /// the declared projects' settings then, as a single node does at start).
+    /// Runs, on a task of its own, each time this node becomes leader (the daemon records the
+    /// declared projects' settings then, as a single node does at start).
     let onLeadership: @Sendable () async -> Void
     let logger: Logger
 
@@ -35,7 +35,7 @@ public struct Elector: Service {
     private static let fencings = Counter(label: "hearth_cluster_fenced_total")
     /// A follower that has not confirmed for this long is not counted on (it asks at least
     /// every second while it follows: `ReplicationSource`'s long poll).
-    static let confirmationsLive = Duration.seconds(3)
+    static let confirmationsLive = Duration.seconds(2)
     /// How far behind the head a follower may be and still be chosen: it catches up within a
     /// batch, while the writes it now must confirm wait.
     static let synchronousSlack: UInt64 = 4_096
@@ -200,7 +200,9 @@ public struct Elector: Service {
         session.term = term
         store.writeAuthority.lead(term: UInt64(term), until: deadline)
         Self.elections.increment()
-        await onLeadership()
+        // Its writes wait for a synchronous follower, which this task adds: they must not hold
+        // it (nor the lease's renewals).
+        Task { [onLeadership] in await onLeadership() }
         let leader = MemberRecord(
             node: configuration.node, url: configuration.advertiseURL, role: .leader, term: term, at: store.clock.now())
         state.update {

@@ -81,6 +81,13 @@ public struct Replicator: Service {
         let response = try await ClusterHTTP.client.execute(request, timeout: Self.requestTimeout)
         let body = try await response.body.collect(upTo: Self.maxBatchBytes)
         let leaderHead = response.headers.first(name: ReplicationSource.headHeader).flatMap(UInt64.init)
+        // A node that still answers for a term older than the one etcd names has been replaced:
+        // what it sends now, no one acknowledged.
+        if let term = response.headers.first(name: ReplicationSource.termHeader).flatMap(Int64.init), let current = state.snapshot.term,
+            term < current
+        {
+            throw ReplicationRefused(status: Int(response.status.code), body: "an answer for term \(term), older than term \(current)")
+        }
         if let theirs = response.headers.first(name: ReplicationSource.ledgerKeyHeader), let ours = store.replication.ledgerKeyFingerprint,
             theirs != ours
         {

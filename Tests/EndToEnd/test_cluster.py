@@ -26,27 +26,45 @@ from waiting import eventually
 ETCD = shutil.which("etcd") or "/usr/bin/etcd"
 
 
-@pytest.fixture
-def etcd():
-    with tempfile.TemporaryDirectory(prefix="hearth-etcd-") as root:
+class Etcd:
+    """One etcd member on loopback, over a data directory that outlives a stop (so it comes back
+    holding the cluster's keys)."""
+
+    def __init__(self, root):
+        self.data_dir = os.path.join(root, "etcd")
         client, peer = free_port(), free_port()
-        url, peer_url = f"http://127.0.0.1:{client}", f"http://127.0.0.1:{peer}"
-        process = subprocess.Popen(
-            [ETCD, "--name", "n1", "--data-dir", os.path.join(root, "etcd"), "--listen-client-urls", url,
-             "--advertise-client-urls", url, "--listen-peer-urls", peer_url, "--initial-advertise-peer-urls", peer_url,
-             "--initial-cluster", f"n1={peer_url}", "--log-level", "error"],
+        self.url, self.peer_url = f"http://127.0.0.1:{client}", f"http://127.0.0.1:{peer}"
+        self.process = None
+
+    def start(self):
+        self.process = subprocess.Popen(
+            [ETCD, "--name", "n1", "--data-dir", self.data_dir, "--listen-client-urls", self.url,
+             "--advertise-client-urls", self.url, "--listen-peer-urls", self.peer_url,
+             "--initial-advertise-peer-urls", self.peer_url, "--initial-cluster", f"n1={self.peer_url}",
+             "--log-level", "error"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
         def healthy():
             try:
-                return requests.get(url + "/health", timeout=1).json().get("health") == "true"
+                return requests.get(self.url + "/health", timeout=1).json().get("health") == "true"
             except requests.RequestException:
                 return False
 
         eventually(healthy, timeout=20, message="etcd to answer /health")
-        yield url
-        process.terminate()
-        process.wait(timeout=10)
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(timeout=10)
+
+
+@pytest.fixture
+def etcd():
+    with tempfile.TemporaryDirectory(prefix="hearth-etcd-") as root:
+        server = Etcd(root)
+        server.start()
+        yield server
+        if server.process.poll() is None:
+            server.stop()
 
 
 TOKEN = "Wd4Kq8Lx2Zr6Vn0Tb3Yh7Jc1Gm5Fs9Pa"
@@ -81,7 +99,7 @@ def cluster(etcd):
         nodes = {}
         for name in ["n1", "n2", "n3"]:
             port = free_port()
-            settings = {"name": "e2e", "node": name, "etcd": [etcd], "advertiseUrl": f"http://127.0.0.1:{port}", "leaseSeconds": 3,
+            settings = {"name": "e2e", "node": name, "etcd": [etcd.url], "advertiseUrl": f"http://127.0.0.1:{port}", "leaseSeconds": 3,
                         "replicationTokenFile": token_file, "synchronousTimeoutSeconds": 2}
             nodes[name] = Daemon(os.path.join(root, name), port,
                                  env={"HEARTH_CLUSTER": json.dumps(settings), "HEARTH_LOG_LEVEL": "notice"})
@@ -120,6 +138,18 @@ def digest(data_dir):
     result = subprocess.run([BINARY, "projections", "digest", "--data", data_dir], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     return result.stdout.strip()
+
+
+def stop_and_compare(nodes):
+    """Stops every node: their projections' digests are equal (they are at the same head), and
+    every chain verifies."""
+    for node in nodes.values():
+        node.stop()
+    digests = {name: digest(node.data_dir) for name, node in nodes.items()}
+    assert len(set(digests.values())) == 1, digests
+    for node in nodes.values():
+        verified = subprocess.run([BINARY, "audit", "verify", "--data", node.data_dir], capture_output=True, text=True, timeout=60)
+        assert verified.returncode == 0, verified.stdout + verified.stderr
 
 
 def test_followers_replicate_refuse_writes_and_a_killed_leader_is_replaced(cluster, etcd):
@@ -165,7 +195,7 @@ def test_followers_replicate_refuse_writes_and_a_killed_leader_is_replaced(clust
 
     status = subprocess.run([BINARY, "cluster", "status", "--json"], capture_output=True, text=True, timeout=30,
                             env=dict(os.environ, HEARTH_CLUSTER=json.dumps(
-                                {"name": "e2e", "node": "cli", "etcd": [etcd], "advertiseUrl": "http://127.0.0.1:1",
+                                {"name": "e2e", "node": "cli", "etcd": [etcd.url], "advertiseUrl": "http://127.0.0.1:1",
                                  "replicationTokenFile": token_file})))
     assert status.returncode == 0, status.stderr
     report = json.loads(status.stdout)
@@ -199,13 +229,7 @@ def test_followers_replicate_refuse_writes_and_a_killed_leader_is_replaced(clust
     eventually(lambda: cluster_check(nodes[leader]).get("detail", "").startswith(f"follower of {successor}"), timeout=15,
                message=f"{leader} to follow {successor}")
     eventually(lambda: caught_up(nodes, [leader, other], successor), timeout=15, message="every node at the new leader's head")
-    for node in nodes.values():
-        node.stop()
-    digests = {name: digest(node.data_dir) for name, node in nodes.items()}
-    assert len(set(digests.values())) == 1, digests
-    for node in nodes.values():
-        verified = subprocess.run([BINARY, "audit", "verify", "--data", node.data_dir], capture_output=True, text=True, timeout=60)
-        assert verified.returncode == 0, verified.stdout + verified.stderr
+    stop_and_compare(nodes)
 
 
 class Load:
@@ -300,13 +324,7 @@ def test_failover_under_load_loses_no_acknowledged_write(cluster):
     final = admin_lookup_all(nodes[leader], list(load.acknowledged))
     assert set(load.acknowledged) <= final
     print(f"{rounds} failovers, {len(load.acknowledged)} sign-ups acknowledged, none lost; {load.refused} refused (503)")
-    for node in nodes.values():
-        node.stop()
-    digests = {name: digest(node.data_dir) for name, node in nodes.items()}
-    assert len(set(digests.values())) == 1, digests
-    for node in nodes.values():
-        verified = subprocess.run([BINARY, "audit", "verify", "--data", node.data_dir], capture_output=True, text=True, timeout=60)
-        assert verified.returncode == 0, verified.stdout + verified.stderr
+    stop_and_compare(nodes)
 
 
 def admin_lookup_all(node, emails):
@@ -370,7 +388,51 @@ def test_no_synchronous_follower_refuses_writes_and_only_a_synchronous_one_takes
     assert all(len(record["hash"]) == 64 for record in dropped["records"])
     # The unconfirmed sign-up was the old leader's alone: gone with its tail.
     assert not admin_lookup(nodes[leader], ["unconfirmed@cluster.example"])
-    for node in nodes.values():
-        node.stop()
-    digests = {name: digest(node.data_dir) for name, node in nodes.items()}
-    assert len(set(digests.values())) == 1, digests
+    stop_and_compare(nodes)
+
+
+def test_a_follower_killed_and_etcd_restarted_under_load_lose_nothing(cluster, etcd):
+    """Under sign-up load sent to every node: the synchronous follower is SIGKILLed (the leader
+    names the other one in its place and goes on acknowledging), then comes back and catches up;
+    then etcd itself stops (the leader stops acknowledging within its lease) and starts again (a
+    leader is elected, writes resume). No acknowledged sign-up is lost."""
+    nodes, _ = cluster
+    leader = eventually(lambda: (found := leaders(nodes)) and len(found) == 1 and found[0], timeout=30,
+                        message="exactly one leader")
+    synchronous = eventually(lambda: synchronous_follower(nodes[leader]), timeout=20, message="a synchronous follower")
+    other = next(name for name in nodes if name not in (leader, synchronous))
+    with Load(nodes) as load:
+        eventually(lambda: len(load.acknowledged) > 50, timeout=60, message="sign-ups acknowledged")
+        killed_at = time.monotonic()
+        nodes[synchronous].kill()
+        eventually(lambda: synchronous_follower(nodes[leader]) == other, timeout=20,
+                   message=f"{leader} to name {other} synchronous in place of {synchronous}")
+        acknowledged = len(load.acknowledged)
+        eventually(lambda: len(load.acknowledged) > acknowledged + 10, timeout=30, message="sign-ups acknowledged again")
+        print(f"synchronous follower replaced {time.monotonic() - killed_at:.2f} s after its SIGKILL")
+        nodes[synchronous].start()
+        eventually(lambda: cluster_check(nodes[synchronous]).get("detail", "").startswith(f"follower of {leader}"), timeout=30,
+                   message=f"{synchronous} to follow {leader} again")
+
+        etcd.stop()
+        stopped_at = time.monotonic()
+        # The leader can no longer renew: it stops acknowledging before its lease (3 s) could
+        # have been granted to another node, and says so.
+        eventually(lambda: "etcd unreachable" in cluster_check(nodes[leader]).get("detail", ""), timeout=10,
+                   message="the leader to see etcd gone")
+        time.sleep(4)
+        before = len(load.acknowledged)
+        time.sleep(2)
+        assert len(load.acknowledged) == before, "sign-ups acknowledged with etcd down"
+        etcd.start()
+        resumed = eventually(lambda: len(load.acknowledged) > before and time.monotonic() - stopped_at, timeout=60,
+                             message="sign-ups acknowledged after etcd came back")
+        print(f"etcd down for {resumed:.2f} s of sign-ups refused; a leader again afterwards")
+        eventually(lambda: len(load.acknowledged) > before + 20, timeout=60, message="more sign-ups")
+    leader = eventually(lambda: (found := leaders(nodes)) and len(found) == 1 and found[0], timeout=30,
+                        message="exactly one leader")
+    eventually(lambda: caught_up(nodes, [name for name in nodes if name != leader], leader), timeout=30,
+               message="every node at the leader's head")
+    assert set(load.acknowledged) <= admin_lookup_all(nodes[leader], list(load.acknowledged))
+    print(f"{len(load.acknowledged)} sign-ups acknowledged, none lost; {load.refused} refused (503)")
+    stop_and_compare(nodes)
