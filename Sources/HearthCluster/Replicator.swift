@@ -131,6 +131,9 @@ public struct Replicator: Service {
             }
         }
         let leader = state.snapshot.leader?.node ?? leaderURL
+        // Nothing in common is no tail: another history (a node restored from another backup,
+        // or a leader elected empty), which this node never drops on its own.
+        guard shared > 0 else { throw UnrelatedLedger(leader: leader) }
         logger.warning(
             "this node's ledger goes past what it shares with the leader's: dropping the unacknowledged tail",
             metadata: ["leader": "\(leader)", "keptThrough": "\(shared)", "head": "\(ours)"])
@@ -189,6 +192,14 @@ struct LedgerKeyMismatch: Error, CustomStringConvertible {
     var leaders: String
     var description: String {
         "this node's ledger key (\(ours)) is not the leader's (\(leaders)): give it copies of the leader's key files, or restore the leader's backup (docs/cluster.md)"
+    }
+}
+
+/// A follower whose ledger shares not even its first record with its leader's.
+struct UnrelatedLedger: Error, CustomStringConvertible {
+    var leader: String
+    var description: String {
+        "this node's ledger and the leader's (\(leader)) share no record: it is not a tail to drop; restore this node from a backup of the leader, or empty its data directory (docs/cluster.md)"
     }
 }
 

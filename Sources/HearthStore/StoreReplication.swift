@@ -125,7 +125,8 @@ public struct ReplicationBatch: Sendable {
         received = nil
     }
 
-    /// A batch received: its frames are checked when it is applied.
+    /// A batch received: split into its frames now (a frame cut short or of an unknown kind is
+    /// refused here); each record is checked against the ledger when the batch is applied.
     public init(received bytes: [UInt8]) throws {
         self.bytes = bytes
         let items = try Self.items(of: bytes)
