@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 import HearthCluster
 import HearthHTTP
@@ -14,6 +15,7 @@ struct ClusterNode {
     let elector: Elector
     let replicator: Replicator
     let source: ReplicationSource
+    let snapshots: SnapshotSource
 
     /// In a cluster no write happens until this node is elected: `declaredProjects`' settings are
     /// recorded by whichever node leads, when it is elected (a single node does it at start).
@@ -44,6 +46,7 @@ struct ClusterNode {
             }, logger: logger)
         replicator = Replicator(configuration: cluster, store: store, state: state, startsAfter: ready, logger: logger)
         source = ReplicationSource(store: store, token: cluster.replicationToken)
+        snapshots = SnapshotSource(store: store, token: cluster.replicationToken)
     }
 
     var services: [any Service] { [elector, replicator] }
@@ -63,8 +66,12 @@ struct ClusterNode {
     }
 
     /// `GET /hearth/v1/cluster/ledger?after=N&hash=H`: what a follower asks its leader for;
-    /// `GET /hearth/v1/cluster/ledger/hash?at=N`: how it finds the last record they share.
+    /// `GET /hearth/v1/cluster/ledger/hash?at=N`: how it finds the last record they share;
+    /// `GET /hearth/v1/cluster/snapshot`: what a new node starts from (`hearth cluster join`).
     func addRoutes(to router: Router<HearthRequestContext>) {
+        router.get("/hearth/v1/cluster/snapshot") { [snapshots] request, _ in
+            await Self.snapshot(snapshots, authorization: request.headers[.authorization])
+        }
         router.get("/hearth/v1/cluster/ledger") { [source] request, _ in
             let query = request.uri.queryParameters
             return Self.response(
@@ -81,6 +88,37 @@ struct ClusterNode {
                     at: request.uri.queryParameters.get("at").flatMap { UInt64($0) }, authorization: request.headers[.authorization]),
                 binary: false)
         }
+    }
+
+    /// The copy's files, each after its header, read from disk a mebibyte at a time as the
+    /// client takes them; removed once sent, or once the client went away.
+    private static func snapshot(_ snapshots: SnapshotSource, authorization: String?) async -> Response {
+        let snapshot: SnapshotSource.Snapshot
+        switch await snapshots.prepare(authorization: authorization) {
+        case .refused(let status, let reason):
+            return Response(
+                status: HTTPResponse.Status(code: status), headers: [.contentType: "text/plain; charset=utf-8"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: reason)))
+        case .ready(let ready): snapshot = ready
+        }
+        var headers = HTTPFields()
+        headers[.contentType] = "application/octet-stream"
+        headers[HTTPField.Name(SnapshotSource.headHeader)!] = String(snapshot.head)
+        headers[HTTPField.Name(SnapshotSource.bytesHeader)!] = String(snapshot.bytes)
+        return Response(
+            status: .ok, headers: headers,
+            body: ResponseBody { writer in
+                defer { snapshots.finished(snapshot) }
+                for file in snapshot.files {
+                    try await writer.write(ByteBuffer(bytes: SnapshotSource.header(name: file.name, size: file.bytes)))
+                    let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: snapshot.directory + "/" + file.name))
+                    defer { try? handle.close() }
+                    while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+                        try await writer.write(ByteBuffer(bytes: chunk))
+                    }
+                }
+                try await writer.finish(nil)
+            })
     }
 
     private static func response(_ answer: ReplicationSource.Answer, binary: Bool) -> Response {

@@ -5,6 +5,11 @@ import LMDB
 public struct BackupFile: Sendable, Equatable {
     public let name: String
     public let bytes: Int
+
+    public init(name: String, bytes: Int) {
+        self.name = name
+        self.bytes = bytes
+    }
 }
 
 extension AccountStore {

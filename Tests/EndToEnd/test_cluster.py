@@ -436,3 +436,59 @@ def test_a_follower_killed_and_etcd_restarted_under_load_lose_nothing(cluster, e
     assert set(load.acknowledged) <= admin_lookup_all(nodes[leader], list(load.acknowledged))
     print(f"{len(load.acknowledged)} sign-ups acknowledged, none lost; {load.refused} refused (503)")
     stop_and_compare(nodes)
+
+
+def test_a_new_node_joins_from_the_leaders_snapshot(cluster, etcd):
+    """`hearth cluster join` fills an empty data directory with the leader's hot snapshot over the
+    replication channel (ledger, projections and every key file); the node then starts, follows,
+    publishes the same JWKS and accepts the leader's tokens. A wrong credential, or a directory
+    that is not empty, is refused."""
+    nodes, token_file = cluster
+    leader = eventually(lambda: (found := leaders(nodes)) and len(found) == 1 and found[0], timeout=30,
+                        message="exactly one leader")
+    tokens = []
+    for index in range(5):
+        answer = sign_up(nodes[leader], f"before-join{index}@cluster.example")
+        assert answer.status_code == 200, answer.text
+        tokens.append(answer.json()["idToken"])
+    root = os.path.dirname(nodes[leader].data_dir)
+    data = os.path.join(root, "n4")
+    port = free_port()
+    settings = {"name": "e2e", "node": "n4", "etcd": [etcd.url], "advertiseUrl": f"http://127.0.0.1:{port}", "leaseSeconds": 3,
+                "replicationTokenFile": token_file, "synchronousTimeoutSeconds": 2}
+
+    def join(directory, settings=settings):
+        return subprocess.run([BINARY, "cluster", "join", "--data", directory], capture_output=True, text=True, timeout=120,
+                              env=dict(os.environ, HEARTH_CLUSTER=json.dumps(settings)))
+
+    wrong_token = os.path.join(root, "wrong-token")
+    with open(wrong_token, "w") as out:
+        out.write(TOKEN[:-1] + "x\n")
+    refused = join(data, dict(settings, replicationTokenFile=wrong_token))
+    assert refused.returncode != 0 and "401" in refused.stderr, refused.stderr
+    assert not os.path.exists(data) or os.listdir(data) == []
+
+    joined = join(data)
+    assert joined.returncode == 0, joined.stdout + joined.stderr
+    assert "chain verified" in joined.stdout, joined.stdout
+    for name in os.listdir(nodes[leader].data_dir):
+        if name == "ledger-key" or name == "secrets-key" or name.startswith("signing-key-"):
+            with open(os.path.join(nodes[leader].data_dir, name), "rb") as theirs, open(os.path.join(data, name), "rb") as ours:
+                assert theirs.read() == ours.read(), name
+            assert os.stat(os.path.join(data, name)).st_mode & 0o077 == 0, name
+    assert not [name for name in os.listdir(data) if name.endswith(".partial")]
+    again = join(data)
+    assert again.returncode != 0 and "not empty" in again.stderr, again.stderr
+
+    newcomer = Daemon(data, port, env={"HEARTH_CLUSTER": json.dumps(settings), "HEARTH_LOG_LEVEL": "notice"})
+    newcomer.start()
+    try:
+        eventually(lambda: cluster_check(newcomer).get("detail", "").startswith(f"follower of {leader}"), timeout=30,
+                   message=f"n4 to follow {leader}")
+        eventually(lambda: head(newcomer) == head(nodes[leader]), timeout=30, message="n4 at the leader's head")
+        jwks = requests.get(newcomer.url + "/.well-known/jwks.json", timeout=5).json()
+        assert jwks == requests.get(nodes[leader].url + "/.well-known/jwks.json", timeout=5).json()
+        for token in tokens:
+            assert lookup(newcomer, token).status_code == 200
+    finally:
+        newcomer.stop()

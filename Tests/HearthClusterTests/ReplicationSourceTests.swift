@@ -43,7 +43,7 @@ struct ReplicationSourceTests {
     func longPoll() async throws {
         let test = try TestStore()
         test.store.writeAuthority.lead(term: 4, until: .now + .seconds(600))
-        let source = ReplicationSource(store: test.store, token: Self.token, wait: .seconds(5))
+        let source = ReplicationSource(store: test.store, token: Self.token, wait: .seconds(600))
         async let answer = source.answer(Self.request(0))
         try await Task.sleep(for: .milliseconds(100))
         try test.run(.createAccount(TestStore.project, UserID("u1")!, AccountCreated(method: .anonymous, createdAt: 0)))

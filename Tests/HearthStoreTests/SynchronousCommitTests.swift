@@ -17,6 +17,7 @@ struct SynchronousCommitTests {
     @Test("no requirement: acknowledged at once; a requirement: only once every follower named confirms")
     func waitsForEveryFollower() async throws {
         let commit = SynchronousCommit()
+        commit.timeout = .seconds(600)
         try await commit.acknowledge(7)
         commit.require(.followers(["b", "c"], atLeast: 2))
         let done = Done()
@@ -59,6 +60,8 @@ struct SynchronousCommitTests {
         #expect(try test.store.ledgerHead() == head)
         commit.confirm("b", through: 1)
         #expect(!commit.isStalled)
+        // Generous from here: hundreds of tests share the cores, and this write must not time out.
+        commit.timeout = .seconds(600)
         async let written = test.store.execute(Self.signUp("accepted"), metadata: TestStore.user)
         try await Task.sleep(for: .milliseconds(30))
         commit.confirm("b", through: 2)
@@ -81,6 +84,7 @@ struct SynchronousCommitTests {
     @Test("many writes waiting at once are each released by the confirmation that covers them")
     func manyWaiters() async throws {
         let commit = SynchronousCommit()
+        commit.timeout = .seconds(600)
         commit.require(.followers(["b"], atLeast: 1))
         try await withThrowingTaskGroup(of: Void.self) { group in
             for sequence in 1...200 { group.addTask { try await commit.acknowledge(UInt64(sequence)) } }
