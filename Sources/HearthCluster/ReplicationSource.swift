@@ -1,4 +1,3 @@
-import HearthCrypto
 import HearthStore
 
 /// The leader's end of the replication channel, `GET /hearth/v1/cluster/ledger?after=N`: the
@@ -53,10 +52,8 @@ public struct ReplicationSource: Sendable {
     }
 
     public func answer(_ request: Request) async -> Answer {
-        guard let presented = request.authorization, presented.hasPrefix("Bearer "),
-            constantTimeEquals(Array(presented.utf8.dropFirst(7)), Array(token.utf8))
-        else {
-            return Answer(status: 401, body: [], refusal: "the replication credential is missing or wrong")
+        guard ReplicationCredential(token: token).accepts(request.authorization) else {
+            return Answer(status: 401, body: [], refusal: ReplicationCredential.refusal)
         }
         guard let after = request.after, let hash = request.hash, let node = request.node, (1...128).contains(node.utf8.count) else {
             return Answer(
@@ -105,10 +102,8 @@ extension ReplicationSource {
     /// `GET /hearth/v1/cluster/ledger/hash?at=N`: the hash of the leader's record `N` (hex), so
     /// a follower whose head is not the leader's finds the last record both hold; 404 without it.
     public func hash(at sequence: UInt64?, authorization: String?) -> Answer {
-        guard let presented = authorization, presented.hasPrefix("Bearer "),
-            constantTimeEquals(Array(presented.utf8.dropFirst(7)), Array(token.utf8))
-        else {
-            return Answer(status: 401, body: [], refusal: "the replication credential is missing or wrong")
+        guard ReplicationCredential(token: token).accepts(authorization) else {
+            return Answer(status: 401, body: [], refusal: ReplicationCredential.refusal)
         }
         guard let sequence else { return Answer(status: 400, body: [], refusal: "at: a sequence number") }
         guard case .leader(let term, _) = store.writeAuthority.standing else {

@@ -1,5 +1,4 @@
 import Foundation
-import HearthCrypto
 import HearthStore
 import Synchronization
 
@@ -40,9 +39,9 @@ public struct SnapshotSource: Sendable {
 
     /// Takes the copy (on a thread of its own); `finished` removes it.
     public func prepare(authorization: String?) async -> Preparation {
-        guard let presented = authorization, presented.hasPrefix("Bearer "),
-            constantTimeEquals(Array(presented.utf8.dropFirst(7)), Array(token.utf8))
-        else { return .refused(status: 401, reason: "the replication credential is missing or wrong") }
+        guard ReplicationCredential(token: token).accepts(authorization) else {
+            return .refused(status: 401, reason: ReplicationCredential.refusal)
+        }
         guard case .leader = store.writeAuthority.standing else { return .refused(status: 409, reason: "this node does not lead") }
         guard busy.take() else { return .refused(status: 503, reason: "a snapshot is being sent: try again when it is done") }
         let directory = store.directory.path + "/snapshot.partial"
@@ -82,17 +81,20 @@ public struct SnapshotSource: Sendable {
         return bytes
     }
 
+    /// One snapshot at a time. One whose sending never began (its client gone before the answer
+    /// started, so nothing called `finished`) holds the next back for an hour at most.
     private final class Busy: Sendable {
-        private let taken = Mutex(false)
+        private let takenAt = Mutex<ContinuousClock.Instant?>(nil)
+        static let abandonedAfter = Duration.seconds(3600)
 
         func take() -> Bool {
-            taken.withLock { taken in
-                guard !taken else { return false }
-                taken = true
+            takenAt.withLock { takenAt in
+                if let since = takenAt, ContinuousClock.now - since < Self.abandonedAfter { return false }
+                takenAt = .now
                 return true
             }
         }
 
-        func release() { taken.withLock { $0 = false } }
+        func release() { takenAt.withLock { $0 = nil } }
     }
 }
