@@ -14,10 +14,15 @@ public struct SnapshotSource: Sendable {
     let token: String
     private let busy = Busy()
 
+    /// A copy a crash left behind holds personal data that compaction and erasure never reach:
+    /// removed at once, when the daemon starts.
     public init(store: AccountStore, token: String) {
         self.store = store
         self.token = token
+        Self.discard(directory)
     }
+
+    private var directory: String { store.directory.path + "/snapshot.partial" }
 
     /// A copy ready to send: where it is, its files in the order they go, and the ledger's head
     /// when it was taken.
@@ -44,7 +49,7 @@ public struct SnapshotSource: Sendable {
         }
         guard case .leader = store.writeAuthority.standing else { return .refused(status: 409, reason: "this node does not lead") }
         guard busy.take() else { return .refused(status: 503, reason: "a snapshot is being sent: try again when it is done") }
-        let directory = store.directory.path + "/snapshot.partial"
+        let directory = directory
         do {
             let head = try store.ledgerHead().sequence
             let files = try await store.scan { [store] _ in

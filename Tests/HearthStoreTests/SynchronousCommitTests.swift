@@ -10,9 +10,7 @@ import Testing
 /// refuses new writes until the one that timed out is confirmed.
 @Suite("store: a leader acknowledges once its synchronous followers hold the write")
 struct SynchronousCommitTests {
-    static func signUp(_ uid: String) -> Command {
-        .createAccount(TestStore.project, UserID(uid)!, AccountCreated(method: .anonymous, createdAt: 0))
-    }
+    static func signUp(_ uid: String) -> Command { WriteAuthorityTests.signUp(uid) }
 
     @Test("no requirement: acknowledged at once; a requirement: only once every follower named confirms")
     func waitsForEveryFollower() async throws {
