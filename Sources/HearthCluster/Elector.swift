@@ -198,11 +198,14 @@ public struct Elector: Service {
             $0.mayLead = true
         }
         session.term = term
-        store.writeAuthority.lead(term: UInt64(term), until: deadline)
+        store.writeAuthority.begin(term: UInt64(term), until: deadline)
         Self.elections.increment()
         // Its writes wait for a synchronous follower, which this task adds: they must not hold
         // it (nor the lease's renewals).
-        Task { [onLeadership] in await onLeadership() }
+        Task { [self] in
+            guard await recordStart(of: UInt64(term)) else { return }
+            await onLeadership()
+        }
         let leader = MemberRecord(
             node: configuration.node, url: configuration.advertiseURL, role: .leader, term: term, at: store.clock.now())
         state.update {
@@ -212,6 +215,27 @@ public struct Elector: Service {
             $0.elections += 1
         }
         logger.notice("elected leader", metadata: ["cluster": "\(configuration.name)", "node": "\(configuration.node)", "term": "\(term)"])
+    }
+
+    /// Writes `term`'s first record, `cluster.term_started`, while this node leads it: again
+    /// until the synchronous followers hold it. False if the term ended first.
+    private func recordStart(of term: UInt64) async -> Bool {
+        while true {
+            guard case .leader(term, _) = store.writeAuthority.standing else { return false }
+            do {
+                if let started = try await store.startTerm(term, node: configuration.node) {
+                    logger.info("term started", metadata: ["term": "\(term)", "sequence": "\(started.sequence)"])
+                }
+                return true
+            } catch StoreError.notReplicated {
+                // Committed here; acknowledged once a follower holds it.
+            } catch StoreError.notLeader {
+                return false
+            } catch {
+                logger.error("recording the start of the term failed", metadata: ["term": "\(term)", "error": "\(error)"])
+            }
+            try? await Task.sleep(for: .seconds(1))
+        }
     }
 
     private func follow(_ holder: EtcdClient.KeyValue?) {

@@ -54,6 +54,8 @@ extension EventType {
     public static let identityProviderSet = EventType("project.identity_provider_set", version: 1)
     public static let identityProviderDeleted = EventType("project.identity_provider_deleted", version: 1)
 
+    public static let termStarted = EventType("cluster.term_started", version: 1)
+
     /// Earlier versions still in ledgers: read through an upcaster; new events never use them.
     public static let accountCreatedV1 = EventType("account.created", version: 1)
     public static let accountCreatedV2 = EventType("account.created", version: 2)
@@ -82,5 +84,6 @@ extension EventType {
         .emailVerified, .emailChanged, .profileUpdated, .customClaimsSet, .accountDisabled, .accountEnabled,
         .sessionsRevoked, .refreshTokenIssued, .refreshTokenRevoked, .accountDeleted, .anonymousPurged, .accountErased,
         .oobCodeIssued, .oobCodeConsumed, .oobCodeExpired, .projectConfigChanged, .identityProviderSet, .identityProviderDeleted,
+        .termStarted,
     ]
 }

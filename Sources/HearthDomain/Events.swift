@@ -40,6 +40,8 @@ public enum EventPayload: Equatable, Sendable {
     /// A provider's whole configuration, created or changed (its secret sealed or referenced).
     indirect case identityProviderSet(IdentityProviderConfig)
     case identityProviderDeleted(IdentityProviderDeleted)
+    /// A node began leading a term (`ClusterTerms`).
+    indirect case termStarted(TermStarted)
 
     public var type: EventType {
         switch self {
@@ -67,6 +69,7 @@ public enum EventPayload: Equatable, Sendable {
         case .projectConfigChanged: .projectConfigChanged
         case .identityProviderSet: .identityProviderSet
         case .identityProviderDeleted: .identityProviderDeleted
+        case .termStarted: .termStarted
         }
     }
 }

@@ -146,7 +146,8 @@ extension Account {
             refreshTokens.removeAll { $0 == revoked.tokenHash }
         case .accountDeleted, .anonymousPurged, .accountErased:
             return false
-        case .oobCodeIssued, .oobCodeConsumed, .oobCodeExpired, .projectConfigChanged, .identityProviderSet, .identityProviderDeleted:
+        case .oobCodeIssued, .oobCodeConsumed, .oobCodeExpired, .projectConfigChanged, .identityProviderSet, .identityProviderDeleted,
+            .termStarted:
             break
         }
         // Upgrading is one-way: an account that ever gained a sign-in method is never

@@ -53,31 +53,43 @@ public struct UserID: StringIdentifier {
 }
 
 /// Which stream an event belongs to. Streams are the unit of ordering and of expected-version
-/// checks: one per account, one per project (its configuration), one per out-of-band code.
+/// checks: one per account, one per project (its configuration), one per out-of-band code, and
+/// the cluster's own, which belong to no project.
 public enum StreamID: Hashable, Sendable, CustomStringConvertible {
     case account(ProjectID, UserID)
     case project(ProjectID)
     /// An email action code, named by the SHA-256 (hex) of the code; the code itself is never stored.
     case oobCode(ProjectID, String)
+    /// The ledger's own history, beside every project's (a single node is a cluster of one).
+    case cluster(ClusterStream)
 
-    public var project: ProjectID {
+    /// The project the stream belongs to; none for the cluster's streams.
+    public var project: ProjectID? {
         switch self {
         case .account(let project, _), .project(let project), .oobCode(let project, _): project
+        case .cluster: nil
         }
     }
 
-    /// "account/demo-hearth/<uid>", "project/demo-hearth", "oob/demo-hearth/<sha256>".
+    /// "account/demo-hearth/<uid>", "project/demo-hearth", "oob/demo-hearth/<sha256>", "cluster/terms".
     public var description: String {
         switch self {
         case .account(let project, let uid): "account/\(project)/\(uid)"
         case .project(let project): "project/\(project)"
         case .oobCode(let project, let hash): "oob/\(project)/\(hash)"
+        case .cluster(let stream): "cluster/\(stream.rawValue)"
         }
     }
 
     public init?(_ text: String) {
         let parts = text.split(separator: "/", maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count >= 2, let project = ProjectID(String(parts[1])) else { return nil }
+        guard parts.count >= 2 else { return nil }
+        if parts[0] == "cluster" {
+            guard parts.count == 2, let stream = ClusterStream(rawValue: String(parts[1])) else { return nil }
+            self = .cluster(stream)
+            return
+        }
+        guard let project = ProjectID(String(parts[1])) else { return nil }
         switch (parts[0], parts.count) {
         case ("project", 2): self = .project(project)
         case ("account", 3):
@@ -87,4 +99,10 @@ public enum StreamID: Hashable, Sendable, CustomStringConvertible {
         default: return nil
         }
     }
+}
+
+/// The cluster's streams.
+public enum ClusterStream: String, Hashable, Sendable, CaseIterable {
+    /// Which node led each term, and the head it started from (`cluster.term_started`).
+    case terms
 }

@@ -13,7 +13,7 @@ public enum PersonalData {
         case .account: stream
         case .oobCode(let project, _):
             if case .oobCodeIssued(let issued) = payload, let uid = issued.uid { .account(project, uid) } else { stream }
-        case .project: nil
+        case .project, .cluster: nil
         }
     }
 

@@ -262,7 +262,7 @@ public enum RecordFormat {
         let generation = try part.readVarint()
         let owner: StreamID
         switch (head.stream, try part.readOptional { try UserID.read(from: &$0) }) {
-        case (.project, _), (.account, .some):
+        case (.project, _), (.cluster, _), (.account, .some):
             throw BinaryFormatError.invalid("sealed part on \(head.stream)", at: reader.offset)
         case (.oobCode(let project, _), .some(let uid)): owner = .account(project, uid)
         case (_, nil): owner = head.stream
@@ -335,11 +335,16 @@ public enum RecordFormat {
         return try parseStream(bytes, at: reader.offset)
     }
 
-    /// Parses "account/<project>/<uid>", "project/<project>" or "oob/<project>/<hash>" from the
+    /// Parses "account/<project>/<uid>", "project/<project>", "oob/<project>/<hash>" or "cluster/<name>" from the
     /// stored bytes, without the intermediate strings a split would make (rebuild's hot path).
     private static func parseStream(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws -> StreamID {
         var invalid: BinaryFormatError { .invalid("stream '\(String(decoding: bytes, as: UTF8.self))'", at: offset) }
         guard let first = bytes.firstIndex(of: 0x2f) else { throw invalid }
+        if UnsafeRawBufferPointer(rebasing: bytes[..<first]).elementsEqual("cluster".utf8) {
+            let name = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[(first + 1)...]), as: UTF8.self)
+            guard let stream = ClusterStream(rawValue: name) else { throw invalid }
+            return .cluster(stream)
+        }
         let rest = bytes[(first + 1)...]
         let second = rest.firstIndex(of: 0x2f)
         let category = UnsafeRawBufferPointer(rebasing: bytes[..<first])

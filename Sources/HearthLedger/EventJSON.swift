@@ -98,6 +98,7 @@ public enum EventJSON {
             case .projectConfigChanged(let event): try event.encode(to: encoder)
             case .identityProviderSet(let event): try event.encode(to: encoder)
             case .identityProviderDeleted(let event): try event.encode(to: encoder)
+            case .termStarted(let event): try event.encode(to: encoder)
             }
         }
     }

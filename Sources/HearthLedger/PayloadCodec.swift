@@ -93,6 +93,11 @@ public enum PayloadCodec {
         case .projectConfigChanged(let event): writer.write(event)
         case .identityProviderSet(let event): writer.write(event)
         case .identityProviderDeleted(let event): writer.write(event.providerId.rawValue)
+        case .termStarted(let event):
+            writer.write(varint: event.term)
+            writer.write(event.node)
+            writer.write(varint: event.after)
+            writer.write(event.afterHash)
         }
         return Parts(open: writer.bytes, personal: personal)
     }
@@ -263,6 +268,11 @@ public enum PayloadCodec {
         Decoder(.identityProviderSet) { .identityProviderSet(try $0.read()) },
         Decoder(.identityProviderDeleted) {
             .identityProviderDeleted(IdentityProviderDeleted(providerId: ProviderID(try $0.readString())))
+        },
+        Decoder(.termStarted) {
+            .termStarted(
+                TermStarted(
+                    term: try $0.readVarint(), node: try $0.readString(), after: try $0.readVarint(), afterHash: try $0.readString()))
         },
     ]
 

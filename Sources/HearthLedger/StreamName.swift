@@ -1,26 +1,27 @@
 import HearthDomain
 
 /// A stream's name as `StreamID.description` spells it ("account/<project>/<uid>",
-/// "project/<project>", "oob/<project>/<hash>"), in UTF-8 parts: a key or a wrapping context
+/// "project/<project>", "oob/<project>/<hash>", "cluster/<name>"), in UTF-8 parts: a key or a wrapping context
 /// is written without building the string, which a rebuild would do once per account.
 struct StreamName {
-    private let parts: (category: String, project: String, id: String?)
+    private let parts: (category: String, scope: String, id: String?)
 
     init(_ stream: StreamID) {
         switch stream {
         case .account(let project, let uid): parts = ("account", project.rawValue, uid.rawValue)
         case .project(let project): parts = ("project", project.rawValue, nil)
         case .oobCode(let project, let hash): parts = ("oob", project.rawValue, hash)
+        case .cluster(let stream): parts = ("cluster", stream.rawValue, nil)
         }
     }
 
     /// Bytes in all.
-    var count: Int { parts.category.utf8.count + 1 + parts.project.utf8.count + (parts.id.map { 1 + $0.utf8.count } ?? 0) }
+    var count: Int { parts.category.utf8.count + 1 + parts.scope.utf8.count + (parts.id.map { 1 + $0.utf8.count } ?? 0) }
 
     func forEachPart(_ body: (String) -> Void) {
         body(parts.category)
         body("/")
-        body(parts.project)
+        body(parts.scope)
         if let id = parts.id {
             body("/")
             body(id)

@@ -122,6 +122,8 @@ public final class ProjectionWriter {
             } else {
                 try txn.delete(projections.oobCodes, key)
             }
+        case .cluster(.terms):
+            if case .termStarted(let started) = event.payload { try projections.setTerm(started.term, in: txn) }
         }
     }
 

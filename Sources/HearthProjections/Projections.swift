@@ -39,7 +39,8 @@ public struct Projections: Sendable {
     public let codeExpiry: Table
     /// project -> `ProjectConfig`
     public let projects: Table
-    /// "checkpoint" -> last applied sequence; "format" -> `formatVersion`
+    /// "checkpoint" -> last applied sequence; "format" -> `formatVersion`; "term" -> the
+    /// latest `cluster.term_started`'s term
     public let state: Database<String, BigEndianUInt64>
 
     /// Every table whose bytes the digest covers, in digest order.
@@ -77,9 +78,19 @@ public struct Projections: Sendable {
         try txn.put(state, "checkpoint", BigEndianUInt64(sequence))
     }
 
+    /// The latest term the ledger recorded the start of; `nil` before the first.
+    public func term(in txn: some Transaction) throws -> UInt64? {
+        try txn.get(state, "term")?.value
+    }
+
+    func setTerm(_ term: UInt64, in txn: WriteTransaction) throws {
+        try txn.put(state, "term", BigEndianUInt64(term))
+    }
+
     /// Empties every projection and resets the checkpoint to 0.
     public func reset(in txn: WriteTransaction) throws {
         for table in tables { try txn.removeAll(table) }
+        try txn.delete(state, "term")
         try txn.put(state, "checkpoint", BigEndianUInt64(0))
         try txn.put(state, "format", BigEndianUInt64(Self.formatVersion))
     }

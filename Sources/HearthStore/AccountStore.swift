@@ -157,7 +157,7 @@ public final class AccountStore: Sendable {
     /// A write, its errors in the store's terms, what it says of the disk (`writeHealth`), and
     /// whether it may be acknowledged: once the synchronous followers hold it
     /// (`synchronousCommit`), and while this node still holds the right to write (`writeAuthority`).
-    private func writing<R>(_ body: () async throws -> Committed<R>) async throws -> R {
+    func writing<R>(_ body: () async throws -> Committed<R>) async throws -> R {
         do {
             let committed = try await translatingErrors(body)
             writeHealth.record(diskFull: false)
@@ -204,12 +204,12 @@ public final class AccountStore: Sendable {
     /// One write job: one instant for all its events (read once, never before the ledger's
     /// head), and one projection writer, which serves the job's reads of accounts and writes
     /// each account it changed back once, at the end.
-    private func job<R>(_ txn: WriteTransaction, _ metadata: Metadata, _ body: (StoreTransaction) throws -> R) throws
-        -> Committed<R>
-    {
+    func job<R>(
+        _ txn: WriteTransaction, _ metadata: Metadata, startingTerm: Bool = false, _ body: (StoreTransaction) throws -> R
+    ) throws -> Committed<R> {
         // A job queued before this node lost the right to write writes nothing; nor does one
         // while an earlier write waits unconfirmed past its timeout.
-        try writeAuthority.check()
+        try writeAuthority.check(startingTerm: startingTerm)
         try synchronousCommit.checkAccepting()
         let now = max(clock.now(), try ledger.head(in: txn).recordedAt)
         let writer = projections.writer(txn)
@@ -221,7 +221,7 @@ public final class AccountStore: Sendable {
 
     /// A job's result, the earliest cleanup due time it scheduled, and the ledger's head after
     /// it (what followers must hold before it is acknowledged; what it read, too).
-    fileprivate struct Committed<R> {
+    struct Committed<R> {
         var result: R
         var earliestScheduled: Int64?
         var head: UInt64

@@ -84,6 +84,15 @@ public struct StoreReplication: Sendable {
                         let event = try record.withUnsafeBytes {
                             try store.ledger.appendReplicated($0, after: &head, streams: &streams, in: txn)
                         }
+                        if case .termStarted(let started) = event.payload {
+                            // A record of an older term than one this ledger holds: from a stale leader.
+                            let current = try store.projections.term(in: txn)
+                            do {
+                                _ = try ClusterTerms.start(started, after: current)
+                            } catch {
+                                throw StoreError.replication("record \(event.sequence) refused: \(error)")
+                            }
+                        }
                         try writer.apply(event)
                     }
                 }

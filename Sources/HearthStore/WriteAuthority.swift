@@ -9,6 +9,9 @@ import Synchronization
 ///
 /// The deadline is an instant of the monotonic clock, checked by the write path itself: a
 /// leader cut off from etcd stops acknowledging on time even if the elector's task never runs.
+///
+/// A term the elector begins (`begin`) writes nothing before its `cluster.term_started` record
+/// (`AccountStore.startTerm`): every record of the term follows the one that names its leader.
 public final class WriteAuthority: Sendable {
     public enum Standing: Sendable, Equatable {
         /// A single node: every write.
@@ -19,29 +22,54 @@ public final class WriteAuthority: Sendable {
         case follower(leader: String?)
     }
 
-    private let state: Mutex<Standing>
-
-    public init(_ standing: Standing = .always) {
-        state = Mutex(standing)
+    private struct State {
+        var standing: Standing
+        /// A term begun whose start is not yet recorded.
+        var unrecordedTerm: UInt64?
     }
 
-    public var standing: Standing { state.withLock { $0 } }
+    private let state: Mutex<State>
+
+    public init(_ standing: Standing = .always) {
+        state = Mutex(State(standing: standing))
+    }
+
+    public var standing: Standing { state.withLock { $0.standing } }
 
     /// This node leads `term` until `deadline` (a renewal moves the deadline; a new term replaces it).
     public func lead(term: UInt64, until deadline: ContinuousClock.Instant) {
-        state.withLock { $0 = .leader(term: term, until: deadline) }
+        state.withLock { $0.standing = .leader(term: term, until: deadline) }
+    }
+
+    /// This node was elected for `term`, until `deadline`: it writes the term's start first.
+    public func begin(term: UInt64, until deadline: ContinuousClock.Instant) {
+        state.withLock {
+            $0.standing = .leader(term: term, until: deadline)
+            $0.unrecordedTerm = term
+        }
+    }
+
+    /// The start of `term` is in the ledger (or, `false`: it did not commit after all, and must be written again).
+    func recordedStart(of term: UInt64, _ recorded: Bool = true) {
+        state.withLock {
+            guard case .leader(term, _) = $0.standing else { return }
+            $0.unrecordedTerm = recorded ? nil : term
+        }
     }
 
     /// This node follows `leader` (or no one known): it writes nothing.
     public func follow(_ leader: String?) {
-        state.withLock { $0 = .follower(leader: leader) }
+        state.withLock { $0 = State(standing: .follower(leader: leader)) }
     }
 
-    /// Throws `StoreError.notLeader` unless this node may write at `now`.
-    public func check(at now: ContinuousClock.Instant = .now) throws(StoreError) {
-        switch standing {
+    /// Throws `StoreError.notLeader` unless this node may write at `now`: the start of its term
+    /// (`startingTerm`), or anything once that is recorded.
+    public func check(at now: ContinuousClock.Instant = .now, startingTerm: Bool = false) throws(StoreError) {
+        let current = state.withLock { $0 }
+        switch current.standing {
         case .always: return
-        case .leader(_, let until) where now < until: return
+        case .leader(let term, let until) where now < until:
+            if current.unrecordedTerm == term, !startingTerm { throw .notLeader(leader: nil) }
         case .leader: throw .notLeader(leader: nil)
         case .follower(let leader): throw .notLeader(leader: leader)
         }

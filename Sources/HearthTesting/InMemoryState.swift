@@ -42,6 +42,8 @@ public struct InMemoryState: DecisionState, Sendable {
             }
         case .oobCode(_, let hash):
             oobCodes[hash] = Evolve.oobCode(oobCodes[hash], payload, at: at)
+        case .cluster:
+            break
         }
     }
 

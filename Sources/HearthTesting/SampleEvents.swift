@@ -65,6 +65,7 @@ public enum SampleEvents {
                 providerId: "oidc.corp", enabled: false, clientId: "corp", clientSecret: .file(path: "/run/credentials/corp"),
                 issuer: "https://id.corp.example", displayName: "Corp", responseType: .init(idToken: false, code: true))),
         .identityProviderDeleted(IdentityProviderDeleted(providerId: "oidc.corp")),
+        .termStarted(TermStarted(term: 7, node: "hearth-b", after: 41, afterHash: String(repeating: "ab", count: 32))),
     ]
 
     /// The stream a sample payload is appended to.
@@ -72,6 +73,7 @@ public enum SampleEvents {
         switch payload.type.name {
         case let name where name.hasPrefix("oob_code."): .oobCode(project, "code")
         case let name where name.hasPrefix("project."): .project(project)
+        case let name where name.hasPrefix("cluster."): .cluster(.terms)
         default: .account(project, UserID("sample")!)
         }
     }

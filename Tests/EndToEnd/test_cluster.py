@@ -296,6 +296,7 @@ def test_failover_under_load_loses_no_acknowledged_write(cluster):
     eventually(lambda: "synchronous followers: n" in cluster_check(nodes[leader]).get("detail", ""), timeout=20,
                message="a synchronous follower")
     totals = []
+    elected_in_order = [leader]
     with Load(nodes) as load:
         for round in range(rounds):
             eventually(lambda: len(load.acknowledged) > (round + 1) * 150, timeout=60, message="sign-ups acknowledged")
@@ -319,12 +320,30 @@ def test_failover_under_load_loses_no_acknowledged_write(cluster):
             eventually(lambda: cluster_check(nodes[leader]).get("detail", "").startswith(f"follower of {successor}"), timeout=30,
                        message=f"{leader} to follow {successor}")
             leader = successor
+            elected_in_order.append(successor)
     eventually(lambda: caught_up(nodes, [name for name in nodes if name != leader], leader), timeout=30,
                message="every node at the leader's head")
     final = admin_lookup_all(nodes[leader], list(load.acknowledged))
     assert set(load.acknowledged) <= final
     print(f"{rounds} failovers, {len(load.acknowledged)} sign-ups acknowledged, none lost; {load.refused} refused (503)")
     stop_and_compare(nodes)
+    expect_terms(nodes[leader].data_dir, elected_in_order)
+
+
+def expect_terms(data_dir, elected_in_order):
+    """The ledger says who led when: each term's first record names the node elected, in later
+    terms only, and starts from the head before it; the leaders the test saw elected are among
+    them, in order, the last one last."""
+    replay = subprocess.run([BINARY, "audit", "replay", "--data", data_dir, "--type", "cluster.term_started"],
+                            capture_output=True, text=True, timeout=60)
+    assert replay.returncode == 0, replay.stderr
+    starts = [json.loads(line) for line in replay.stdout.splitlines()]
+    terms = [start["payload"]["term"] for start in starts]
+    assert terms == sorted(set(terms)), terms
+    assert all(start["payload"]["after"] == start["sequence"] - 1 for start in starts), starts
+    named = iter(start["payload"]["node"] for start in starts)
+    assert all(node in named for node in elected_in_order), (elected_in_order, starts)
+    assert starts[-1]["payload"]["node"] == elected_in_order[-1]
 
 
 def admin_lookup_all(node, emails):

@@ -104,6 +104,14 @@ struct ElectorTests {
         #expect(follower.elector.state.snapshot.leader?.url == "http://\(leader.name).test:9099")
         #expect(follower.elector.state.snapshot.term == leader.elector.state.snapshot.term)
         try await leader.writeAsLeader("on-the-leader")
+        // The term's first record names its leader and the head it started from.
+        let term = try #require(leader.elector.state.snapshot.term)
+        let first = try #require(try leader.store.store.audit.events(of: .cluster(.terms)).first)
+        #expect(first.sequence == 1)
+        #expect(
+            first.payload
+                == .termStarted(TermStarted(term: UInt64(term), node: leader.name, after: 0, afterHash: String(repeating: "0", count: 64))))
+        #expect(try leader.store.store.ledgerTerm() == UInt64(term))
         let before = try follower.store.store.ledgerHead()
         await #expect(throws: StoreError.notLeader(leader: leader.name)) { try await follower.write("on-the-follower") }
         #expect(try follower.store.store.ledgerHead() == before)
@@ -133,6 +141,8 @@ struct ElectorTests {
         let term = try #require(b.elector.state.snapshot.term)
         let recorded = try #require(try await client.get("/hearth/test/sync").flatMap { SynchronousSet($0.value) })
         #expect(recorded == SynchronousSet(leader: "b", term: term, followers: [], required: 1, asynchronous: false))
+        // The term's start is its first write, committed before any other.
+        try await Self.waitUntil(10) { (try? b.store.store.ledgerTerm()) == UInt64(term) }
         // No follower holds b's ledger yet: its writes are not acknowledged.
         await #expect(throws: StoreError.notReplicated) { try await b.write("unconfirmed") }
         // a confirms b's head (as its replication requests do): it joins the set, and writes are acknowledged again.

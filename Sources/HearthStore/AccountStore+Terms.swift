@@ -1,0 +1,55 @@
+import HearthDomain
+import HearthLedger
+import HearthProjections
+import LMDB
+
+extension AccountStore {
+    /// Records that this node, `node`, leads `term` (`cluster.term_started`, with the head it
+    /// starts from): the first write of the term, acknowledged like any other (once the
+    /// synchronous followers hold it). Refused for a term no later than the ledger's latest.
+    /// Nothing when the ledger already holds this term's start (a retry after it committed).
+    @discardableResult
+    public func startTerm(_ term: UInt64, node: String) async throws -> StoredEvent? {
+        do {
+            return try await writing {
+                try await environment.writer.submit { [self] txn in
+                    try job(txn, Metadata(actor: .system), startingTerm: true) { transaction in
+                        let started = try transaction.startTerm(term, node: node)
+                        // The jobs after this one in the batch commit with it, after it.
+                        writeAuthority.recordedStart(of: term)
+                        return started
+                    }
+                }
+            }
+        } catch {
+            // Unless it committed (and waits for the followers), nothing after it in its batch
+            // did either: the term's start is still to write.
+            if (try? ledgerTerm()) != term { writeAuthority.recordedStart(of: term, false) }
+            throw error
+        }
+    }
+
+    /// The latest term the ledger recorded the start of; `nil` before the first.
+    public func ledgerTerm() throws -> UInt64? {
+        try translatingErrors { try environment.read { txn in try projections.term(in: txn) } }
+    }
+}
+
+extension StoreTransaction {
+    func startTerm(_ term: UInt64, node: String) throws -> StoredEvent? {
+        let txn = writer.txn
+        let head = try ledger.head(in: txn)
+        let started = TermStarted(term: term, node: node, after: head.sequence, afterHash: hex(head.hash))
+        let current = try writer.projections.term(in: txn)
+        if current == term { return nil }
+        let payloads: [EventPayload]
+        do {
+            payloads = try ClusterTerms.start(started, after: current)
+        } catch {
+            throw StoreError.replication(error.description)
+        }
+        let envelopes = try ledger.append(payloads, to: .cluster(.terms), metadata: metadata, at: now, in: txn, keys: keys)
+        for envelope in envelopes { try writer.apply(envelope) }
+        return envelopes.first.map(StoredEvent.init)
+    }
+}
