@@ -16,6 +16,7 @@ struct ClusterNode {
     let replicator: Replicator
     let source: ReplicationSource
     let snapshots: SnapshotSource
+    let signingKeys: SigningKeyFiles
 
     /// In a cluster no write happens until this node is elected: `declaredProjects`' settings are
     /// recorded by whichever node leads, when it is elected (a single node does it at start).
@@ -47,6 +48,16 @@ struct ClusterNode {
         replicator = Replicator(configuration: cluster, store: store, state: state, startsAfter: ready, logger: logger)
         source = ReplicationSource(store: store, token: cluster.replicationToken)
         snapshots = SnapshotSource(store: store, token: cluster.replicationToken)
+        signingKeys = SigningKeyFiles(store: store, token: cluster.replicationToken)
+    }
+
+    /// A rotated signing key's file, fetched from the leader this node follows.
+    var fetchSigningKey: @Sendable (String) async throws -> Void {
+        { [state, signingKeys] keyID in
+            let snapshot = state.snapshot
+            guard snapshot.role == .follower, let url = snapshot.leader?.url else { throw StoreError.notLeader(leader: nil) }
+            try await signingKeys.fetch(keyID, from: url)
+        }
     }
 
     var services: [any Service] { [elector, replicator] }
@@ -81,6 +92,13 @@ struct ClusterNode {
                         node: request.headers[HTTPField.Name(ReplicationSource.nodeHeader)!],
                         authorization: request.headers[.authorization])),
                 binary: true)
+        }
+        router.get("/hearth/v1/cluster/signing-key") { [signingKeys] request, _ in
+            let answer = signingKeys.answer(keyID: request.uri.queryParameters.get("kid"), authorization: request.headers[.authorization])
+            return Response(
+                status: HTTPResponse.Status(code: answer.status),
+                headers: [.contentType: answer.status == 200 ? "application/x-pem-file" : "text/plain; charset=utf-8"],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
         }
         router.get("/hearth/v1/cluster/ledger/hash") { [source] request, _ in
             Self.response(

@@ -148,6 +148,10 @@ public enum HearthServer {
         if let mailQueue { services.append(mailQueue) }
         services.append(scheduler)
         services.append(ActionCodeSweeper(store: store, clock: clock, startsAfter: caughtUp, logger: logger))
+        services.append(
+            SigningKeyService(
+                keys: KeyService(context: context), keyring: context.tokens.keyring, store: store, startsAfter: caughtUp,
+                fetch: cluster?.fetchSigningKey, logger: logger))
         if let cluster { services += cluster.services }
         if let interval = WatchdogService.interval() {
             services.append(WatchdogService(store: store, interval: interval, logger: logger))
@@ -180,7 +184,9 @@ public enum HearthServer {
         _ configuration: ServerConfiguration, store: AccountStore, mailer: (any ActionLinkMailer)?, logger: Logger
     ) throws -> AuthContext {
         let keyFile = store.directory.signingKeyFile(algorithm: configuration.secrets.signingAlgorithm.rawValue)
-        let key = try SigningKey.loadOrCreate(at: keyFile, algorithm: configuration.secrets.signingAlgorithm)
+        let keyring = SigningKeyring(original: try SigningKey.loadOrCreate(at: keyFile, algorithm: configuration.secrets.signingAlgorithm))
+        // The keys a rotation published, before the first token is signed.
+        try keyring.refresh(from: store)
         var settings = AuthSettings()
         settings.fakeIdentityProvider = configuration.profile == .development
         settings.emailTrust = configuration.profile == .development ? .anyVerifiedEmail : .authoritativeProviders
@@ -223,7 +229,7 @@ public enum HearthServer {
         let refusals = RefusalLog(
             logger: logger, addresses: configuration.observability.logClientAddresses, clock: { clock.now() })
         return AuthContext(
-            store: store, tokens: TokenIssuer(key: key, signingPool: signing),
+            store: store, tokens: TokenIssuer(keyring: keyring, signingPool: signing),
             passwords: PasswordHasher(parameters: configuration.passwords.parameters, pool: hashing),
             outbox: configuration.profile == .development ? Outbox() : nil, mailer: mailer, identityProviders: gateway,
             settings: settings, limits: policy.map { AbuseGuard(policy: $0, onRefusal: refusals.record) })

@@ -34,4 +34,9 @@ enum KeyFile {
         }
         return true
     }
+
+    /// Removes `path` (a key no longer wanted), ignoring a file already gone.
+    static func remove(_ path: String) {
+        unlink(path)
+    }
 }

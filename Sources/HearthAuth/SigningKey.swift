@@ -79,16 +79,24 @@ public struct SigningKey: Sendable {
     /// cannot be read or parsed stops the daemon: replacing it would silently invalidate every
     /// token it signed.
     public static func loadOrCreate(at path: String, algorithm: Algorithm) throws -> SigningKey {
-        if access(path, F_OK) == 0 {
-            guard let pem = try? String(contentsOfFile: path, encoding: .utf8) else { throw SigningKeyError.unreadable(path) }
-            do {
-                return try SigningKey(pem: pem, algorithm: algorithm)
-            } catch {
-                throw SigningKeyError.unreadable(path)
-            }
+        if access(path, F_OK) == 0 { return try load(at: path, algorithm: algorithm) }
+        return try create(at: path, algorithm: algorithm)
+    }
+
+    /// The key in the PEM file at `path`.
+    public static func load(at path: String, algorithm: Algorithm) throws -> SigningKey {
+        guard let pem = try? String(contentsOfFile: path, encoding: .utf8) else { throw SigningKeyError.unreadable(path) }
+        do {
+            return try SigningKey(pem: pem, algorithm: algorithm)
+        } catch {
+            throw SigningKeyError.unreadable(path)
         }
+    }
+
+    /// A new key, written to `path` (which must not exist) before it is returned: durable
+    /// before any token it signs leaves the process.
+    public static func create(at path: String, algorithm: Algorithm) throws -> SigningKey {
         let key = try generate(algorithm)
-        // Durable before any token it signs leaves the process.
         guard KeyFile.writeNew(path, Array(key.pem.utf8)) else { throw SigningKeyError.cannotWrite(path) }
         return key
     }

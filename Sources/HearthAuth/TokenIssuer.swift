@@ -9,7 +9,10 @@ import HearthWire
 /// ID tokens carry the claims the SDKs read (firebase-clients-wire.md A.12, emulator 3.1).
 /// Refresh tokens are random; the ledger stores only their SHA-256.
 public struct TokenIssuer: Sendable {
-    public let key: SigningKey
+    /// The keys that sign and verify (one signs; the JWKS publishes more during a rotation).
+    public let keyring: SigningKeyring
+    /// The key new tokens are signed with.
+    public var key: SigningKey { keyring.signing }
     /// ID token lifetime in seconds (Firebase: one hour).
     public let lifetime: Int64
     private let verified = VerifiedTokenCache()
@@ -19,9 +22,13 @@ public struct TokenIssuer: Sendable {
     let signingPool: WorkPool?
 
     public init(key: SigningKey, lifetime: Int64 = 3600, signingPool: WorkPool? = nil) {
-        self.key = key
+        self.init(keyring: SigningKeyring(original: key), lifetime: lifetime, signingPool: signingPool)
+    }
+
+    public init(keyring: SigningKeyring, lifetime: Int64 = 3600, signingPool: WorkPool? = nil) {
+        self.keyring = keyring
         self.lifetime = lifetime
-        self.signingPool = key.algorithm == .rs256 ? signingPool : nil
+        self.signingPool = signingPool
     }
 
     public static func issuer(of project: ProjectID) -> String {
@@ -47,8 +54,8 @@ public struct TokenIssuer: Sendable {
     ) async throws -> String {
         let payload = claims(
             for: account, in: project, method: method, now: now, signedInAt: signedInAt, extraClaims: extraClaims)
-        let input = JWT.signingInput(payload, key)
         let key = self.key
+        let input = JWT.signingInput(payload, key)
         let sign: @Sendable () throws -> [UInt8] = {
             let start = ContinuousClock.now
             defer {
@@ -58,7 +65,7 @@ public struct TokenIssuer: Sendable {
             }
             return try key.sign(Array(input.utf8))
         }
-        guard let signingPool else { return JWT.assemble(input, signature: try sign()) }
+        guard let signingPool, key.algorithm == .rs256 else { return JWT.assemble(input, signature: try sign()) }
         do {
             return JWT.assemble(input, signature: try await signingPool.run(sign))
         } catch is WorkPool.Busy {
@@ -127,11 +134,11 @@ public struct TokenIssuer: Sendable {
     /// Checks signature, issuer, audience and expiry. Account state (deleted, disabled,
     /// revoked) is the caller's to check against the projections.
     public func verifyIDToken(_ token: String, project: ProjectID, now: Int64) throws(TokenError) -> VerifiedIDToken {
-        if let known = verified.entry(for: token), known.project == project {
+        if let known = verified.entry(for: token), known.project == project, keyring.key(id: known.keyID) != nil {
             guard known.expiresAt > now / 1000 else { throw .expired }
             return known.token
         }
-        guard let parts = JWT.decode(token), parts.header["kid"]?.stringValue == key.keyID,
+        guard let parts = JWT.decode(token), let key = parts.header["kid"]?.stringValue.flatMap(keyring.key(id:)),
             parts.header["alg"]?.stringValue == key.algorithm.rawValue,
             key.isValidSignature(parts.signature, for: parts.signingInput)
         else { throw .invalid }
@@ -147,7 +154,7 @@ public struct TokenIssuer: Sendable {
         else { throw .invalid }
         let method = claims["firebase"]?["sign_in_provider"]?.stringValue.map(SignInMethod.init(rawValue:)) ?? .custom
         let result = VerifiedIDToken(uid: uid, issuedAt: issuedAt, method: method, claims: claims)
-        verified.insert(VerifiedTokenCache.Entry(project: project, expiresAt: expires, token: result), for: token)
+        verified.insert(VerifiedTokenCache.Entry(project: project, expiresAt: expires, keyID: key.keyID, token: result), for: token)
         return result
     }
 

@@ -9,6 +9,8 @@ final class VerifiedTokenCache: Sendable {
     struct Entry: Sendable {
         var project: ProjectID
         var expiresAt: Int64
+        /// The key that signed it: once withdrawn, the token no longer verifies.
+        var keyID: String
         var token: TokenIssuer.VerifiedIDToken
     }
 

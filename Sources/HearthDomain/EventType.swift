@@ -55,6 +55,9 @@ extension EventType {
     public static let identityProviderDeleted = EventType("project.identity_provider_deleted", version: 1)
 
     public static let termStarted = EventType("cluster.term_started", version: 1)
+    public static let signingKeyPublished = EventType("signing_key.published", version: 1)
+    public static let signingKeyActivated = EventType("signing_key.activated", version: 1)
+    public static let signingKeyWithdrawn = EventType("signing_key.withdrawn", version: 1)
 
     /// Earlier versions still in ledgers: read through an upcaster; new events never use them.
     public static let accountCreatedV1 = EventType("account.created", version: 1)
@@ -84,6 +87,6 @@ extension EventType {
         .emailVerified, .emailChanged, .profileUpdated, .customClaimsSet, .accountDisabled, .accountEnabled,
         .sessionsRevoked, .refreshTokenIssued, .refreshTokenRevoked, .accountDeleted, .anonymousPurged, .accountErased,
         .oobCodeIssued, .oobCodeConsumed, .oobCodeExpired, .projectConfigChanged, .identityProviderSet, .identityProviderDeleted,
-        .termStarted,
+        .termStarted, .signingKeyPublished, .signingKeyActivated, .signingKeyWithdrawn,
     ]
 }

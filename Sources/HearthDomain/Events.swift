@@ -42,6 +42,10 @@ public enum EventPayload: Equatable, Sendable {
     case identityProviderDeleted(IdentityProviderDeleted)
     /// A node began leading a term (`ClusterTerms`).
     indirect case termStarted(TermStarted)
+    /// The steps of a signing-key rotation (`SigningKeyRing`).
+    indirect case signingKeyPublished(SigningKeyPublished)
+    case signingKeyActivated(SigningKeyStep)
+    case signingKeyWithdrawn(SigningKeyStep)
 
     public var type: EventType {
         switch self {
@@ -70,6 +74,9 @@ public enum EventPayload: Equatable, Sendable {
         case .identityProviderSet: .identityProviderSet
         case .identityProviderDeleted: .identityProviderDeleted
         case .termStarted: .termStarted
+        case .signingKeyPublished: .signingKeyPublished
+        case .signingKeyActivated: .signingKeyActivated
+        case .signingKeyWithdrawn: .signingKeyWithdrawn
         }
     }
 }

@@ -147,7 +147,7 @@ extension Account {
         case .accountDeleted, .anonymousPurged, .accountErased:
             return false
         case .oobCodeIssued, .oobCodeConsumed, .oobCodeExpired, .projectConfigChanged, .identityProviderSet, .identityProviderDeleted,
-            .termStarted:
+            .termStarted, .signingKeyPublished, .signingKeyActivated, .signingKeyWithdrawn:
             break
         }
         // Upgrading is one-way: an account that ever gained a sign-in method is never

@@ -105,4 +105,6 @@ public enum StreamID: Hashable, Sendable, CustomStringConvertible {
 public enum ClusterStream: String, Hashable, Sendable, CaseIterable {
     /// Which node led each term, and the head it started from (`cluster.term_started`).
     case terms
+    /// The signing keys' rotations (`SigningKeyRing`).
+    case signingKeys = "signing-keys"
 }

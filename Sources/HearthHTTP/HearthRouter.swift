@@ -53,9 +53,9 @@ public enum HearthRouter {
         let metricsAPI = MetricsAPI(access: access, exposition: metrics)
         router.get("/metrics") { request, _ in try metricsAPI.handle(request) }
         router.get("/.well-known/jwks.json") { _, _ in
-            // Verifiers cache the key as Firebase's JWKS tells them to (`public, max-age`): the
-            // key lives as long as the data directory's key file.
-            var response = JSONResponse.ok(["keys": [services.context.tokens.key.publicJWK]])
+            // Verifiers cache the keys as Firebase's JWKS tells them to (`public, max-age`): a
+            // rotation publishes a new key at least this long before it signs anything.
+            var response = JSONResponse.ok(["keys": .array(services.context.tokens.keyring.published.map(\.publicJWK))])
             response.headers[.cacheControl] = "public, max-age=\(Self.keySetMaxAge), must-revalidate, no-transform"
             return response
         }
@@ -116,6 +116,9 @@ public enum HearthRouter {
         router.get("/hearth/v1/projects/{project}/cleanup/preview") { request, context in
             try await cleanup.preview(request, context)
         }
+        let keys = KeysAPI(keys: services.keys, access: access)
+        router.get("/hearth/v1/keys") { request, _ in try keys.status(request) }
+        router.post("/hearth/v1/keys/rotate") { request, context in try await keys.rotate(request, context) }
         let erasure = ErasureAPI(accounts: services.accounts, access: access)
         router.post("/hearth/v1/projects/{project}/accounts/{uid}/erase") { request, context in
             try await erasure.erase(request, context)

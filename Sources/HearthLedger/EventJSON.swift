@@ -99,6 +99,8 @@ public enum EventJSON {
             case .identityProviderSet(let event): try event.encode(to: encoder)
             case .identityProviderDeleted(let event): try event.encode(to: encoder)
             case .termStarted(let event): try event.encode(to: encoder)
+            case .signingKeyPublished(let event): try event.encode(to: encoder)
+            case .signingKeyActivated(let event), .signingKeyWithdrawn(let event): try event.encode(to: encoder)
             }
         }
     }

@@ -98,6 +98,13 @@ public enum PayloadCodec {
             writer.write(event.node)
             writer.write(varint: event.after)
             writer.write(event.afterHash)
+        case .signingKeyPublished(let event):
+            writer.write(event.keyId)
+            writer.write(event.algorithm)
+            writer.write(event.replaces)
+            writer.write(event.activatesAt)
+            writer.write(event.retireAfterSeconds)
+        case .signingKeyActivated(let event), .signingKeyWithdrawn(let event): writer.write(event.keyId)
         }
         return Parts(open: writer.bytes, personal: personal)
     }
@@ -274,6 +281,14 @@ public enum PayloadCodec {
                 TermStarted(
                     term: try $0.readVarint(), node: try $0.readString(), after: try $0.readVarint(), afterHash: try $0.readString()))
         },
+        Decoder(.signingKeyPublished) {
+            .signingKeyPublished(
+                SigningKeyPublished(
+                    keyId: try $0.readString(), algorithm: try $0.readString(), replaces: try $0.readString(),
+                    activatesAt: try $0.readInt64(), retireAfterSeconds: try $0.readInt64()))
+        },
+        Decoder(.signingKeyActivated) { .signingKeyActivated(SigningKeyStep(keyId: try $0.readString())) },
+        Decoder(.signingKeyWithdrawn) { .signingKeyWithdrawn(SigningKeyStep(keyId: try $0.readString())) },
     ]
 
     /// Positions in `decoders` by the length of their type name: a lookup compares one or two names.

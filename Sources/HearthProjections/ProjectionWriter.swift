@@ -124,6 +124,9 @@ public final class ProjectionWriter {
             }
         case .cluster(.terms):
             if case .termStarted(let started) = event.payload { try projections.setTerm(started.term, in: txn) }
+        case .cluster(.signingKeys):
+            // Read from its stream (a handful of events), not folded.
+            break
         }
     }
 

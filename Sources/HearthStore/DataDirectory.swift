@@ -33,6 +33,11 @@ public struct DataDirectory: Sendable, Equatable, CustomStringConvertible {
         path + "/signing-key-\(algorithm.lowercased()).pem"
     }
 
+    /// The PEM file of a signing key a rotation made (`hearth keys rotate`), by its kid.
+    public func signingKeyFile(keyID: String) -> String {
+        path + "/signing-key-\(keyID).pem"
+    }
+
     /// The key that seals identity providers' client secrets in the ledger (32 random bytes),
     /// created when the first secret is sealed. Back it up with the ledger: without it the
     /// sealed secrets can not be read.

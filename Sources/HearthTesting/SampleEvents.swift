@@ -66,6 +66,12 @@ public enum SampleEvents {
                 issuer: "https://id.corp.example", displayName: "Corp", responseType: .init(idToken: false, code: true))),
         .identityProviderDeleted(IdentityProviderDeleted(providerId: "oidc.corp")),
         .termStarted(TermStarted(term: 7, node: "hearth-b", after: 41, afterHash: String(repeating: "ab", count: 32))),
+        .signingKeyPublished(
+            SigningKeyPublished(
+                keyId: String(repeating: "c4", count: 20), algorithm: "RS256", replaces: String(repeating: "9e", count: 20),
+                activatesAt: 1_700_003_600_000, retireAfterSeconds: 3_900)),
+        .signingKeyActivated(SigningKeyStep(keyId: String(repeating: "c4", count: 20))),
+        .signingKeyWithdrawn(SigningKeyStep(keyId: String(repeating: "9e", count: 20))),
     ]
 
     /// The stream a sample payload is appended to.
@@ -74,6 +80,7 @@ public enum SampleEvents {
         case let name where name.hasPrefix("oob_code."): .oobCode(project, "code")
         case let name where name.hasPrefix("project."): .project(project)
         case let name where name.hasPrefix("cluster."): .cluster(.terms)
+        case let name where name.hasPrefix("signing_key."): .cluster(.signingKeys)
         default: .account(project, UserID("sample")!)
         }
     }

@@ -8,14 +8,21 @@ import HearthStore
 /// records, the secrets key shown to open the client secrets sealed in the backup's ledger,
 /// and both compared with the keys of the data directory a restore replaces.
 enum BackupKeyFiles {
-    /// The JWT `kid` of the signing key in `path` (a file named `signing-key-<alg>.pem`), `nil`
-    /// for any other file.
+    /// The JWT `kid` of the signing key in `path` (a file named `signing-key-<alg>.pem`, the
+    /// original key, or `signing-key-<kid>.pem`, one a rotation made, which must be that key),
+    /// `nil` for any other file.
     static func signingKeyID(of path: String, named name: String) throws -> String? {
         guard name.hasPrefix("signing-key-"), name.hasSuffix(".pem") else { return nil }
-        let algorithm = SigningKey.Algorithm(rawValue: String(name.dropFirst("signing-key-".count).dropLast(".pem".count)).uppercased())
-        guard let algorithm, let pem = try? String(contentsOfFile: path, encoding: .utf8),
-            let key = try? SigningKey(pem: pem, algorithm: algorithm)
-        else { throw BackupError.verificationFailed("\(name) is not a signing key Hearth can read") }
+        let middle = String(name.dropFirst("signing-key-".count).dropLast(".pem".count))
+        let unreadable = BackupError.verificationFailed("\(name) is not a signing key Hearth can read")
+        guard let pem = try? String(contentsOfFile: path, encoding: .utf8) else { throw unreadable }
+        if let algorithm = SigningKey.Algorithm(rawValue: middle.uppercased()) {
+            guard let key = try? SigningKey(pem: pem, algorithm: algorithm) else { throw unreadable }
+            return key.keyID
+        }
+        guard let key = SigningKey.Algorithm.allCases.lazy.compactMap({ try? SigningKey(pem: pem, algorithm: $0) }).first,
+            key.keyID == middle
+        else { throw unreadable }
         return key.keyID
     }
 

@@ -11,7 +11,7 @@ struct Hearth: AsyncParsableCommand {
         abstract: "Hearth: an event-sourced account ledger that speaks the Firebase Auth protocol.",
         subcommands: [
             Serve.self, Project.self, Cleanup.self, Projections.self, Audit.self, Users.self, Backup.self, Restore.self,
-            LedgerCommand.self, Compact.self, ClusterCommand.self, Bench.self, Demo.self, Bridge.self, Settings.self,
+            LedgerCommand.self, Compact.self, ClusterCommand.self, Keys.self, Bench.self, Demo.self, Bridge.self, Settings.self,
         ])
 
     /// Whether Swift concurrency's jobs run on the server's event loops (`serve` only).

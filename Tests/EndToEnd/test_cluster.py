@@ -8,10 +8,12 @@ sign-ups sent to every node while the leader is SIGKILLed, round after round
 on the new leader, and the killed node comes back, drops whatever it wrote unacknowledged, and
 follows."""
 
+import base64
 import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import tempfile
 import threading
@@ -81,6 +83,10 @@ def head(node):
 def cluster(etcd):
     """Three nodes sharing one set of keys (the ledger key, the signing key): as if each follower
     were restored from the first node's backup. Each starts with an empty ledger."""
+    yield from three_nodes(lambda name: etcd.url)
+
+
+def three_nodes(etcd_url_for):
     with tempfile.TemporaryDirectory(prefix="hearth-cluster-") as root:
         token_file = os.path.join(root, "replication-token")
         with open(token_file, "w") as out:
@@ -99,7 +105,7 @@ def cluster(etcd):
         nodes = {}
         for name in ["n1", "n2", "n3"]:
             port = free_port()
-            settings = {"name": "e2e", "node": name, "etcd": [etcd.url], "advertiseUrl": f"http://127.0.0.1:{port}", "leaseSeconds": 3,
+            settings = {"name": "e2e", "node": name, "etcd": [etcd_url_for(name)], "advertiseUrl": f"http://127.0.0.1:{port}", "leaseSeconds": 3,
                         "replicationTokenFile": token_file, "synchronousTimeoutSeconds": 2}
             nodes[name] = Daemon(os.path.join(root, name), port,
                                  env={"HEARTH_CLUSTER": json.dumps(settings), "HEARTH_LOG_LEVEL": "notice"})
@@ -239,6 +245,7 @@ class Load:
         self.nodes = nodes
         self.acknowledged = {}  # email -> ID token
         self.answered_at = {}  # node name -> when it last acknowledged one
+        self.last_answer = {}  # node name -> wall-clock time its last acknowledgment arrived
         self.refused = 0
         self.lock = threading.Lock()
         self.running = True
@@ -265,6 +272,7 @@ class Load:
                 if answer.status_code == 200:
                     self.acknowledged[email] = answer.json()["idToken"]
                     self.answered_at[name] = time.monotonic()
+                    self.last_answer[name] = time.time()
                 else:
                     assert answer.status_code == 503, answer.text
                     self.refused += 1
@@ -327,17 +335,14 @@ def test_failover_under_load_loses_no_acknowledged_write(cluster):
     assert set(load.acknowledged) <= final
     print(f"{rounds} failovers, {len(load.acknowledged)} sign-ups acknowledged, none lost; {load.refused} refused (503)")
     stop_and_compare(nodes)
-    expect_terms(nodes[leader].data_dir, elected_in_order)
+    expect_terms(nodes[leader], elected_in_order)
 
 
-def expect_terms(data_dir, elected_in_order):
+def expect_terms(node, elected_in_order):
     """The ledger says who led when: each term's first record names the node elected, in later
     terms only, and starts from the head before it; the leaders the test saw elected are among
     them, in order, the last one last."""
-    replay = subprocess.run([BINARY, "audit", "replay", "--data", data_dir, "--type", "cluster.term_started"],
-                            capture_output=True, text=True, timeout=60)
-    assert replay.returncode == 0, replay.stderr
-    starts = [json.loads(line) for line in replay.stdout.splitlines()]
+    starts = term_starts(node)
     terms = [start["payload"]["term"] for start in starts]
     assert terms == sorted(set(terms)), terms
     assert all(start["payload"]["after"] == start["sequence"] - 1 for start in starts), starts
@@ -511,3 +516,184 @@ def test_a_new_node_joins_from_the_leaders_snapshot(cluster, etcd):
             assert lookup(newcomer, token).status_code == 200
     finally:
         newcomer.stop()
+
+
+def kids(node):
+    return [key["kid"] for key in requests.get(node.url + "/.well-known/jwks.json", timeout=5).json()["keys"]]
+
+
+def token_kid(token):
+    header = token.split(".")[0]
+    return json.loads(base64.urlsafe_b64decode(header + "=" * (-len(header) % 4)))["kid"]
+
+
+def test_signing_key_rotation_reaches_every_node(cluster):
+    """`hearth keys rotate`, sent to a follower, is forwarded to the leader, which makes the key
+    and records its publication; each follower fetches the key file over the replication channel
+    and publishes it too. After the overlap every node signs with it (tokens from any node verify
+    on any other), and after the retirement period the old key is in no node's JWKS."""
+    nodes, _ = cluster
+    leader = eventually(lambda: (found := leaders(nodes)) and len(found) == 1 and found[0], timeout=30,
+                        message="exactly one leader")
+    eventually(lambda: "synchronous followers: n" in cluster_check(nodes[leader]).get("detail", ""), timeout=20,
+               message="a synchronous follower")
+    followers = [name for name in nodes if name != leader]
+    [original] = kids(nodes[leader])
+    before = sign_up(nodes[leader], "before-rotation@example.com").json()
+    assert token_kid(before["idToken"]) == original
+
+    rotate = subprocess.run([BINARY, "keys", "rotate", "--daemon", f"127.0.0.1:{nodes[followers[0]].port}",
+                             "--overlap-seconds", "4", "--retire-after-seconds", "6"], capture_output=True, text=True, timeout=30)
+    assert rotate.returncode == 0, rotate.stderr
+    rotated = json.loads(rotate.stdout)
+    new = rotated["keyId"]
+    assert rotated["replaces"] == original and new != original
+    # Published everywhere before it signs anything.
+    eventually(lambda: all(sorted(kids(node)) == sorted([original, new]) for node in nodes.values()), timeout=10,
+               message="every node to publish both keys")
+    for name in nodes:
+        assert os.path.exists(os.path.join(nodes[name].data_dir, f"signing-key-{new}.pem")), name
+
+    def signed_with_new_key_everywhere():
+        return all(token_kid(sign_up(nodes[name], f"after-{name}-{time.monotonic_ns()}@example.com").json()["idToken"]) == new
+                   for name in nodes)
+
+    eventually(signed_with_new_key_everywhere, timeout=20, message="every node to sign with the new key")
+    refreshed = requests.post(f"{nodes[followers[1]].url}/securetoken.googleapis.com/v1/token?key=k",
+                              json={"grantType": "refresh_token", "refreshToken": before["refreshToken"]}, timeout=10).json()
+    assert token_kid(refreshed["id_token"]) == new
+    for name in nodes:
+        assert lookup(nodes[name], refreshed["id_token"]).status_code == 200, name
+        assert lookup(nodes[name], before["idToken"]).status_code == 200, name
+    eventually(lambda: all(kids(node) == [new] for node in nodes.values()), timeout=20,
+               message="every node to withdraw the old key")
+    status = subprocess.run([BINARY, "keys", "status", "--daemon", f"127.0.0.1:{nodes[followers[1]].port}"],
+                            capture_output=True, text=True, timeout=30)
+    assert status.returncode == 0 and json.loads(status.stdout) == {"signing": new, "published": [new]}, status.stdout + status.stderr
+    stop_and_compare(nodes)
+    # A backup carries the rotated key, checked against its kid, and restores.
+    with tempfile.TemporaryDirectory(prefix="hearth-rotated-backup-") as root:
+        target, restored = os.path.join(root, "backup"), os.path.join(root, "restored")
+        made = subprocess.run([BINARY, "backup", "--data", nodes[followers[0]].data_dir, "--to", target, "--unauthenticated"],
+                              capture_output=True, text=True, timeout=120)
+        assert made.returncode == 0, made.stdout + made.stderr
+        manifest = json.load(open(os.path.join(target, "hearth-backup.json")))
+        assert {"name": f"signing-key-{new}.pem", "keyID": new}.items() <= next(
+            f for f in manifest["files"] if f["name"] == f"signing-key-{new}.pem").items()
+        back = subprocess.run([BINARY, "restore", "--from", target, "--data", restored, "--allow-unauthenticated"],
+                              capture_output=True, text=True, timeout=120)
+        assert back.returncode == 0, back.stdout + back.stderr
+        assert os.path.exists(os.path.join(restored, f"signing-key-{new}.pem"))
+
+
+class Proxy:
+    """A TCP relay between one node and etcd that the test can cut (every connection closed, new
+    ones refused) and mend: a network partition between that node and etcd alone, its clients
+    and the other nodes still reaching it."""
+
+    def __init__(self, target_port):
+        self.target_port = target_port
+        self.listener = socket.socket()
+        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(64)
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+        self.cut_off = False
+        self.open = []
+        self.lock = threading.Lock()
+        threading.Thread(target=self.accept, daemon=True).start()
+
+    def accept(self):
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            if self.cut_off:
+                client.close()
+                continue
+            try:
+                upstream = socket.create_connection(("127.0.0.1", self.target_port), timeout=5)
+            except OSError:
+                client.close()
+                continue
+            with self.lock:
+                self.open += [client, upstream]
+            for source, sink in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self.relay, args=(source, sink), daemon=True).start()
+
+    @staticmethod
+    def relay(source, sink):
+        try:
+            while data := source.recv(65536):
+                sink.sendall(data)
+        except OSError:
+            pass
+        for end in (source, sink):
+            try:
+                end.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def cut(self):
+        self.cut_off = True
+        with self.lock:
+            for end in self.open:
+                try:
+                    end.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+            self.open = []
+
+    def mend(self):
+        self.cut_off = False
+
+
+@pytest.fixture
+def partitionable(etcd):
+    proxies = {name: Proxy(int(etcd.url.rsplit(":", 1)[1])) for name in ["n1", "n2", "n3"]}
+    for nodes, token_file in three_nodes(lambda name: proxies[name].url):
+        yield nodes, proxies
+
+
+def test_a_leader_cut_off_from_etcd_alone_stops_acknowledging_before_another_is_elected(partitionable):
+    """The leader loses etcd but not its clients nor the other nodes: it stops acknowledging
+    writes before its lease could lapse, so before another node can be elected (its last
+    acknowledgment arrives before the new term's first record); the new leader holds every
+    acknowledged write; mended, the old leader drops what it wrote unacknowledged and follows."""
+    nodes, proxies = partitionable
+    leader = eventually(lambda: (found := leaders(nodes)) and len(found) == 1 and found[0], timeout=30,
+                        message="exactly one leader")
+    eventually(lambda: "synchronous followers: n" in cluster_check(nodes[leader]).get("detail", ""), timeout=20,
+               message="a synchronous follower")
+    with Load(nodes, threads=3) as load:
+        eventually(lambda: len(load.acknowledged) > 100, timeout=60, message="sign-ups acknowledged")
+        proxies[leader].cut()
+        successor = eventually(lambda: (found := [name for name in leaders(nodes) if name != leader]) and found[0], timeout=30,
+                               message="another leader")
+        eventually(lambda: load.answered_at.get(successor, 0) > 0 and len(load.acknowledged) > 0, timeout=30,
+                   message="writes acknowledged again")
+        time.sleep(1)
+    starts = term_starts(nodes[successor])
+    new_term = starts[-1]
+    assert new_term["payload"]["node"] == successor
+    # Seconds from the old leader's last acknowledgment to the new term's start: the old leader
+    # fenced itself at least a fifth of the lease (0.6 s) before the lease could lapse.
+    gap = new_term["recordedAtMs"] / 1000 - load.last_answer[leader]
+    assert gap > 0, f"{leader} acknowledged a write {-gap:.3f} s after {successor}'s term began"
+    print(f"partition: {leader}'s last acknowledgment {gap:.2f} s before {successor}'s term began")
+    missing = set(load.acknowledged) - admin_lookup_all(nodes[successor], list(load.acknowledged))
+    assert not missing, f"{len(missing)} acknowledged sign-ups lost, e.g. {sorted(missing)[:3]}"
+    proxies[leader].mend()
+    eventually(lambda: cluster_check(nodes[leader]).get("detail", "").startswith(f"follower of {successor}"), timeout=30,
+               message=f"{leader} to follow {successor}")
+    eventually(lambda: caught_up(nodes, [name for name in nodes if name != successor], successor), timeout=30,
+               message="every node at the leader's head")
+    stop_and_compare(nodes)
+
+
+def term_starts(node):
+    replay = subprocess.run([BINARY, "audit", "replay", "--data", node.data_dir, "--type", "cluster.term_started"],
+                            capture_output=True, text=True, timeout=60)
+    assert replay.returncode == 0, replay.stderr
+    return [json.loads(line) for line in replay.stdout.splitlines()]

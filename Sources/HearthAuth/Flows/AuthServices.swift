@@ -7,6 +7,7 @@ public struct AuthServices: Sendable {
     public let actionCodes: ActionCodeService
     public let projects: ProjectService
     public let sessions: SessionService
+    public let keys: KeyService
 
     public init(context: AuthContext) {
         self.context = context
@@ -15,5 +16,6 @@ public struct AuthServices: Sendable {
         actionCodes = ActionCodeService(context: context)
         projects = ProjectService(context: context)
         sessions = SessionService(context: context)
+        keys = KeyService(context: context)
     }
 }

@@ -1,0 +1,49 @@
+import HearthAuth
+import HearthScheduler
+import HearthStore
+import Logging
+import ServiceLifecycle
+
+/// Keeps this node's signing keys with the ledger, once a second: the keyring follows the
+/// rotation steps recorded or replicated; a follower fetches from its leader the file of a key
+/// it lacks (`fetch`); the node that may write records the steps that fell due (a key's
+/// activation after its overlap, a replaced key's withdrawal).
+struct SigningKeyService: Service {
+    let keys: KeyService
+    let keyring: SigningKeyring
+    let store: AccountStore
+    let startsAfter: StartSignal
+    /// A follower's way to its leader's copy of a key file; `nil` on a single node.
+    let fetch: (@Sendable (String) async throws -> Void)?
+    let logger: Logger
+
+    func run() async throws {
+        guard await startsAfter.waitUnlessStopped() else { return }
+        await cancelWhenGracefulShutdown {
+            var lastFailure: String?
+            while !Task.isCancelled {
+                do {
+                    try await step()
+                    lastFailure = nil
+                } catch StoreError.notLeader, StoreError.notReplicated {
+                    // Another node records the steps; or a follower has yet to confirm them.
+                } catch {
+                    let reason = "\(error)"
+                    if reason != lastFailure { logger.error("keeping the signing keys failed", metadata: ["error": "\(reason)"]) }
+                    lastFailure = reason
+                }
+                try? await Task.sleep(for: .seconds(1))
+            }
+        }
+    }
+
+    private func step() async throws {
+        let refresh = try keyring.refresh(from: store)
+        if !refresh.missing.isEmpty, let fetch {
+            for keyID in refresh.missing { try await fetch(keyID) }
+            try keyring.refresh(from: store)
+        }
+        if refresh.changed { logger.notice("signing keys", metadata: ["signing": "\(keyring.signing.keyID)"]) }
+        if (try? store.writeAuthority.check()) != nil { try await keys.recordDueSteps() }
+    }
+}

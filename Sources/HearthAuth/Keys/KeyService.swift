@@ -1,0 +1,91 @@
+import HearthDomain
+import HearthStore
+
+/// Signing-key rotation (`hearth keys rotate`, through the leader): a new key is made and
+/// published in the JWKS first, signs once verifiers that cache the JWKS have fetched it
+/// (`overlapSeconds`, by default the JWKS's `max-age`), and the key it replaces leaves the JWKS
+/// once every token it signed has expired (`retireAfterSeconds`, by default the ID token's
+/// lifetime and the clock skew verifiers allow). Each step is an event in the ledger; the
+/// leader records the later two when due (`recordDueSteps`), and every node's keyring follows.
+public struct KeyService: Sendable {
+    let context: AuthContext
+
+    public init(context: AuthContext) { self.context = context }
+
+    /// How long after publication a new key starts signing, by default: the JWKS's `max-age`.
+    public static let defaultOverlapSeconds: Int64 = 3600
+    /// The longest either period may be: a rotation is finished within days.
+    public static let longestPeriodSeconds: Int64 = 7 * 24 * 3600
+
+    /// How long a replaced key stays published after its successor signs, by default.
+    public var defaultRetireAfterSeconds: Int64 { context.tokens.lifetime + TokenIssuer.allowedClockSkew }
+
+    public struct Status: Sendable, Equatable {
+        public var signing: String
+        public var published: [String]
+        public var pending: SigningKeyPublished?
+        /// When the next step falls due (Unix ms).
+        public var nextStepAt: Int64?
+    }
+
+    /// The keys now: the one signing, those the JWKS publishes, a rotation under way.
+    public func status() throws -> Status {
+        try context.tokens.keyring.refresh(from: context.store)
+        let ring = try context.store.signingKeyRing().ring
+        return Status(
+            signing: context.tokens.keyring.signing.keyID, published: context.tokens.keyring.published.map(\.keyID),
+            pending: ring.pending, nextStepAt: ring.nextStepAt)
+    }
+
+    /// Starts a rotation: a new key of the configured algorithm, written to the data directory,
+    /// then published. Refused while one is under way, and (as every write) on a node that
+    /// does not lead.
+    public func rotate(overlapSeconds: Int64?, retireAfterSeconds: Int64?, metadata: Metadata) async throws -> SigningKeyPublished {
+        try await context.inFirebaseTerms { try await publish(overlapSeconds, retireAfterSeconds, metadata) }
+    }
+
+    private func publish(_ overlapSeconds: Int64?, _ retireAfterSeconds: Int64?, _ metadata: Metadata) async throws
+        -> SigningKeyPublished
+    {
+        let overlap = overlapSeconds ?? Self.defaultOverlapSeconds
+        let retireAfter = retireAfterSeconds ?? defaultRetireAfterSeconds
+        guard (0...Self.longestPeriodSeconds).contains(overlap), (0...Self.longestPeriodSeconds).contains(retireAfter) else {
+            throw FirebaseError.invalidArgument("the overlap and the retirement period are 0 to \(Self.longestPeriodSeconds) seconds")
+        }
+        try context.store.writeAuthority.check()
+        let keyring = context.tokens.keyring
+        try keyring.refresh(from: context.store)
+        if let pending = try context.store.signingKeyRing().ring.pending {
+            throw FirebaseError.bad("ROTATION_UNDER_WAY : key \(pending.keyId) is published and not yet signing; one rotation at a time")
+        }
+        let signing = keyring.signing
+        let algorithm = keyring.original.algorithm
+        let key = try SigningKey.generate(algorithm)
+        let path = context.store.directory.signingKeyFile(keyID: key.keyID)
+        // On disk (fsynced) before the ledger names it: a follower that applies the event fetches it from here.
+        guard KeyFile.writeNew(path, Array(key.pem.utf8)) else { throw SigningKeyError.cannotWrite(path) }
+        let published = SigningKeyPublished(
+            keyId: key.keyID, algorithm: algorithm.rawValue, replaces: signing.keyID, activatesAt: context.now + overlap * 1000,
+            retireAfterSeconds: retireAfter)
+        do {
+            try await context.store.publishSigningKey(published, signing: signing.keyID, metadata: metadata)
+        } catch let error as KeyRotationError {
+            KeyFile.remove(path)
+            throw FirebaseError.bad("ROTATION_REFUSED : \(error)")
+        } catch {
+            // Unless it committed (and only waits for the followers), the key is no one's.
+            if (try? context.store.signingKeyRing().ring.keys[key.keyID]) == nil { KeyFile.remove(path) }
+            throw error
+        }
+        try keyring.refresh(from: context.store)
+        return published
+    }
+
+    /// Records the steps due now, if any, and follows them (the leader's scheduler calls this).
+    public func recordDueSteps() async throws {
+        let ring = try context.store.signingKeyRing().ring
+        guard let next = ring.nextStepAt, next <= context.now else { return }
+        try await context.store.recordDueKeySteps()
+        try context.tokens.keyring.refresh(from: context.store)
+    }
+}

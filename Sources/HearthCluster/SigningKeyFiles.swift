@@ -1,0 +1,53 @@
+import AsyncHTTPClient
+import Foundation
+import HearthDomain
+import HearthStore
+import NIOCore
+import NIOHTTP1
+
+/// A rotated signing key's private half, from the leader that made it to each follower, over
+/// the replication channel: `GET /hearth/v1/cluster/signing-key?kid=<kid>` with the cluster's
+/// credential. The ledger names the key (`signing_key.published`); the file never enters it.
+/// Only a key the ledger publishes is sent, never any other file.
+public struct SigningKeyFiles: Sendable {
+    let store: AccountStore
+    let credential: ReplicationCredential
+
+    public init(store: AccountStore, token: String) {
+        self.store = store
+        credential = ReplicationCredential(token: token)
+    }
+
+    public struct Answer: Sendable, Equatable {
+        public var status: Int
+        public var body: [UInt8]
+    }
+
+    /// The leader's side: the PEM file of `keyID`, if the ledger publishes it.
+    public func answer(keyID: String?, authorization: String?) -> Answer {
+        guard credential.accepts(authorization) else { return Answer(status: 401, body: Array(ReplicationCredential.refusal.utf8)) }
+        guard let keyID, Self.isKeyID(keyID) else { return Answer(status: 400, body: Array("kid: 40 hexadecimal digits".utf8)) }
+        guard let status = try? store.signingKeyRing().ring.keys[keyID], status != .withdrawn,
+            let data = FileManager.default.contents(atPath: store.directory.signingKeyFile(keyID: keyID))
+        else { return Answer(status: 404, body: Array("no such published key".utf8)) }
+        return Answer(status: 200, body: Array(data))
+    }
+
+    /// The follower's side: fetches `keyID` from the leader at `leaderURL` into this node's
+    /// data directory (owner-only, fsynced, whole or not at all).
+    public func fetch(_ keyID: String, from leaderURL: String) async throws {
+        guard Self.isKeyID(keyID) else { throw ReplicationRefused(status: 400, body: "kid \(keyID)") }
+        var request = HTTPClientRequest(url: "\(leaderURL)/hearth/v1/cluster/signing-key?kid=\(keyID)")
+        request.headers.add(name: "Authorization", value: "Bearer \(credential.token)")
+        let response = try await ClusterHTTP.client.execute(request, timeout: .seconds(10))
+        let body = try await response.body.collect(upTo: 64 << 10)
+        guard response.status.code == 200 else {
+            throw ReplicationRefused(status: Int(response.status.code), body: String(buffer: body))
+        }
+        try DurableFiles.writeAtomically(Array(body.readableBytesView), to: store.directory.signingKeyFile(keyID: keyID))
+    }
+
+    static func isKeyID(_ text: String) -> Bool {
+        text.utf8.count == 40 && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+}
