@@ -51,12 +51,14 @@ struct ClusterNode {
         signingKeys = SigningKeyFiles(store: store, token: cluster.replicationToken)
     }
 
-    /// A rotated signing key's file, fetched from the leader this node follows.
-    var fetchSigningKey: @Sendable (String) async throws -> Void {
+    /// A rotated signing key's file, fetched from the leader this node follows; false on a
+    /// node that follows no one (a leader records what it holds: `SigningKeyRing.due`).
+    var fetchSigningKey: @Sendable (String) async throws -> Bool {
         { [state, signingKeys] keyID in
             let snapshot = state.snapshot
-            guard snapshot.role == .follower, let url = snapshot.leader?.url else { throw StoreError.notLeader(leader: nil) }
+            guard snapshot.role == .follower, let url = snapshot.leader?.url else { return false }
             try await signingKeys.fetch(keyID, from: url)
+            return true
         }
     }
 

@@ -13,8 +13,9 @@ struct SigningKeyService: Service {
     let keyring: SigningKeyring
     let store: AccountStore
     let startsAfter: StartSignal
-    /// A follower's way to its leader's copy of a key file; `nil` on a single node.
-    let fetch: (@Sendable (String) async throws -> Void)?
+    /// A follower's way to its leader's copy of a key file (false on a node that follows no
+    /// one); `nil` on a single node.
+    let fetch: (@Sendable (String) async throws -> Bool)?
     let logger: Logger
 
     func run() async throws {
@@ -38,12 +39,26 @@ struct SigningKeyService: Service {
     }
 
     private func step() async throws {
-        let refresh = try keyring.refresh(from: store)
+        var refresh = try keyring.refresh(from: store)
         if !refresh.missing.isEmpty, let fetch {
-            for keyID in refresh.missing { try await fetch(keyID) }
-            try keyring.refresh(from: store)
+            var fetched = false
+            for keyID in refresh.missing { fetched = try await fetch(keyID) || fetched }
+            if fetched {
+                let again = try keyring.refresh(from: store)
+                refresh.missing = again.missing
+                if let changed = again.signingChanged { refresh.signingChanged = changed }
+            }
         }
-        if refresh.changed { logger.notice("signing keys", metadata: ["signing": "\(keyring.signing.keyID)"]) }
-        if (try? store.writeAuthority.check()) != nil { try await keys.recordDueSteps() }
+        if let signing = refresh.signingChanged {
+            logger.notice("signing with key \(signing ?? "none: it is being fetched")", metadata: ["missing": "\(refresh.missing)"])
+        }
+        if (try? store.writeAuthority.check()) != nil {
+            for keyID in try await keys.recordDueSteps() {
+                logger.error(
+                    "abandoned the rotation to key \(keyID): this node leads and does not hold its file (the node that made it is gone); start another"
+                )
+            }
+        }
     }
+
 }

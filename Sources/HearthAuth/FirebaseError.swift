@@ -63,6 +63,10 @@ public struct FirebaseError: Error, Equatable, Sendable, CustomStringConvertible
         httpStatus: 503,
         message: "UNAVAILABLE : The server could not replicate the change in time. Try again shortly.",
         status: "UNAVAILABLE", reason: "backendError")
+    /// A node that holds no signing key the ledger calls live (it is fetching a new one).
+    public static let signingKeyUnavailable = FirebaseError(
+        httpStatus: 503, message: "UNAVAILABLE : This server can not sign tokens at the moment. Try again shortly.",
+        status: "UNAVAILABLE", reason: "backendError")
     public static let notFound = FirebaseError(httpStatus: 404, message: "Not Found", status: "NOT_FOUND", reason: "notFound")
     public static let missingAPIKey = FirebaseError(
         httpStatus: 403, message: "The request is missing a valid API key.", status: "PERMISSION_DENIED", reason: "forbidden")

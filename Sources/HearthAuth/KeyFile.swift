@@ -35,6 +35,8 @@ enum KeyFile {
         return true
     }
 
+    static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+
     /// Removes `path` (a key no longer wanted), ignoring a file already gone.
     static func remove(_ path: String) {
         unlink(path)

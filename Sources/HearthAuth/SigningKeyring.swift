@@ -15,9 +15,11 @@ import Darwin
 /// the same key and publishes the same set.
 public final class SigningKeyring: Sendable {
     private struct Keys: Sendable {
-        var signing: SigningKey
+        /// `nil` while no key the ledger calls live is on this node (tokens are refused).
+        var signing: SigningKey?
         var byID: [String: SigningKey]
-        /// The stream version these keys follow; `nil` before the first refresh.
+        /// The stream version these keys follow; `nil` before the first refresh, and while a
+        /// key file is missing (so the next refresh looks again).
         var version: UInt64?
     }
 
@@ -25,14 +27,16 @@ public final class SigningKeyring: Sendable {
     /// first key activates.
     public let original: SigningKey
     private let keys: Mutex<Keys>
+    /// One refresh at a time: a slower one must never store an older view over a newer one.
+    private let refreshing = Mutex(())
 
     public init(original: SigningKey) {
         self.original = original
         keys = Mutex(Keys(signing: original, byID: [original.keyID: original]))
     }
 
-    /// The key new tokens are signed with.
-    public var signing: SigningKey { keys.withLock { $0.signing } }
+    /// The key new tokens are signed with; `nil` when this node holds none the ledger calls live.
+    public var signing: SigningKey? { keys.withLock { $0.signing } }
 
     /// A published key, by kid: the keys tokens are verified with.
     public func key(id: String) -> SigningKey? { keys.withLock { $0.byID[id] } }
@@ -41,52 +45,57 @@ public final class SigningKeyring: Sendable {
     /// replaced and still verifying), by kid.
     public var published: [SigningKey] {
         keys.withLock { keys in
-            [keys.signing] + keys.byID.values.filter { $0.keyID != keys.signing.keyID }.sorted { $0.keyID < $1.keyID }
+            let others = keys.byID.values.filter { $0.keyID != keys.signing?.keyID }.sorted { $0.keyID < $1.keyID }
+            return (keys.signing.map { [$0] } ?? []) + others
         }
     }
 
-    /// What a refresh found: the keys whose files this node lacks (a follower fetches them from
-    /// its leader), and whether anything changed.
+    /// What a refresh found: the keys the ledger publishes whose files this node lacks (a
+    /// follower fetches them from its leader), and the key signing when it changed.
     public struct Refresh: Sendable, Equatable {
         public var missing: [String] = []
-        public var changed = false
+        public var signingChanged: String?? = nil
     }
 
-    /// Follows the ledger's rotation steps: reads the stream when its version moved (or when
-    /// files were missing), loads the keys it publishes from the data directory, and removes
-    /// the files of rotated keys it withdrew. A key whose file is missing is left out (and, if it
-    /// should sign, the previous key signs on) until a later refresh finds it.
+    /// Follows the ledger's rotation steps: reads the stream when its version moved (or while
+    /// files were missing), loads the keys it calls live from the data directory, and removes
+    /// the files of rotated keys it withdrew. Only a key the ledger calls live (the original
+    /// before any rotation; a published, signing or retiring one after) is ever published or
+    /// signs. A key whose file is missing or unreadable is left out; if it should sign, a
+    /// retiring key this node holds signs meanwhile, else none.
     @discardableResult
     public func refresh(from store: AccountStore) throws -> Refresh {
-        let version = try store.signingKeyVersion()
-        if keys.withLock({ $0.version }) == version { return Refresh() }
-        let (ring, _) = try store.signingKeyRing()
-        var refresh = Refresh(changed: true)
+        try refreshing.withLock { _ in try refreshAlone(from: store) }
+    }
+
+    private func refreshAlone(from store: AccountStore) throws -> Refresh {
+        if keys.withLock({ $0.version }) == (try store.signingKeyVersion()) { return Refresh() }
+        let (ring, version) = try store.signingKeyRing()
+        var refresh = Refresh()
         var byID: [String: SigningKey] = [:]
-        let originalLive = ring.keys[original.keyID].map { $0 != .withdrawn } ?? (ring.active == nil)
-        if originalLive { byID[original.keyID] = original }
-        for keyID in ring.alsoPublished + [ring.active].compactMap({ $0 }) where keyID != original.keyID {
+        if ring.isLive(original.keyID) || ring.keys.isEmpty { byID[original.keyID] = original }
+        for keyID in ring.live where keyID != original.keyID {
             guard let algorithm = ring.algorithms[keyID].flatMap(SigningKey.Algorithm.init(rawValue:)) else { continue }
             let path = store.directory.signingKeyFile(keyID: keyID)
             guard access(path, F_OK) == 0 else {
                 refresh.missing.append(keyID)
                 continue
             }
-            let key = try SigningKey.load(at: path, algorithm: algorithm)
-            // Not the key the ledger names (a copy gone wrong): never published, never signing.
-            guard key.keyID == keyID else {
+            // Unreadable, or not the key the ledger names (a copy gone wrong): removed, fetched again.
+            guard let key = try? SigningKey.load(at: path, algorithm: algorithm), key.keyID == keyID else {
                 unlink(path)
                 refresh.missing.append(keyID)
                 continue
             }
             byID[keyID] = key
         }
-        for (keyID, status) in ring.keys where status == .withdrawn && keyID != original.keyID {
+        for (keyID, status) in ring.keys where status == .withdrawn && keyID != original.keyID && SigningKeyRing.isKeyID(keyID) {
             unlink(store.directory.signingKeyFile(keyID: keyID))
         }
+        let active = ring.active ?? original.keyID
+        let signing = byID[active] ?? ring.retiring.lazy.compactMap { byID[$0] }.first
         keys.withLock { keys in
-            let signing = ring.active.flatMap { byID[$0] } ?? (ring.active == nil ? original : keys.signing)
-            byID[signing.keyID] = signing
+            if keys.signing?.keyID != signing?.keyID { refresh.signingChanged = .some(signing?.keyID) }
             keys = Keys(signing: signing, byID: byID, version: refresh.missing.isEmpty ? version : nil)
         }
         return refresh

@@ -11,8 +11,12 @@ import HearthWire
 public struct TokenIssuer: Sendable {
     /// The keys that sign and verify (one signs; the JWKS publishes more during a rotation).
     public let keyring: SigningKeyring
-    /// The key new tokens are signed with.
-    public var key: SigningKey { keyring.signing }
+    /// The key new tokens are signed with; refused (503) while this node holds none the ledger
+    /// calls live (a follower that has yet to fetch a rotation's key after the old one was withdrawn).
+    public func signingKey() throws -> SigningKey {
+        guard let key = keyring.signing else { throw FirebaseError.signingKeyUnavailable }
+        return key
+    }
     /// ID token lifetime in seconds (Firebase: one hour).
     public let lifetime: Int64
     private let verified = VerifiedTokenCache()
@@ -39,6 +43,12 @@ public struct TokenIssuer: Sendable {
     /// libraries allow five minutes): tokens from a clock that ran ahead, not from the future.
     public static let allowedClockSkew: Int64 = 300
 
+    /// Seconds verifiers may cache the JWKS (`/.well-known/jwks.json`'s `max-age`): a rotation
+    /// publishes a new key at least this long before it signs, by default.
+    public static let keySetMaxAge: Int64 = 3600
+    /// A session cookie's longest life (`createSessionCookie`'s `validDuration`), in seconds.
+    public static let longestSessionCookie: Int64 = 1_209_600
+
     /// Claims no custom claim may set (Firebase's reserved names).
     public static let reservedClaims: Set<String> = [
         "acr", "amr", "at_hash", "aud", "auth_time", "azp", "cnf", "c_hash", "exp", "firebase", "iat", "iss", "jti",
@@ -54,7 +64,7 @@ public struct TokenIssuer: Sendable {
     ) async throws -> String {
         let payload = claims(
             for: account, in: project, method: method, now: now, signedInAt: signedInAt, extraClaims: extraClaims)
-        let key = self.key
+        let key = try signingKey()
         let input = JWT.signingInput(payload, key)
         let sign: @Sendable () throws -> [UInt8] = {
             let start = ContinuousClock.now
@@ -119,7 +129,7 @@ public struct TokenIssuer: Sendable {
         claims["iat"] = .int(now / 1000)
         claims["exp"] = .int(now / 1000 + duration)
         claims["iss"] = .string("https://session.firebase.google.com/\(project.rawValue)")
-        return try JWT.sign(payload: .object(claims), with: key)
+        return try JWT.sign(payload: .object(claims), with: try signingKey())
     }
 
     /// What a valid ID token says about its bearer.

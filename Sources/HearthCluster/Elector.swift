@@ -218,7 +218,7 @@ public struct Elector: Service {
     }
 
     /// Writes `term`'s first record, `cluster.term_started`, while this node leads it: again
-    /// until the synchronous followers hold it. False if the term ended first.
+    /// until it commits and the synchronous followers hold it. False if the term ended first.
     private func recordStart(of term: UInt64) async -> Bool {
         while true {
             guard case .leader(term, _) = store.writeAuthority.standing else { return false }
@@ -230,7 +230,8 @@ public struct Elector: Service {
             } catch StoreError.notReplicated {
                 // Committed here; acknowledged once a follower holds it.
             } catch StoreError.notLeader {
-                return false
+                // Past the fencing deadline for a moment (slow etcd calls at the term's start):
+                // the next renewal moves it; the loop ends when the term does.
             } catch {
                 logger.error("recording the start of the term failed", metadata: ["term": "\(term)", "error": "\(error)"])
             }

@@ -26,17 +26,20 @@ public struct SigningKeyFiles: Sendable {
     /// The leader's side: the PEM file of `keyID`, if the ledger publishes it.
     public func answer(keyID: String?, authorization: String?) -> Answer {
         guard credential.accepts(authorization) else { return Answer(status: 401, body: Array(ReplicationCredential.refusal.utf8)) }
-        guard let keyID, Self.isKeyID(keyID) else { return Answer(status: 400, body: Array("kid: 40 hexadecimal digits".utf8)) }
-        guard let status = try? store.signingKeyRing().ring.keys[keyID], status != .withdrawn,
-            let data = FileManager.default.contents(atPath: store.directory.signingKeyFile(keyID: keyID))
-        else { return Answer(status: 404, body: Array("no such published key".utf8)) }
+        guard let keyID, SigningKeyRing.isKeyID(keyID) else { return Answer(status: 400, body: Array("kid: 40 hexadecimal digits".utf8)) }
+        guard let ring = try? store.signingKeyRing().ring else {
+            return Answer(status: 503, body: Array("the ledger can not be read".utf8))
+        }
+        guard ring.isLive(keyID), let data = FileManager.default.contents(atPath: store.directory.signingKeyFile(keyID: keyID)) else {
+            return Answer(status: 404, body: Array("no such published key on this node".utf8))
+        }
         return Answer(status: 200, body: Array(data))
     }
 
     /// The follower's side: fetches `keyID` from the leader at `leaderURL` into this node's
     /// data directory (owner-only, fsynced, whole or not at all).
     public func fetch(_ keyID: String, from leaderURL: String) async throws {
-        guard Self.isKeyID(keyID) else { throw ReplicationRefused(status: 400, body: "kid \(keyID)") }
+        guard SigningKeyRing.isKeyID(keyID) else { throw ReplicationRefused(status: 400, body: "kid \(keyID)") }
         var request = HTTPClientRequest(url: "\(leaderURL)/hearth/v1/cluster/signing-key?kid=\(keyID)")
         request.headers.add(name: "Authorization", value: "Bearer \(credential.token)")
         let response = try await ClusterHTTP.client.execute(request, timeout: .seconds(10))
@@ -45,9 +48,5 @@ public struct SigningKeyFiles: Sendable {
             throw ReplicationRefused(status: Int(response.status.code), body: String(buffer: body))
         }
         try DurableFiles.writeAtomically(Array(body.readableBytesView), to: store.directory.signingKeyFile(keyID: keyID))
-    }
-
-    static func isKeyID(_ text: String) -> Bool {
-        text.utf8.count == 40 && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 }

@@ -63,6 +63,24 @@ public struct SigningKeyRing: Equatable, Sendable {
 
     public func isWithdrawn(_ keyId: String) -> Bool { keys[keyId] == .withdrawn }
 
+    /// Whether the JWKS publishes `keyId`: pending, signing or retiring.
+    public func isLive(_ keyId: String) -> Bool { keys[keyId].map { $0 != .withdrawn } ?? false }
+
+    /// Every key the JWKS publishes, by kid.
+    public var live: [String] { keys.keys.filter(isLive).sorted() }
+
+    /// Replaced keys still verifying, the latest to go first.
+    public var retiring: [String] {
+        keys.compactMap { keyId, status in
+            if case .retiring(let withdrawAt) = status { (keyId, withdrawAt) } else { nil }
+        }.sorted { ($0.1, $0.0) > ($1.1, $1.0) }.map(\.0)
+    }
+
+    /// A kid as Hearth makes them: 40 lowercase hexadecimal digits (a file name can hold no other).
+    public static func isKeyID(_ text: String) -> Bool {
+        text.utf8.count == 40 && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+
     /// The rotation under way, if any.
     public var pending: SigningKeyPublished? {
         for status in keys.values { if case .pending(let published) = status { return published } }
@@ -91,21 +109,25 @@ public struct SigningKeyRing: Equatable, Sendable {
     /// (`signing`, the original key's kid before any rotation).
     public func rotate(to published: SigningKeyPublished, signing: String) throws(KeyRotationError) -> [EventPayload] {
         if let pending { throw .rotationUnderway(pending.keyId) }
-        guard keys[published.keyId] == nil, published.keyId != signing, !published.keyId.isEmpty else {
-            throw .knownKey(published.keyId)
-        }
+        guard Self.isKeyID(published.keyId) else { throw .malformedKeyID(published.keyId) }
+        guard keys[published.keyId] == nil, published.keyId != signing else { throw .knownKey(published.keyId) }
         guard published.replaces == (active ?? signing) else { throw .notSigning(published.replaces) }
         guard published.retireAfterSeconds >= 0 else { throw .negativePeriod }
         return [.signingKeyPublished(published)]
     }
 
-    /// The steps due at `now`: the pending key's activation, then any replaced key's withdrawal.
-    public func due(at now: Int64) -> [EventPayload] {
+    /// The steps due at `now`: the pending key's activation, then any replaced key's
+    /// withdrawal. A pending key whose file the recording node lacks (`held` says which it
+    /// holds: a new leader elected before it fetched the key from the one that made it) is
+    /// never activated: when due it is withdrawn instead, abandoning the rotation, which may
+    /// then be started again.
+    public func due(at now: Int64, held: (String) -> Bool = { _ in true }) -> [EventPayload] {
         var steps: [EventPayload] = []
         for (keyId, status) in keys.sorted(by: { $0.key < $1.key }) {
             switch status {
             case .pending(let published) where published.activatesAt <= now:
-                steps.append(.signingKeyActivated(SigningKeyStep(keyId: keyId)))
+                steps.append(
+                    held(keyId) ? .signingKeyActivated(SigningKeyStep(keyId: keyId)) : .signingKeyWithdrawn(SigningKeyStep(keyId: keyId)))
             case .retiring(let withdrawAt) where withdrawAt <= now:
                 steps.append(.signingKeyWithdrawn(SigningKeyStep(keyId: keyId)))
             default:
@@ -132,6 +154,7 @@ public enum KeyRotationError: Error, Equatable, Sendable, CustomStringConvertibl
     case knownKey(String)
     case notSigning(String)
     case negativePeriod
+    case malformedKeyID(String)
 
     public var description: String {
         switch self {
@@ -139,6 +162,7 @@ public enum KeyRotationError: Error, Equatable, Sendable, CustomStringConvertibl
         case .knownKey(let keyId): "key \(keyId) was published before"
         case .notSigning(let keyId): "key \(keyId) is not the one signing: the rotation was planned on a stale view"
         case .negativePeriod: "the retirement period must not be negative"
+        case .malformedKeyID(let keyId): "key id \(keyId) is not 40 hexadecimal digits"
         }
     }
 }

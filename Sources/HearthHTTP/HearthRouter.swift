@@ -25,7 +25,7 @@ public enum HearthRouter {
     /// Seconds a verifier may cache the ID-token key set (Firebase's says a few hours). Kept to
     /// an hour because a verifier sees a key replaced in the data directory only when its cache
     /// expires: until then it refuses the new key's tokens.
-    static let keySetMaxAge = 3600
+    static let keySetMaxAge = TokenIssuer.keySetMaxAge
 
     /// `readiness`: what `/readyz` checks (none: ready whenever the process answers).
     /// `forwarding`: in a cluster, how a follower asks its leader (`LeaderForwarding`).

@@ -44,7 +44,7 @@ public struct KeysAPI: Sendable {
 
     static func render(_ status: KeyService.Status) -> JSONValue {
         var object: [String: JSONValue] = [
-            "signing": .string(status.signing), "published": .array(status.published.map { .string($0) }),
+            "signing": status.signing.map { .string($0) } ?? .null, "published": .array(status.published.map { .string($0) }),
         ]
         if let pending = status.pending { object["rotation"] = render(pending) }
         if let next = status.nextStepAt { object["nextStepAt"] = .int(next) }

@@ -25,11 +25,14 @@ extension AccountStore {
         return recorded[0]
     }
 
-    /// Records the rotation steps due now (a key's activation, a replaced key's withdrawal).
+    /// Records the rotation steps due now (a key's activation, a replaced key's withdrawal);
+    /// `held` says which keys' files this node holds (`SigningKeyRing.due`).
     @discardableResult
-    public func recordDueKeySteps(metadata: Metadata = Metadata(actor: .scheduler)) async throws -> [StoredEvent] {
+    public func recordDueKeySteps(
+        metadata: Metadata = Metadata(actor: .scheduler), held: @escaping @Sendable (String) -> Bool = { _ in true }
+    ) async throws -> [StoredEvent] {
         try await transaction(metadata: metadata) { transaction in
-            try transaction.appendToSigningKeys { ring in ring.due(at: transaction.now) }
+            try transaction.appendToSigningKeys { ring in ring.due(at: transaction.now, held: held) }
         }
     }
 

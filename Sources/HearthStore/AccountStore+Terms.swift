@@ -10,22 +10,10 @@ extension AccountStore {
     /// Nothing when the ledger already holds this term's start (a retry after it committed).
     @discardableResult
     public func startTerm(_ term: UInt64, node: String) async throws -> StoredEvent? {
-        do {
-            return try await writing {
-                try await environment.writer.submit { [self] txn in
-                    try job(txn, Metadata(actor: .system), startingTerm: true) { transaction in
-                        let started = try transaction.startTerm(term, node: node)
-                        // The jobs after this one in the batch commit with it, after it.
-                        writeAuthority.recordedStart(of: term)
-                        return started
-                    }
-                }
+        try await writing {
+            try await environment.writer.submit { [self] txn in
+                try job(txn, Metadata(actor: .system), startingTerm: term) { try $0.startTerm(term, node: node) }
             }
-        } catch {
-            // Unless it committed (and waits for the followers), nothing after it in its batch
-            // did either: the term's start is still to write.
-            if (try? ledgerTerm()) != term { writeAuthority.recordedStart(of: term, false) }
-            throw error
         }
     }
 

@@ -205,11 +205,15 @@ public final class AccountStore: Sendable {
     /// head), and one projection writer, which serves the job's reads of accounts and writes
     /// each account it changed back once, at the end.
     func job<R>(
-        _ txn: WriteTransaction, _ metadata: Metadata, startingTerm: Bool = false, _ body: (StoreTransaction) throws -> R
+        _ txn: WriteTransaction, _ metadata: Metadata, startingTerm: UInt64? = nil, _ body: (StoreTransaction) throws -> R
     ) throws -> Committed<R> {
         // A job queued before this node lost the right to write writes nothing; nor does one
-        // while an earlier write waits unconfirmed past its timeout.
-        try writeAuthority.check(startingTerm: startingTerm)
+        // while an earlier write waits unconfirmed past its timeout, nor one of a term whose
+        // start is not yet recorded (read in this transaction, so never ahead of its commit).
+        try writeAuthority.check(term: startingTerm)
+        if let term = writeAuthority.begunTerm, startingTerm != term, try projections.term(in: txn) != term {
+            throw StoreError.notLeader(leader: nil)
+        }
         try synchronousCommit.checkAccepting()
         let now = max(clock.now(), try ledger.head(in: txn).recordedAt)
         let writer = projections.writer(txn)

@@ -12,6 +12,7 @@ import Synchronization
 ///
 /// A term the elector begins (`begin`) writes nothing before its `cluster.term_started` record
 /// (`AccountStore.startTerm`): every record of the term follows the one that names its leader.
+/// The write job checks that inside its own transaction (`begunTerm`).
 public final class WriteAuthority: Sendable {
     public enum Standing: Sendable, Equatable {
         /// A single node: every write.
@@ -24,8 +25,8 @@ public final class WriteAuthority: Sendable {
 
     private struct State {
         var standing: Standing
-        /// A term begun whose start is not yet recorded.
-        var unrecordedTerm: UInt64?
+        /// Whether the term led now must find its start recorded before any other write.
+        var startsWithRecord = false
     }
 
     private let state: Mutex<State>
@@ -38,22 +39,23 @@ public final class WriteAuthority: Sendable {
 
     /// This node leads `term` until `deadline` (a renewal moves the deadline; a new term replaces it).
     public func lead(term: UInt64, until deadline: ContinuousClock.Instant) {
-        state.withLock { $0.standing = .leader(term: term, until: deadline) }
+        state.withLock {
+            if case .leader(let led, _) = $0.standing, led != term { $0.startsWithRecord = false }
+            $0.standing = .leader(term: term, until: deadline)
+        }
     }
 
     /// This node was elected for `term`, until `deadline`: it writes the term's start first.
     public func begin(term: UInt64, until deadline: ContinuousClock.Instant) {
-        state.withLock {
-            $0.standing = .leader(term: term, until: deadline)
-            $0.unrecordedTerm = term
-        }
+        state.withLock { $0 = State(standing: .leader(term: term, until: deadline), startsWithRecord: true) }
     }
 
-    /// The start of `term` is in the ledger (or, `false`: it did not commit after all, and must be written again).
-    func recordedStart(of term: UInt64, _ recorded: Bool = true) {
-        state.withLock {
-            guard case .leader(term, _) = $0.standing else { return }
-            $0.unrecordedTerm = recorded ? nil : term
+    /// The term this node was elected for (`begin`), while it leads it: every write of the
+    /// term must find that term the ledger's latest (its start recorded first).
+    var begunTerm: UInt64? {
+        state.withLock { state in
+            guard state.startsWithRecord, case .leader(let term, _) = state.standing else { return nil }
+            return term
         }
     }
 
@@ -62,14 +64,11 @@ public final class WriteAuthority: Sendable {
         state.withLock { $0 = State(standing: .follower(leader: leader)) }
     }
 
-    /// Throws `StoreError.notLeader` unless this node may write at `now`: the start of its term
-    /// (`startingTerm`), or anything once that is recorded.
-    public func check(at now: ContinuousClock.Instant = .now, startingTerm: Bool = false) throws(StoreError) {
-        let current = state.withLock { $0 }
-        switch current.standing {
-        case .always: return
-        case .leader(let term, let until) where now < until:
-            if current.unrecordedTerm == term, !startingTerm { throw .notLeader(leader: nil) }
+    /// Throws `StoreError.notLeader` unless this node may write at `now` (for `term`, when given).
+    public func check(at now: ContinuousClock.Instant = .now, term expected: UInt64? = nil) throws(StoreError) {
+        switch standing {
+        case .always: if expected != nil { throw .notLeader(leader: nil) }
+        case .leader(let term, let until) where now < until: if let expected, expected != term { throw .notLeader(leader: nil) }
         case .leader: throw .notLeader(leader: nil)
         case .follower(let leader): throw .notLeader(leader: leader)
         }

@@ -26,13 +26,15 @@ struct Keys: AsyncParsableCommand {
                 Each step is an event in the ledger, recorded by the leader when due: the new key is in the JWKS from \
                 now on; it signs after --overlap-seconds (default 3600, the JWKS's max-age, so verifiers that cache the \
                 JWKS have it first); the key it replaces leaves the JWKS --retire-after-seconds after that (default \
-                3900: the ID token's hour and the five minutes of clock skew verifiers allow). Shorter periods are for \
-                a key you must stop using now: tokens it signed stop verifying once it is withdrawn. One rotation at a time.
+                1209900: a session cookie's two weeks and the five minutes of clock skew verifiers allow). Shorter \
+                periods are for a key you must stop using now: what it signed stops verifying once it is withdrawn, \
+                and verifiers that cached the JWKS refuse the new key's tokens until they fetch it again. One rotation \
+                at a time.
                 """)
 
         @OptionGroup var daemon: DaemonOptions
-        @Option(help: "Seconds between publishing the new key and signing with it (0 to 604800).") var overlapSeconds: Int?
-        @Option(help: "Seconds the replaced key stays in the JWKS once the new one signs (0 to 604800).") var retireAfterSeconds: Int?
+        @Option(help: "Seconds between publishing the new key and signing with it (0 to 2592000).") var overlapSeconds: Int?
+        @Option(help: "Seconds the replaced key stays in the JWKS once the new one signs (0 to 2592000).") var retireAfterSeconds: Int?
 
         func run() throws {
             var body: [String: JSONValue] = [:]

@@ -6,6 +6,8 @@ import Testing
 @Suite("domain: signing-key rotations")
 struct SigningKeyRingTests {
     static let original = String(repeating: "0", count: 40)
+    static let a = String(repeating: "a", count: 40)
+    static let b = String(repeating: "b", count: 40)
     static func published(_ keyId: String, replaces: String, at: Int64 = 10_000, retire: Int64 = 60) -> SigningKeyPublished {
         SigningKeyPublished(keyId: keyId, algorithm: "RS256", replaces: replaces, activatesAt: at, retireAfterSeconds: retire)
     }
@@ -14,40 +16,58 @@ struct SigningKeyRingTests {
     func steps() throws {
         var ring = SigningKeyRing()
         #expect(ring.active == nil && ring.due(at: .max).isEmpty && ring.nextStepAt == nil)
-        let first = Self.published("a", replaces: Self.original)
+        let first = Self.published(Self.a, replaces: Self.original)
         let events = try ring.rotate(to: first, signing: Self.original)
         #expect(events == [.signingKeyPublished(first)])
         ring.apply(events[0], at: 1_000)
-        #expect(ring.pending == first && ring.active == Self.original && ring.alsoPublished == ["a"] && ring.nextStepAt == 10_000)
+        #expect(ring.pending == first && ring.active == Self.original && ring.alsoPublished == [Self.a] && ring.nextStepAt == 10_000)
         #expect(ring.due(at: 9_999).isEmpty)
-        #expect(ring.due(at: 10_000) == [.signingKeyActivated(SigningKeyStep(keyId: "a"))])
-        ring.apply(.signingKeyActivated(SigningKeyStep(keyId: "a")), at: 10_500)
-        #expect(ring.active == "a" && ring.pending == nil && ring.alsoPublished == [Self.original])
+        #expect(ring.due(at: 10_000) == [.signingKeyActivated(SigningKeyStep(keyId: Self.a))])
+        ring.apply(.signingKeyActivated(SigningKeyStep(keyId: Self.a)), at: 10_500)
+        #expect(ring.active == Self.a && ring.pending == nil && ring.alsoPublished == [Self.original])
         #expect(ring.nextStepAt == 70_500 && ring.due(at: 70_499).isEmpty)
         #expect(ring.due(at: 70_500) == [.signingKeyWithdrawn(SigningKeyStep(keyId: Self.original))])
         ring.apply(.signingKeyWithdrawn(SigningKeyStep(keyId: Self.original)), at: 70_500)
         #expect(ring.isWithdrawn(Self.original) && ring.alsoPublished.isEmpty && ring.nextStepAt == nil && ring.due(at: .max).isEmpty)
-        // The next rotation replaces "a".
-        #expect(try ring.rotate(to: Self.published("b", replaces: "a"), signing: "a").count == 1)
+        // The next rotation replaces Self.a.
+        #expect(try ring.rotate(to: Self.published(Self.b, replaces: Self.a), signing: Self.a).count == 1)
+    }
+
+    @Test("a pending key whose file the recording node lacks is withdrawn when due, not activated, and a new rotation may start")
+    func abandoned() throws {
+        var ring = SigningKeyRing()
+        ring.apply(.signingKeyPublished(Self.published(Self.a, replaces: Self.original)), at: 0)
+        #expect(ring.due(at: 10_000, held: { $0 != Self.a }) == [.signingKeyWithdrawn(SigningKeyStep(keyId: Self.a))])
+        ring.apply(.signingKeyWithdrawn(SigningKeyStep(keyId: Self.a)), at: 10_000)
+        #expect(ring.pending == nil && ring.active == Self.original && ring.live == [Self.original])
+        #expect(throws: KeyRotationError.knownKey(Self.a)) {
+            try ring.rotate(to: Self.published(Self.a, replaces: Self.original), signing: Self.original)
+        }
+        #expect(try ring.rotate(to: Self.published(Self.b, replaces: Self.original), signing: Self.original).count == 1)
+        #expect(throws: KeyRotationError.malformedKeyID("../x")) {
+            try ring.rotate(to: Self.published("../x", replaces: Self.original), signing: Self.original)
+        }
     }
 
     @Test("refused: a second rotation under way, a known key, a plan made on a stale view of the signing key")
     func refusals() throws {
         var ring = SigningKeyRing()
-        ring.apply(.signingKeyPublished(Self.published("a", replaces: Self.original)), at: 0)
-        #expect(throws: KeyRotationError.rotationUnderway("a")) {
-            try ring.rotate(to: Self.published("b", replaces: Self.original), signing: Self.original)
+        ring.apply(.signingKeyPublished(Self.published(Self.a, replaces: Self.original)), at: 0)
+        #expect(throws: KeyRotationError.rotationUnderway(Self.a)) {
+            try ring.rotate(to: Self.published(Self.b, replaces: Self.original), signing: Self.original)
         }
-        ring.apply(.signingKeyActivated(SigningKeyStep(keyId: "a")), at: 10_000)
-        #expect(throws: KeyRotationError.knownKey("a")) { try ring.rotate(to: Self.published("a", replaces: "a"), signing: "a") }
+        ring.apply(.signingKeyActivated(SigningKeyStep(keyId: Self.a)), at: 10_000)
+        #expect(throws: KeyRotationError.knownKey(Self.a)) {
+            try ring.rotate(to: Self.published(Self.a, replaces: Self.a), signing: Self.a)
+        }
         #expect(throws: KeyRotationError.knownKey(Self.original)) {
-            try ring.rotate(to: Self.published(Self.original, replaces: "a"), signing: "a")
+            try ring.rotate(to: Self.published(Self.original, replaces: Self.a), signing: Self.a)
         }
         #expect(throws: KeyRotationError.notSigning(Self.original)) {
-            try ring.rotate(to: Self.published("b", replaces: Self.original), signing: Self.original)
+            try ring.rotate(to: Self.published(Self.b, replaces: Self.original), signing: Self.original)
         }
         #expect(throws: KeyRotationError.negativePeriod) {
-            try ring.rotate(to: Self.published("b", replaces: "a", retire: -1), signing: "a")
+            try ring.rotate(to: Self.published(Self.b, replaces: Self.a, retire: -1), signing: Self.a)
         }
     }
 }

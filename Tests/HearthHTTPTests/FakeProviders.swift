@@ -222,7 +222,7 @@ final class FakeProviders: Sendable {
             return current
         }
         // Far longer than any provider timeout a test sets: only the timeout ends the wait.
-        if fault == .hang { try await Task.sleep(for: .seconds(12)) }
+        if fault == .hang { try await Task.sleep(for: .seconds(20)) }
         if fault == .redirect { return Response(status: .temporaryRedirect, headers: [.location: issuer + "/elsewhere"]) }
         guard let grant = try await redeem(request) else {
             return Self.json(status: .badRequest, ["error": "invalid_grant"])

@@ -414,10 +414,10 @@ struct HeadfulSignInTests {
                 ["requestUri": .string(app["link"] ?? ""), "sessionId": .string(Self.sessionID), "postBody": "providerId=yahoo.com"])
             #expect(reply.errorCode == "INVALID_IDP_RESPONSE")
             #expect(reply["error"]?["message"]?.stringValue?.contains(SignInService.providerFailureMessage) == true)
-            // The provider would hang for 12 s: the answer comes at the 3 s timeout (alone it takes
-            // 3.0 s; under the whole suite's load on two cores it took 6.1-6.3 s, so the bound
+            // The provider would hang for 20 s: the answer comes at the 3 s timeout (alone it takes
+            // 3.0 s; under the whole suite's load on two cores it took 6.1-10.1 s, so the bound
             // leaves room for that and still tells the timeout from the hang).
-            #expect(ContinuousClock.now - start < .seconds(10))
+            #expect(ContinuousClock.now - start < .seconds(16))
         }
     }
 }

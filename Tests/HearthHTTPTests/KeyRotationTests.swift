@@ -95,7 +95,7 @@ struct KeyRotationTests {
         try await APIHarness.run { _, api in
             let asUser = try await api.post("/hearth/v1/keys/rotate", [:], headers: APIClient.json)
             #expect(asUser.status == 401)
-            for body: JSONValue in [["overlapSeconds": -1], ["retireAfterSeconds": 604_801], ["overlapSeconds": "soon"]] {
+            for body: JSONValue in [["overlapSeconds": -1], ["retireAfterSeconds": 2_592_001], ["overlapSeconds": "soon"]] {
                 let refused = try await api.post("/hearth/v1/keys/rotate", body, headers: APIClient.admin)
                 #expect(refused.status == 400 && refused["error"]?["status"] == "INVALID_ARGUMENT", "\(body)")
             }

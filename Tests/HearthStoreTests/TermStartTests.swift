@@ -10,26 +10,24 @@ import Testing
 /// starts an older term than one it holds.
 @Suite("store: each term starts with a cluster.term_started record")
 struct TermStartTests {
-    static func signUp(_ uid: String) -> Command {
-        .createAccount(TestStore.project, UserID(uid)!, AccountCreated(method: .anonymous, createdAt: 0))
-    }
-
     @Test("an elected node writes nothing before its term's start, then records it with the head it starts from")
     func firstRecord() async throws {
         let test = try TestStore()
         defer { try? test.close() }
-        try await test.store.execute(Self.signUp("before"), metadata: TestStore.user)
+        try await test.store.execute(WriteAuthorityTests.signUp("before"), metadata: TestStore.user)
         let before = try test.store.ledgerHead()
         test.store.writeAuthority.begin(term: 12, until: .now + .seconds(600))
         await #expect(throws: StoreError.notLeader(leader: nil)) {
-            try await test.store.execute(Self.signUp("too-early"), metadata: TestStore.user)
+            try await test.store.execute(WriteAuthorityTests.signUp("too-early"), metadata: TestStore.user)
         }
         let started = try #require(try await test.store.startTerm(12, node: "hearth-a"))
         #expect(started.sequence == before.sequence + 1)
         #expect(started.stream == .cluster(.terms))
         #expect(started.payload == .termStarted(TermStarted(term: 12, node: "hearth-a", after: before.sequence, afterHash: before.hash)))
         #expect(try test.store.ledgerTerm() == 12)
-        try await test.store.execute(Self.signUp("in-term"), metadata: TestStore.user)
+        try await test.store.execute(WriteAuthorityTests.signUp("in-term"), metadata: TestStore.user)
+        // A leftover attempt for another term than the one led writes nothing.
+        await #expect(throws: StoreError.notLeader(leader: nil)) { try await test.store.startTerm(13, node: "hearth-a") }
         // Recorded once: a retry (after a timeout waiting for the followers) adds nothing.
         #expect(try await test.store.startTerm(12, node: "hearth-a") == nil)
         #expect(try test.store.ledgerHead().sequence == started.sequence + 1)
@@ -48,7 +46,7 @@ struct TermStartTests {
             try await test.store.startTerm(19, node: "hearth-b")
         }
         await #expect(throws: StoreError.notLeader(leader: nil)) {
-            try await test.store.execute(Self.signUp("stale"), metadata: TestStore.user)
+            try await test.store.execute(WriteAuthorityTests.signUp("stale"), metadata: TestStore.user)
         }
         #expect(try test.store.ledgerHead() == head)
         #expect(try test.store.ledgerTerm() == 20)
@@ -72,7 +70,7 @@ struct TermStartTests {
         defer { try? leader.close() }
         leader.store.writeAuthority.begin(term: 8, until: .now + .seconds(600))
         try await leader.store.startTerm(8, node: "hearth-a")
-        try await leader.store.execute(Self.signUp("in-term-8"), metadata: TestStore.user)
+        try await leader.store.execute(WriteAuthorityTests.signUp("in-term-8"), metadata: TestStore.user)
         let follower = try ReplicationTests.Follower(of: leader)
         try await follower.catchUp(with: leader.store, limit: 100)
         #expect(try follower.store.ledgerTerm() == 8)
@@ -83,7 +81,8 @@ struct TermStartTests {
         try leader.store.appendAsRecorded(
             [.termStarted(TermStarted(term: 7, node: "hearth-b", after: before.sequence, afterHash: before.hash))],
             to: .cluster(.terms), at: 1_000)
-        try await leader.store.execute(Self.signUp("in-term-7"), metadata: TestStore.user)
+        leader.store.writeAuthority.lead(term: 7, until: .now + .seconds(600))
+        try await leader.store.execute(WriteAuthorityTests.signUp("in-term-7"), metadata: TestStore.user)
         let batch = try ReplicationBatch(received: leader.store.replication.batch(after: before.sequence).bytes)
         #expect(batch.records == 2)
         await #expect(throws: StoreError.self) { try await follower.store.replication.apply(batch) }

@@ -4,24 +4,26 @@ import HearthStore
 /// Signing-key rotation (`hearth keys rotate`, through the leader): a new key is made and
 /// published in the JWKS first, signs once verifiers that cache the JWKS have fetched it
 /// (`overlapSeconds`, by default the JWKS's `max-age`), and the key it replaces leaves the JWKS
-/// once every token it signed has expired (`retireAfterSeconds`, by default the ID token's
-/// lifetime and the clock skew verifiers allow). Each step is an event in the ledger; the
-/// leader records the later two when due (`recordDueSteps`), and every node's keyring follows.
+/// once everything it signed has expired (`retireAfterSeconds`, by default a session cookie's
+/// longest life, two weeks, and the clock skew verifiers allow). Each step is an event in the
+/// ledger; the leader records the later two when due (`recordDueSteps`), and every node's
+/// keyring follows.
 public struct KeyService: Sendable {
     let context: AuthContext
 
     public init(context: AuthContext) { self.context = context }
 
     /// How long after publication a new key starts signing, by default: the JWKS's `max-age`.
-    public static let defaultOverlapSeconds: Int64 = 3600
-    /// The longest either period may be: a rotation is finished within days.
-    public static let longestPeriodSeconds: Int64 = 7 * 24 * 3600
-
-    /// How long a replaced key stays published after its successor signs, by default.
-    public var defaultRetireAfterSeconds: Int64 { context.tokens.lifetime + TokenIssuer.allowedClockSkew }
+    public static let defaultOverlapSeconds = TokenIssuer.keySetMaxAge
+    /// How long a replaced key stays published after its successor signs, by default: the
+    /// longest-lived thing it signs (a session cookie, up to two weeks) and the clock skew.
+    public static let defaultRetireAfterSeconds = TokenIssuer.longestSessionCookie + TokenIssuer.allowedClockSkew
+    /// The longest either period may be.
+    public static let longestPeriodSeconds: Int64 = 30 * 24 * 3600
 
     public struct Status: Sendable, Equatable {
-        public var signing: String
+        /// `nil` while this node holds no live key (it is fetching one).
+        public var signing: String?
         public var published: [String]
         public var pending: SigningKeyPublished?
         /// When the next step falls due (Unix ms).
@@ -33,7 +35,7 @@ public struct KeyService: Sendable {
         try context.tokens.keyring.refresh(from: context.store)
         let ring = try context.store.signingKeyRing().ring
         return Status(
-            signing: context.tokens.keyring.signing.keyID, published: context.tokens.keyring.published.map(\.keyID),
+            signing: context.tokens.keyring.signing?.keyID, published: context.tokens.keyring.published.map(\.keyID),
             pending: ring.pending, nextStepAt: ring.nextStepAt)
     }
 
@@ -48,7 +50,7 @@ public struct KeyService: Sendable {
         -> SigningKeyPublished
     {
         let overlap = overlapSeconds ?? Self.defaultOverlapSeconds
-        let retireAfter = retireAfterSeconds ?? defaultRetireAfterSeconds
+        let retireAfter = retireAfterSeconds ?? Self.defaultRetireAfterSeconds
         guard (0...Self.longestPeriodSeconds).contains(overlap), (0...Self.longestPeriodSeconds).contains(retireAfter) else {
             throw FirebaseError.invalidArgument("the overlap and the retirement period are 0 to \(Self.longestPeriodSeconds) seconds")
         }
@@ -58,7 +60,7 @@ public struct KeyService: Sendable {
         if let pending = try context.store.signingKeyRing().ring.pending {
             throw FirebaseError.bad("ROTATION_UNDER_WAY : key \(pending.keyId) is published and not yet signing; one rotation at a time")
         }
-        let signing = keyring.signing
+        guard let signing = keyring.signing else { throw FirebaseError.signingKeyUnavailable }
         let algorithm = keyring.original.algorithm
         let key = try SigningKey.generate(algorithm)
         let path = context.store.directory.signingKeyFile(keyID: key.keyID)
@@ -73,8 +75,9 @@ public struct KeyService: Sendable {
             KeyFile.remove(path)
             throw FirebaseError.bad("ROTATION_REFUSED : \(error)")
         } catch {
-            // Unless it committed (and only waits for the followers), the key is no one's.
-            if (try? context.store.signingKeyRing().ring.keys[key.keyID]) == nil { KeyFile.remove(path) }
+            // Unless it committed (and only waits for the followers), the key is no one's; when
+            // that can not be told, the file stays (a published key's file is never lost).
+            if let ring = try? context.store.signingKeyRing().ring, ring.keys[key.keyID] == nil { KeyFile.remove(path) }
             throw error
         }
         try keyring.refresh(from: context.store)
@@ -82,10 +85,21 @@ public struct KeyService: Sendable {
     }
 
     /// Records the steps due now, if any, and follows them (the leader's scheduler calls this).
-    public func recordDueSteps() async throws {
+    /// A pending key whose file this node lacks is withdrawn rather than activated (it could
+    /// not sign with it); returns the keys so abandoned.
+    @discardableResult
+    public func recordDueSteps() async throws -> [String] {
         let ring = try context.store.signingKeyRing().ring
-        guard let next = ring.nextStepAt, next <= context.now else { return }
-        try await context.store.recordDueKeySteps()
+        guard let next = ring.nextStepAt, next <= context.now else { return [] }
+        let directory = context.store.directory
+        let held: @Sendable (String) -> Bool = { keyID in
+            SigningKeyRing.isKeyID(keyID) && KeyFile.exists(directory.signingKeyFile(keyID: keyID))
+        }
+        let recorded = try await context.store.recordDueKeySteps(held: held)
         try context.tokens.keyring.refresh(from: context.store)
+        return recorded.compactMap { event in
+            guard case .signingKeyWithdrawn(let step) = event.payload, ring.pending?.keyId == step.keyId else { return nil }
+            return step.keyId
+        }
     }
 }

@@ -41,8 +41,8 @@ extension SessionService {
 
     /// Admin `create_session_cookie`: valid 5 minutes to 2 weeks (default 2 weeks).
     public func createSessionCookie(idToken: String?, validDuration: Int64?, _ caller: Caller) throws -> String {
-        let duration = validDuration ?? 1_209_600
-        guard (300...1_209_600).contains(duration) else { throw FirebaseError.bad("INVALID_DURATION") }
+        let duration = validDuration ?? TokenIssuer.longestSessionCookie
+        guard (300...TokenIssuer.longestSessionCookie).contains(duration) else { throw FirebaseError.bad("INVALID_DURATION") }
         let (_, verified) = try authenticate(idToken, caller)
         return try tokens.sessionCookie(from: verified, in: caller.project, duration: duration, now: now)
     }
