@@ -29,6 +29,11 @@ public final class SigningKeyring: Sendable {
     private let keys: Mutex<Keys>
     /// One refresh at a time: a slower one must never store an older view over a newer one.
     private let refreshing = Mutex(())
+    private let withdrawn = Atomic<UInt64>(0)
+
+    /// How many times a key left this keyring: a cached verification made before the latest
+    /// one is made again (`TokenIssuer.verifyIDToken`).
+    public var withdrawals: UInt64 { withdrawn.load(ordering: .acquiring) }
 
     public init(original: SigningKey) {
         self.original = original
@@ -94,10 +99,13 @@ public final class SigningKeyring: Sendable {
         }
         let active = ring.active ?? original.keyID
         let signing = byID[active] ?? ring.retiring.lazy.compactMap { byID[$0] }.first
-        keys.withLock { keys in
+        let removed = keys.withLock { keys in
             if keys.signing?.keyID != signing?.keyID { refresh.signingChanged = .some(signing?.keyID) }
+            let removed = keys.byID.keys.contains { byID[$0] == nil }
             keys = Keys(signing: signing, byID: byID, version: refresh.missing.isEmpty ? version : nil)
+            return removed
         }
+        if removed { withdrawn.add(1, ordering: .releasing) }
         return refresh
     }
 }

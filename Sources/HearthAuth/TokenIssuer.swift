@@ -144,7 +144,9 @@ public struct TokenIssuer: Sendable {
     /// Checks signature, issuer, audience and expiry. Account state (deleted, disabled,
     /// revoked) is the caller's to check against the projections.
     public func verifyIDToken(_ token: String, project: ProjectID, now: Int64) throws(TokenError) -> VerifiedIDToken {
-        if let known = verified.entry(for: token), known.project == project, keyring.key(id: known.keyID) != nil {
+        // Read before the key is looked up: a withdrawal meanwhile makes this entry stale.
+        let withdrawals = keyring.withdrawals
+        if let known = verified.entry(for: token), known.project == project, known.withdrawals == keyring.withdrawals {
             guard known.expiresAt > now / 1000 else { throw .expired }
             return known.token
         }
@@ -164,7 +166,8 @@ public struct TokenIssuer: Sendable {
         else { throw .invalid }
         let method = claims["firebase"]?["sign_in_provider"]?.stringValue.map(SignInMethod.init(rawValue:)) ?? .custom
         let result = VerifiedIDToken(uid: uid, issuedAt: issuedAt, method: method, claims: claims)
-        verified.insert(VerifiedTokenCache.Entry(project: project, expiresAt: expires, keyID: key.keyID, token: result), for: token)
+        verified.insert(
+            VerifiedTokenCache.Entry(project: project, expiresAt: expires, withdrawals: withdrawals, token: result), for: token)
         return result
     }
 

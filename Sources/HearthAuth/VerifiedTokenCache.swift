@@ -9,8 +9,9 @@ final class VerifiedTokenCache: Sendable {
     struct Entry: Sendable {
         var project: ProjectID
         var expiresAt: Int64
-        /// The key that signed it: once withdrawn, the token no longer verifies.
-        var keyID: String
+        /// The keyring's withdrawals when it was checked (`SigningKeyring.withdrawals`): once a
+        /// key is withdrawn, every token is checked again (one atomic load on a hit, no lock).
+        var withdrawals: UInt64
         var token: TokenIssuer.VerifiedIDToken
     }
 
