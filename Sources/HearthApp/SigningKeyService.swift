@@ -49,6 +49,9 @@ struct SigningKeyService: Service {
                 if let changed = again.signingChanged { refresh.signingChanged = changed }
             }
         }
+        for keyID in refresh.orphansRemoved {
+            logger.warning("removed the file of signing key \(keyID): no ledger record names it (a rotation that never committed)")
+        }
         if let signing = refresh.signingChanged {
             logger.notice("signing with key \(signing ?? "none: it is being fetched")", metadata: ["missing": "\(refresh.missing)"])
         }

@@ -1,3 +1,4 @@
+import Foundation
 import HearthDomain
 import HearthStore
 import Synchronization
@@ -60,7 +61,13 @@ public final class SigningKeyring: Sendable {
     public struct Refresh: Sendable, Equatable {
         public var missing: [String] = []
         public var signingChanged: String?? = nil
+        /// Rotated key files the ledger names no key for, removed (`orphanGrace`).
+        public var orphansRemoved: [String] = []
     }
+
+    /// How old a key file the ledger does not name must be before a refresh removes it: a
+    /// rotation writes its file a moment before the record that names it.
+    public static let orphanGrace: TimeInterval = 600
 
     /// Follows the ledger's rotation steps: reads the stream when its version moved (or while
     /// files were missing), loads the keys it calls live from the data directory, and removes
@@ -71,6 +78,25 @@ public final class SigningKeyring: Sendable {
     @discardableResult
     public func refresh(from store: AccountStore) throws -> Refresh {
         try refreshing.withLock { _ in try refreshAlone(from: store) }
+    }
+
+    /// Removes the rotated key files no record names (a rotation whose record was dropped with
+    /// an unacknowledged tail, or never committed), once older than `orphanGrace`: a private key
+    /// no one may use must not live on in the data directory and its backups.
+    private func removeOrphans(in directory: DataDirectory, ring: SigningKeyRing) -> [String] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return [] }
+        var removed: [String] = []
+        for name in names where name.hasPrefix("signing-key-") && name.hasSuffix(".pem") {
+            let keyID = String(name.dropFirst("signing-key-".count).dropLast(".pem".count))
+            guard SigningKeyRing.isKeyID(keyID), ring.keys[keyID] == nil, keyID != original.keyID else { continue }
+            let path = directory.signingKeyFile(keyID: keyID)
+            guard let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
+                Date().timeIntervalSince(modified) > Self.orphanGrace
+            else { continue }
+            unlink(path)
+            removed.append(keyID)
+        }
+        return removed
     }
 
     private func refreshAlone(from store: AccountStore) throws -> Refresh {
@@ -97,6 +123,7 @@ public final class SigningKeyring: Sendable {
         for (keyID, status) in ring.keys where status == .withdrawn && keyID != original.keyID && SigningKeyRing.isKeyID(keyID) {
             unlink(store.directory.signingKeyFile(keyID: keyID))
         }
+        refresh.orphansRemoved = removeOrphans(in: store.directory, ring: ring)
         let active = ring.active ?? original.keyID
         let signing = byID[active] ?? ring.retiring.lazy.compactMap { byID[$0] }.first
         let removed = keys.withLock { keys in

@@ -56,4 +56,22 @@ struct SigningKeyringTests {
         #expect(try restarted.refresh(from: test.store).missing.isEmpty)
         #expect(restarted.signing?.keyID == rotated.keyID && restarted.published.map(\.keyID) == [rotated.keyID])
     }
+
+    @Test("a rotated key file no record names is removed once older than the grace; a fresh one (a rotation under way) stays")
+    func orphans() throws {
+        let test = try TestStore()
+        defer { try? test.close() }
+        let stale = try SigningKey.generate(.es256)
+        let fresh = try SigningKey.generate(.es256)
+        let stalePath = test.dataDirectory.signingKeyFile(keyID: stale.keyID)
+        let freshPath = test.dataDirectory.signingKeyFile(keyID: fresh.keyID)
+        try stale.pem.write(toFile: stalePath, atomically: true, encoding: .utf8)
+        try fresh.pem.write(toFile: freshPath, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date().addingTimeInterval(-SigningKeyring.orphanGrace - 60)], ofItemAtPath: stalePath)
+        let keyring = SigningKeyring(original: try SigningKey.generate(.es256))
+        #expect(try keyring.refresh(from: test.store).orphansRemoved == [stale.keyID])
+        #expect(!FileManager.default.fileExists(atPath: stalePath) && FileManager.default.fileExists(atPath: freshPath))
+        #expect(keyring.published.count == 1 && keyring.key(id: fresh.keyID) == nil)
+    }
 }
