@@ -151,7 +151,7 @@ public struct Replicator: Service {
                 ])
             Self.droppedRecords.increment(by: dropped.count)
         }
-        try await store.replication.refold()
+        try await store.replication.folded()
         state.update {
             $0.replicationError = nil
             $0.droppedTails += dropped.isEmpty ? 0 : 1

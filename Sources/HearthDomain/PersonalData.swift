@@ -28,6 +28,18 @@ public enum PersonalData {
         }
     }
 
+    /// `forgets`, from the event's type alone (every version of it): what a follower appending
+    /// its leader's records knows without opening them. An event that forgets seals nothing,
+    /// so the key it destroys is its own stream's (`keyOwner`).
+    public static func forgets(_ type: EventType) -> Bool {
+        forgettingTypeNames.contains(type.name)
+    }
+
+    private static let forgettingTypeNames: Set<String> = [
+        EventType.accountDeleted.name, EventType.anonymousPurged.name, EventType.accountErased.name,
+        EventType.oobCodeConsumed.name, EventType.oobCodeExpired.name,
+    ]
+
     /// The payload fields an event of `type` seals, as paths into its JSON form (`schemas/`
     /// marks the same fields `"x-personal": true`). The envelope's client address is sealed
     /// with them on every account and code stream.

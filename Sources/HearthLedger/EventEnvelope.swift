@@ -92,6 +92,20 @@ public enum RecordFormat {
         return (try readStream(&reader), version)
     }
 
+    /// A record's decoder (its event type) and its stream's stored name, read without decoding
+    /// the payload (a follower's append). Throws for a type this version of Hearth does not know.
+    static func decoder(of record: UnsafeRawBufferPointer) throws -> (
+        decoder: PayloadCodec.Decoder, streamName: UnsafeRawBufferPointer
+    ) {
+        var reader = ByteReader(record, offset: headerSize)
+        _ = try reader.readVarint()
+        let name = try reader.readByteString()
+        return (try readType(&reader), name)
+    }
+
+    /// A stream from its stored name (`decoder(of:)`).
+    static func stream(named name: UnsafeRawBufferPointer) throws -> StreamID { try parseStream(name, at: headerSize) }
+
     /// What names a record's key, as stored (no names built): the stream's name and version,
     /// and from the sealed part, its generation and the uid of the account it belongs to when that
     /// is not the record's stream (a code's). `nil` when the record seals nothing.

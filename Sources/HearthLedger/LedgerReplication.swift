@@ -107,37 +107,63 @@ extension Ledger {
         try txn.put(keys.table, key, value)
     }
 
-    /// Appends a record a leader sent after `head`: the next sequence number, linked to `head` by
-    /// its previous hash, its own hash right; `head` becomes it. Returns what a projection folds.
-    /// The stream index gets the record's entry as the leader's has it: the chain proves this
-    /// ledger holds the leader's records up to here, and the leader numbered each stream's
-    /// events (an entry already there is refused). A record that forgets destroys its stream's
-    /// key here, as the leader's append did in the same transaction.
-    public func appendReplicated(
-        _ record: UnsafeRawBufferPointer, after head: inout Head, streams cache: inout RecordFormat.StreamCache,
-        in txn: WriteTransaction
-    ) throws -> RecordedEvent {
+    /// Checks, off the writer thread, that a record's hash is the hash of its bytes: what
+    /// `appendReplicated` relies on when it links records by their stored hashes.
+    public static func checkHash(of record: UnsafeRawBufferPointer) throws {
+        let sequence = try RecordFormat.sequence(of: record)
+        guard ChainHash(buffer: try RecordFormat.storedHash(of: record)) == ChainHash.of(RecordFormat.hashedBytes(of: record)) else {
+            throw ReplicationError.badHash(at: sequence)
+        }
+    }
+
+    /// Appends a record a leader sent after `head`, its hash already checked (`checkHash`): the
+    /// next sequence number, linked to `head` by its previous hash; `head` becomes it. Returns
+    /// its event type (a type this version does not know is refused). The stream index gets
+    /// the record's entry as the leader's has it: the chain proves this ledger holds the
+    /// leader's records up to here, and the leader numbered each stream's events (an entry
+    /// already there is refused). A record that forgets destroys its stream's key here, as the
+    /// leader's append did in the same transaction. Nothing is decoded: the projections fold
+    /// the record later, from this ledger (`ProjectionMaintenance.catchUp`).
+    public func appendReplicated(_ record: UnsafeRawBufferPointer, after head: inout Head, in txn: WriteTransaction) throws
+        -> EventType
+    {
         let sequence = try RecordFormat.sequence(of: record)
         guard sequence == head.sequence + 1 else { throw ReplicationError.gap(expected: head.sequence + 1, received: sequence) }
         guard ChainHash(buffer: try RecordFormat.previousHash(of: record)) == head.hash else {
             throw ReplicationError.diverged(at: sequence)
         }
-        let hash = ChainHash.of(RecordFormat.hashedBytes(of: record))
-        guard ChainHash(buffer: try RecordFormat.storedHash(of: record)) == hash else { throw ReplicationError.badHash(at: sequence) }
         let recordedAt = try RecordFormat.recordedAt(of: record)
         guard recordedAt >= head.recordedAt else { throw ReplicationError.malformed("record \(sequence) is older than the head") }
+        let (decoder, streamName) = try RecordFormat.decoder(of: record)
         try txn.putBytes(events, BigEndianUInt64(sequence), record, options: .append)
         do {
             try txn.put(streams, try RecordFormat.streamIndexKey(of: record), BigEndianUInt64(sequence), options: .noOverwrite)
         } catch let error as LMDBError where error == .keyExists {
             throw ReplicationError.malformed("record \(sequence) repeats a version of its stream")
         }
-        let event = try decodeRecordedEvent(record, streams: &cache, in: txn)
-        if PersonalData.forgets(event.payload), PersonalData.keyOwner(of: event.stream, event.payload) != nil {
-            try keys.destroy(event.stream, in: txn)
+        if decoder.forgets {
+            let owner = try RecordFormat.stream(named: streamName)
+            switch owner {
+            case .account, .oobCode: try keys.destroy(owner, in: txn)
+            case .project, .cluster: break
+            }
         }
-        head = Head(sequence: sequence, hash: hash, recordedAt: recordedAt)
-        return event
+        head = Head(sequence: sequence, hash: ChainHash(buffer: try RecordFormat.storedHash(of: record)), recordedAt: recordedAt)
+        return decoder.type
+    }
+
+    /// The latest term whose start this ledger records (`cluster.term_started`), read through
+    /// the stream index, whatever the projections have folded; `nil` before the first.
+    public func latestTerm(in txn: some Transaction) throws -> UInt64? {
+        let stream = StreamID.cluster(.terms)
+        let version = try version(of: stream, in: txn)
+        guard version > 0 else { return nil }
+        guard let sequence = try txn.get(streams, Self.streamKey(stream, version))?.value else {
+            throw LedgerError.missingEvent(0)
+        }
+        guard let envelope = try envelope(at: sequence, in: txn) else { throw LedgerError.missingEvent(sequence) }
+        guard case .termStarted(let started) = envelope.payload else { return nil }
+        return started.term
     }
 }
 

@@ -136,12 +136,15 @@ public enum PayloadCodec {
         let utf8Name: [UInt8]
         /// Whether records of this version seal personal fields (an older version's are plain).
         public let sealsPersonalData: Bool
+        /// Whether recording it destroys its stream's key (`PersonalData.forgets`).
+        public let forgets: Bool
         let read: @Sendable (inout ByteReader, inout PersonalPart) throws -> EventPayload
 
         init(_ type: EventType, _ read: @escaping @Sendable (inout ByteReader) throws -> EventPayload) {
             self.type = type
             utf8Name = Array(type.name.utf8)
             sealsPersonalData = false
+            forgets = PersonalData.forgets(type)
             self.read = { reader, _ in try read(&reader) }
         }
 
@@ -149,6 +152,7 @@ public enum PayloadCodec {
             self.type = type
             utf8Name = Array(type.name.utf8)
             sealsPersonalData = true
+            forgets = PersonalData.forgets(type)
             self.read = read
         }
 

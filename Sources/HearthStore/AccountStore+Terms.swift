@@ -17,9 +17,9 @@ extension AccountStore {
         }
     }
 
-    /// The latest term the ledger recorded the start of; `nil` before the first.
+    /// The latest term the ledger recorded the start of (folded or not); `nil` before the first.
     public func ledgerTerm() throws -> UInt64? {
-        try translatingErrors { try environment.read { txn in try projections.term(in: txn) } }
+        try translatingErrors { try environment.read { txn in try ledger.latestTerm(in: txn) } }
     }
 }
 

@@ -33,6 +33,8 @@ public final class AccountStore: Sendable {
     public let synchronousCommit = SynchronousCommit()
     /// Wakes a leader's replication long polls when a write commits.
     public let ledgerGrowth = LedgerGrowth()
+    /// A follower's projections, folded behind its ledger.
+    let followerFold: FollowerFold
 
     public struct Options: Sendable {
         public var clock: any WallClock = SystemClock()
@@ -69,6 +71,7 @@ public final class AccountStore: Sendable {
             environment.close()
             throw error
         }
+        followerFold = FollowerFold(ProjectionMaintenance(environment: environment, ledger: ledger, projections: projections))
         clock = options.clock
         let clock = options.clock
         writeHealth = WriteHealth(clock: { clock.now() })
@@ -95,6 +98,7 @@ public final class AccountStore: Sendable {
     /// Closes the environment once the writer's last batch committed; later writes fail with
     /// `StoreError.closed`. Safe to call more than once, from any thread.
     public func close() {
+        followerFold.stop()
         environment.close()
         lock?.release()
     }
@@ -215,6 +219,8 @@ public final class AccountStore: Sendable {
             throw StoreError.notLeader(leader: nil)
         }
         try synchronousCommit.checkAccepting()
+        // A node that followed until now may hold records its projections have not folded.
+        try ProjectionMaintenance(environment: environment, ledger: ledger, projections: projections).foldTail(in: txn)
         let now = max(clock.now(), try ledger.head(in: txn).recordedAt)
         let writer = projections.writer(txn)
         let result = try body(

@@ -6,9 +6,8 @@ import LMDB
 
 /// Replication's side of the store (issue 32): what a leader sends, and what a follower applies.
 /// A follower appends the leader's records as they were stored (each checked to continue its own
-/// chain) and folds them into its projections with the code every write folds with, in one
-/// writer transaction: its projections are never behind its ledger, and at equal heads its
-/// digest is the leader's.
+/// chain) and commits: then it holds them. Its projections fold them behind (`FollowerFold`),
+/// with the catch-up a rebuild runs; at equal heads, folded, its digest is the leader's.
 public struct StoreReplication: Sendable {
     let store: AccountStore
 
@@ -17,7 +16,7 @@ public struct StoreReplication: Sendable {
 
     /// Leader: the records after `sequence`, at most `limit` or about `maxBytes`, with the key
     /// entries they need; an empty batch when there are none.
-    public func batch(after sequence: UInt64, limit: Int = 4_096, maxBytes: Int = 4 << 20) throws -> ReplicationBatch {
+    public func batch(after sequence: UInt64, limit: Int = 16_384, maxBytes: Int = 16 << 20) throws -> ReplicationBatch {
         try translatingErrors {
             try store.environment.read { txn in
                 ReplicationBatch(try store.ledger.replicationItems(after: sequence, limit: limit, maxBytes: maxBytes, in: txn))
@@ -41,66 +40,73 @@ public struct StoreReplication: Sendable {
     }
 
     /// Follower: drops the records after `sequence`, a tail its leader's ledger does not hold
-    /// (so never acknowledged), and empties the projections, in one transaction; returns each
-    /// dropped record's sequence, hash and time. `refold` then folds the projections again:
-    /// until it has, they are behind the ledger (the caller reports the node not ready).
+    /// (so never acknowledged), and empties the projections, in one transaction, with no fold in
+    /// progress; returns each dropped record's sequence, hash and time. The projections then fold
+    /// again from the first record (`folded()` waits for it): until then they are behind the
+    /// ledger (the caller reports the node not ready).
     public func dropTail(after sequence: UInt64) async throws -> [LedgerHead] {
-        try await translatingErrors {
-            try await store.environment.writer.submit { [store] txn in
-                if case .leader = store.writeAuthority.standing {
-                    throw StoreError.replication("this node leads: its ledger is the cluster's")
+        try await store.followerFold.paused {
+            try await translatingErrors {
+                try await store.environment.writer.submit { [store] txn in
+                    if case .leader = store.writeAuthority.standing {
+                        throw StoreError.replication("this node leads: its ledger is the cluster's")
+                    }
+                    let dropped = try store.ledger.dropTail(after: sequence, in: txn)
+                    try store.projections.reset(in: txn)
+                    return dropped.map(LedgerHead.init)
                 }
-                let dropped = try store.ledger.dropTail(after: sequence, in: txn)
-                try store.projections.reset(in: txn)
-                return dropped.map(LedgerHead.init)
             }
         }
     }
 
-    /// Folds the projections up to the ledger's head (after `dropTail`), on a thread of its own.
-    public func refold() async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            Thread.detachNewThread { [store] in continuation.resume(with: Result { _ = try store.maintenance.catchUp() }) }
-        }
+    /// Returns once the projections hold every record of the ledger (as of the call).
+    public func folded() async throws {
+        try await store.followerFold.folded(through: store.ledgerHead().sequence)
     }
 
-    /// Follower: appends and folds a batch from the leader, in one transaction, durable when
-    /// this returns; returns the new head. Refused on a node that leads (it writes its own).
+    /// Follower: appends a batch from the leader, in one transaction, durable when this
+    /// returns; returns the new head. The records' hashes were checked as the batch was split
+    /// (`ReplicationBatch`), off the writer thread; here each must continue the ledger. A record
+    /// starting a term older than the ledger's latest is refused: it comes from a stale leader.
+    /// Refused on a node that leads (it writes its own).
     @discardableResult
     public func apply(_ batch: ReplicationBatch) async throws -> LedgerHead {
-        let items = try batch.items()
-        return try await translatingErrors {
+        let frames = try batch.frames()
+        let head = try await translatingErrors {
             try await store.environment.writer.submit { [store] txn in
                 if case .leader = store.writeAuthority.standing {
                     throw StoreError.replication("this node leads: it replicates from no one")
                 }
-                let writer = store.projections.writer(txn)
-                var streams = RecordFormat.StreamCache()
                 var head = try store.ledger.head(in: txn)
-                for item in items {
-                    switch item {
-                    case .keyEntry(let key, let value): try store.ledger.receiveKeyEntry(key: key, value: value, in: txn)
-                    case .record(let record):
-                        let event = try record.withUnsafeBytes {
-                            try store.ledger.appendReplicated($0, after: &head, streams: &streams, in: txn)
-                        }
-                        if case .termStarted(let started) = event.payload {
-                            // A record of an older term than one this ledger holds: from a stale leader.
-                            let current = try store.projections.term(in: txn)
+                // The latest term this ledger started, read once (a handful of microseconds a batch).
+                var term = try store.ledger.latestTerm(in: txn)
+                try batch.bytes.withUnsafeBytes { bytes in
+                    for frame in frames {
+                        switch frame {
+                        case .keyEntry(let range):
+                            let entry = UnsafeRawBufferPointer(rebasing: bytes[range])
+                            try store.ledger.receiveKeyEntry(key: Array(entry[..<16]), value: Array(entry[16...]), in: txn)
+                        case .record(let range):
+                            let record = UnsafeRawBufferPointer(rebasing: bytes[range])
+                            let sequence = head.sequence + 1
+                            let type = try store.ledger.appendReplicated(record, after: &head, in: txn)
+                            guard type.name == EventType.termStarted.name,
+                                case .termStarted(let started) = try store.ledger.decode(record, in: txn).payload
+                            else { continue }
                             do {
-                                _ = try ClusterTerms.start(started, after: current)
+                                _ = try ClusterTerms.start(started, after: term)
                             } catch {
-                                throw StoreError.replication("record \(event.sequence) refused: \(error)")
+                                throw StoreError.replication("record \(sequence) refused: \(error)")
                             }
+                            term = started.term
                         }
-                        try writer.apply(event)
                     }
                 }
-                try writer.flush()
-                if let due = writer.earliestScheduled { store.cleanupChanges.announce(due) }
                 return LedgerHead(head)
             }
         }
+        store.followerFold.request()
+        return head
     }
 }
 
@@ -115,8 +121,14 @@ public struct ReplicationBatch: Sendable {
     public let bytes: [UInt8]
     /// Records in the batch.
     public let records: Int
-    /// A received batch's frames, checked and split once.
-    private let received: [Ledger.ReplicationItem]?
+    /// A received batch's frames, checked and located once (the records are not copied out).
+    private let received: [Frame]?
+
+    /// Where a frame's payload lies in `bytes`.
+    enum Frame: Sendable {
+        case keyEntry(Range<Int>)
+        case record(Range<Int>)
+    }
 
     init(_ items: [Ledger.ReplicationItem]) {
         var bytes: [UInt8] = []
@@ -134,13 +146,15 @@ public struct ReplicationBatch: Sendable {
         received = nil
     }
 
-    /// A batch received: split into its frames now (a frame cut short or of an unknown kind is
-    /// refused here); each record is checked against the ledger when the batch is applied.
+    /// A batch received: split into its frames now, each record's hash checked against its
+    /// bytes (a frame cut short or of an unknown kind, or a record whose hash is wrong, is
+    /// refused here, on the receiving thread); each record is checked to continue the ledger
+    /// when the batch is applied.
     public init(received bytes: [UInt8]) throws {
         self.bytes = bytes
-        let items = try Self.items(of: bytes)
-        records = items.count { if case .record = $0 { true } else { false } }
-        received = items
+        let frames = try Self.frames(of: bytes)
+        records = frames.count { if case .record = $0 { true } else { false } }
+        received = frames
     }
 
     private static func frame(_ kind: UInt8, _ payload: [UInt8], into bytes: inout [UInt8]) {
@@ -149,27 +163,35 @@ public struct ReplicationBatch: Sendable {
         bytes.append(contentsOf: payload)
     }
 
-    func items() throws -> [Ledger.ReplicationItem] { try received ?? Self.items(of: bytes) }
+    func frames() throws -> [Frame] { try received ?? Self.frames(of: bytes) }
 
-    private static func items(of bytes: [UInt8]) throws -> [Ledger.ReplicationItem] {
-        var items: [Ledger.ReplicationItem] = []
-        var offset = 0
-        while offset < bytes.count {
-            guard bytes.count - offset >= 5 else { throw StoreError.replication("a frame cut short at byte \(offset)") }
-            let kind = bytes[offset]
-            let length = bytes[(offset + 1)..<(offset + 5)].reduce(0) { $0 << 8 | Int($1) }
-            offset += 5
-            guard bytes.count - offset >= length else { throw StoreError.replication("a frame of \(length) bytes cut short") }
-            let payload = Array(bytes[offset..<(offset + length)])
-            offset += length
-            switch kind {
-            case 1:
-                guard payload.count >= 16 else { throw StoreError.replication("a key entry of \(payload.count) bytes") }
-                items.append(.keyEntry(key: Array(payload[..<16]), value: Array(payload[16...])))
-            case 2: items.append(.record(payload))
-            default: throw StoreError.replication("a frame of unknown kind \(kind)")
+    private static func frames(of bytes: [UInt8]) throws -> [Frame] {
+        try bytes.withUnsafeBytes { raw in
+            var frames: [Frame] = []
+            var offset = 0
+            while offset < raw.count {
+                guard raw.count - offset >= 5 else { throw StoreError.replication("a frame cut short at byte \(offset)") }
+                let kind = raw[offset]
+                let length = raw[(offset + 1)..<(offset + 5)].reduce(0) { $0 << 8 | Int($1) }
+                offset += 5
+                guard raw.count - offset >= length else { throw StoreError.replication("a frame of \(length) bytes cut short") }
+                let range = offset..<(offset + length)
+                offset += length
+                switch kind {
+                case 1:
+                    guard length >= 16 else { throw StoreError.replication("a key entry of \(length) bytes") }
+                    frames.append(.keyEntry(range))
+                case 2:
+                    do {
+                        try Ledger.checkHash(of: UnsafeRawBufferPointer(rebasing: raw[range]))
+                    } catch {
+                        throw StoreError.replication("\(error)")
+                    }
+                    frames.append(.record(range))
+                default: throw StoreError.replication("a frame of unknown kind \(kind)")
+                }
             }
+            return frames
         }
-        return items
     }
 }

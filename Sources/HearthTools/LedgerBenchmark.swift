@@ -136,8 +136,9 @@ public struct LedgerBenchmark {
         return (scan, decode, rebuild, try historySeconds(store, uid), try StoreProbes.streamKeys(store), apply)
     }
 
-    /// Events a second a follower appends and folds, batch by batch as its leader sends them
-    /// (read and encoded beforehand: on two machines the leader reads while the follower applies).
+    /// Events a second a follower receives (hashes checked), appends and folds, batch by batch as
+    /// its leader sends them (read and encoded beforehand: on two machines the leader reads
+    /// while the follower applies), until its projections reach the head.
     private func followerApplyRate(from leader: AccountStore, path: String) async throws -> Double {
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: leader.directory.ledgerKeyFile, toPath: path + "/ledger-key")
@@ -154,6 +155,8 @@ public struct LedgerBenchmark {
         }
         let start = ContinuousClock.now
         for batch in batches { try await follower.replication.apply(try ReplicationBatch(received: batch.bytes)) }
+        // Applied means folded too: the projections serve the follower's reads.
+        try await follower.replication.folded()
         return Double(target) / seconds(since: start)
     }
 

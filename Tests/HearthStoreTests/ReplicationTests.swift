@@ -57,7 +57,9 @@ struct ReplicationTests {
         try test.run(.changeProjectConfig(project, ProjectConfigChange(anonymousCleanup: true)), as: TestStore.admin)
     }
 
-    static func expectSame(_ follower: AccountStore, _ leader: AccountStore) throws {
+    static func expectSame(_ follower: AccountStore, _ leader: AccountStore) async throws {
+        // The follower's projections fold behind its ledger.
+        try await follower.replication.folded()
         #expect(try follower.ledgerHead() == leader.ledgerHead())
         #expect(try follower.maintenance.digest() == leader.maintenance.digest())
         #expect(try follower.audit.verify().isIntact)
@@ -85,7 +87,7 @@ struct ReplicationTests {
                     if commands % limit == 0 { try await follower.catchUp(with: leader.store, limit: limit) }
                 }
                 try await follower.catchUp(with: leader.store, limit: limit)
-                try Self.expectSame(follower.store, leader.store)
+                try await Self.expectSame(follower.store, leader.store)
                 // The erased account's earlier events are erased on the follower too.
                 let first = try follower.store.audit.events(of: .account(Self.project, Person(index: 0).uid))
                 #expect(first.first?.isErased == true)
@@ -142,10 +144,51 @@ struct ReplicationTests {
         let dropped = try await follower.store.replication.dropTail(after: shared.sequence)
         #expect(dropped.count == 6 && dropped.first?.sequence == shared.sequence + 1)
         #expect(try follower.store.ledgerHead() == shared)
-        try await follower.store.replication.refold()
+        try await follower.store.replication.folded()
         try await follower.catchUp(with: leader.store, limit: 3)
-        try Self.expectSame(follower.store, leader.store)
+        try await Self.expectSame(follower.store, leader.store)
         #expect(try follower.store.read { try $0.account(UserID("tail-0")!, in: Self.project) } == nil)
+    }
+
+    @Test("the projections fold behind the ledger; a node that followed folds what it holds before its first write as leader")
+    func promotedFollowerFoldsFirst() async throws {
+        let leader = try TestStore(label: "leader")
+        defer { try? leader.close() }
+        try await Self.record([5, 17], on: leader)
+        let held = UserID("held")!
+        try leader.run(.createAccount(Self.project, held, AccountCreated(method: .password, createdAt: 0, email: "held@example.com")))
+        let follower = try Follower(of: leader)
+        try await follower.store.followerFold.paused {
+            // The fold held back: the ledger holds every record, the projections none yet.
+            try await follower.catchUp(with: leader.store, limit: 5)
+            #expect(try follower.store.ledgerHead() == leader.store.ledgerHead())
+            #expect(try follower.store.read { try $0.account(held, in: Self.project) } == nil)
+            follower.store.writeAuthority.lead(term: 1, until: .now + .seconds(600))
+            // Decided on everything the ledger holds: the address is taken, as on the leader.
+            await #expect(throws: AuthError.emailExists) {
+                try await follower.store.execute(
+                    .createAccount(
+                        Self.project, UserID("again")!, AccountCreated(method: .password, createdAt: 0, email: "held@example.com")),
+                    metadata: TestStore.user)
+            }
+            // A write that commits commits the fold with it (a refused one rolls both back).
+            try await follower.store.execute(
+                .createAccount(Self.project, UserID("fresh")!, AccountCreated(method: .anonymous, createdAt: 0)), metadata: TestStore.user)
+            #expect(try follower.store.read { try $0.account(held, in: Self.project) }?.email == "held@example.com")
+        }
+    }
+
+    @Test("a follower closed right after its last batch has folded it: its projections are at its head")
+    func closedFollowerFoldedToItsHead() async throws {
+        let leader = try TestStore(label: "leader")
+        defer { try? leader.close() }
+        try await Self.record([5, 17, 23, 31], on: leader)
+        let follower = try Follower(of: leader)
+        try await follower.catchUp(with: leader.store, limit: 3)
+        follower.store.close()
+        let reopened = try DataDirectory(follower.directory.path).openForReading()
+        defer { reopened.close() }
+        #expect(try reopened.maintenance.digest() == leader.store.maintenance.digest())
     }
 
     @Test("a tail that forgot an account is not dropped: only a copy of the leader restores its key")
@@ -182,7 +225,7 @@ struct ReplicationTests {
         #expect(try follower.store.ledgerHead().sequence == 0)
         follower.store.writeAuthority.follow("leader")
         try await follower.store.replication.apply(batch)
-        try Self.expectSame(follower.store, leader.store)
+        try await Self.expectSame(follower.store, leader.store)
         // Nothing after the head: an empty batch.
         #expect(try leader.store.replication.batch(after: leader.store.ledgerHead().sequence).records == 0)
         // The ledger key's short name: the same for the copy, another for another data directory.
