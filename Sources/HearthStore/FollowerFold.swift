@@ -87,8 +87,12 @@ final class FollowerFold: Sendable {
         try translatingErrors { try maintenance.environment.read { try maintenance.projections.checkpoint(in: $0) } }
     }
 
+    /// The least time between the starts of two passes.
+    static let interval = Duration.milliseconds(10)
+
     private func run() {
         defer { finished.deliver(.success(())) }
+        var previous: ContinuousClock.Instant?
         while true {
             wake.wait()
             let (go, last) = state.withLock { state -> (Bool, Bool) in
@@ -99,6 +103,16 @@ final class FollowerFold: Sendable {
                 return (true, state.stopping)
             }
             guard go else { continue }
+            // Under a steady stream of small batches, a pass at most every `interval`: the
+            // batches of that time fold as one run (one pass's threads and commit, not one a
+            // batch), and reads trail by at most about that much more. Nobody waits meanwhile
+            // for a fold they asked for; a stop does not wait.
+            if !last, let previous, case let rest = Self.interval - previous.duration(to: .now), rest > .zero,
+                state.withLock({ $0.waiters.isEmpty })
+            {
+                Thread.sleep(forTimeInterval: Double(rest.components.attoseconds) / 1e18)
+            }
+            previous = .now
             let failure = pass()
             let checkpoint = try? checkpoint()
             let released = state.withLock { state in
