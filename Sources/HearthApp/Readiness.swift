@@ -23,15 +23,19 @@ enum Readiness {
         if let cluster {
             checks.append(
                 Self.cluster(
-                    cluster.snapshot, applied: (try? store.ledgerHead().sequence) ?? 0, stalled: store.synchronousCommit.isStalled))
+                    cluster.snapshot, applied: (try? store.ledgerHead().sequence) ?? 0, stalled: store.synchronousCommit.isStalled,
+                    folding: (try? store.replication.folding()) ?? (0, nil)))
         }
         return checks
     }
 
     /// The node's role and term, a leader's synchronous followers and a follower's lag; ready
     /// while a leader is known (this node or another), etcd answers, a follower replicates and a
-    /// leader's synchronous followers confirm (`stalled`: a write timed out unconfirmed).
-    static func cluster(_ state: ClusterState.Snapshot, applied: UInt64, stalled: Bool = false) -> ReadinessCheck {
+    /// leader's synchronous followers confirm (`stalled`: a write timed out unconfirmed), and its
+    /// projections fold what it applies (`folding`: records not yet folded, and why the last fold failed).
+    static func cluster(
+        _ state: ClusterState.Snapshot, applied: UInt64, stalled: Bool = false, folding: (behind: UInt64, failure: String?) = (0, nil)
+    ) -> ReadinessCheck {
         let term = state.term.map { ", term \($0)" } ?? ""
         guard state.etcdReachable else { return ReadinessCheck(name: "cluster", ok: false, detail: "etcd unreachable\(term)") }
         switch (state.role, state.leader) {
@@ -51,9 +55,14 @@ enum Readiness {
             if let error = state.replicationError {
                 return ReadinessCheck(name: "cluster", ok: false, detail: "follower of \(leader.node)\(term), not replicating: \(error)")
             }
+            if let failure = folding.failure {
+                return ReadinessCheck(
+                    name: "cluster", ok: false, detail: "follower of \(leader.node)\(term), its projections not folding: \(failure)")
+            }
             let behind = state.leaderHead.map { head in ", \(head > applied ? head - applied : 0) events behind" } ?? ""
             let delay = state.lagMilliseconds.map { " (\($0) ms)" } ?? ""
-            return ReadinessCheck(name: "cluster", ok: true, detail: "follower of \(leader.node)\(term)\(behind)\(delay)")
+            let unfolded = folding.behind > 0 ? ", \(folding.behind) not yet folded" : ""
+            return ReadinessCheck(name: "cluster", ok: true, detail: "follower of \(leader.node)\(term)\(behind)\(delay)\(unfolded)")
         case (.follower, nil): return ReadinessCheck(name: "cluster", ok: false, detail: "no leader known")
         }
     }

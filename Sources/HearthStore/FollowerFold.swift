@@ -19,6 +19,8 @@ final class FollowerFold: Sendable {
         var paused = 0
         var busy = false
         var waiters: [(sequence: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
+        /// Why the last pass failed; `nil` once one succeeds.
+        var failure: String?
     }
 
     private let maintenance: ProjectionMaintenance
@@ -83,7 +85,10 @@ final class FollowerFold: Sendable {
         finished.wait()
     }
 
-    private func checkpoint() throws -> UInt64 {
+    /// Why the last fold failed, while no later one succeeded (the node is not ready meanwhile).
+    var failure: String? { state.withLock { $0.failure } }
+
+    func checkpoint() throws -> UInt64 {
         try translatingErrors { try maintenance.environment.read { try maintenance.projections.checkpoint(in: $0) } }
     }
 
@@ -117,6 +122,7 @@ final class FollowerFold: Sendable {
             let checkpoint = try? checkpoint()
             let released = state.withLock { state in
                 state.busy = false
+                state.failure = failure.map { "\($0)" }
                 var released: [CheckedContinuation<Void, any Error>] = []
                 state.waiters.removeAll { waiter in
                     guard failure != nil || (checkpoint ?? 0) >= waiter.sequence else { return false }

@@ -59,6 +59,14 @@ public struct StoreReplication: Sendable {
         }
     }
 
+    /// How far the projections trail the ledger, in records, and why the last fold failed (while
+    /// no later one has succeeded): a follower's reads come from its projections.
+    public func folding() throws -> (behind: UInt64, failure: String?) {
+        let folded = try store.followerFold.checkpoint()
+        let head = try store.ledgerHead().sequence
+        return (head > folded ? head - folded : 0, store.followerFold.failure)
+    }
+
     /// Returns once the projections hold every record of the ledger (as of the call).
     public func folded() async throws {
         try await store.followerFold.folded(through: store.ledgerHead().sequence)

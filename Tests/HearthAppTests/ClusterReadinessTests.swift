@@ -46,6 +46,17 @@ struct ClusterReadinessTests {
                 $0.lagMilliseconds = 12
             }, applied: 40)
         #expect(following.ok && following.detail == "follower of n1, term 7, 5 events behind (12 ms)")
+        let leader = Self.state {
+            $0.term = 7
+            $0.leader = Self.leader
+            $0.leaderHead = 45
+        }
+        // Its projections trail its ledger: ready, and it says by how much.
+        let folding = Readiness.cluster(leader, applied: 40, folding: (3, nil))
+        #expect(folding.ok && folding.detail == "follower of n1, term 7, 5 events behind, 3 not yet folded")
+        // Its projections stopped folding: its reads would go stale, so it is not ready.
+        let stuck = Readiness.cluster(leader, applied: 40, folding: (900, "unknown event type"))
+        #expect(!stuck.ok && stuck.detail == "follower of n1, term 7, its projections not folding: unknown event type")
         let failing = Readiness.cluster(
             Self.state {
                 $0.leader = Self.leader
