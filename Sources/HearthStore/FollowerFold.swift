@@ -115,7 +115,7 @@ final class FollowerFold: Sendable {
             if !last, let previous, case let rest = Self.interval - previous.duration(to: .now), rest > .zero,
                 state.withLock({ $0.waiters.isEmpty })
             {
-                Thread.sleep(forTimeInterval: Double(rest.components.attoseconds) / 1e18)
+                Thread.sleep(forTimeInterval: Double(rest.components.seconds) + Double(rest.components.attoseconds) / 1e18)
             }
             previous = .now
             let failure = pass()
