@@ -92,18 +92,31 @@ public enum RecordFormat {
         return (try readStream(&reader), version)
     }
 
-    /// A record's decoder (its event type) and its stream's stored name, read without decoding
-    /// the payload (a follower's append). Throws for a type this version of Hearth does not know.
-    static func decoder(of record: UnsafeRawBufferPointer) throws -> (
-        decoder: PayloadCodec.Decoder, streamName: UnsafeRawBufferPointer
+    /// What a follower's append needs of a record, read in one pass without decoding its payload:
+    /// its stream-index entry (written into `indexKey`, a buffer reused from record to record),
+    /// whether its event forgets (`PersonalData.forgets`) or starts a term, and its stream's
+    /// stored name. Throws for a type this version of Hearth does not know.
+    static func appendInfo(of record: UnsafeRawBufferPointer, indexKey: inout [UInt8]) throws -> (
+        forgets: Bool, startsTerm: Bool, streamName: UnsafeRawBufferPointer
     ) {
         var reader = ByteReader(record, offset: headerSize)
-        _ = try reader.readVarint()
+        let streamVersion = try reader.readVarint()
         let name = try reader.readByteString()
-        return (try readType(&reader), name)
+        indexKey.removeAll(keepingCapacity: true)
+        indexKey.append(contentsOf: name)
+        indexKey.append(0)
+        withUnsafeBytes(of: streamVersion.bigEndian) { indexKey.append(contentsOf: $0) }
+        let typeName = try reader.readByteString()
+        guard let version = Int(exactly: try reader.readVarint()) else {
+            throw BinaryFormatError.invalid("type version", at: reader.offset)
+        }
+        guard let index = PayloadCodec.decoderIndex(name: typeName, version: version) else {
+            throw BinaryFormatError.unknownEventType(String(decoding: typeName, as: UTF8.self), version: version)
+        }
+        return (PayloadCodec.forgetsByIndex[index], PayloadCodec.startsTermByIndex[index], name)
     }
 
-    /// A stream from its stored name (`decoder(of:)`).
+    /// A stream from its stored name (`appendInfo(of:indexKey:)`).
     static func stream(named name: UnsafeRawBufferPointer) throws -> StreamID { try parseStream(name, at: headerSize) }
 
     /// What names a record's key, as stored (no names built): the stream's name and version,

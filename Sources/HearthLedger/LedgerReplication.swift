@@ -118,15 +118,16 @@ extension Ledger {
 
     /// Appends a record a leader sent after `head`, its hash already checked (`checkHash`): the
     /// next sequence number, linked to `head` by its previous hash; `head` becomes it. Returns
-    /// its event type (a type this version does not know is refused). The stream index gets
-    /// the record's entry as the leader's has it: the chain proves this ledger holds the
-    /// leader's records up to here, and the leader numbered each stream's events (an entry
-    /// already there is refused). A record that forgets destroys its stream's key here, as the
-    /// leader's append did in the same transaction. Nothing is decoded: the projections fold
-    /// the record later, from this ledger (`ProjectionMaintenance.catchUp`).
-    public func appendReplicated(_ record: UnsafeRawBufferPointer, after head: inout Head, in txn: WriteTransaction) throws
-        -> EventType
-    {
+    /// whether it starts a term (its caller checks the term). A type this version does not know
+    /// is refused. The stream index gets the record's entry as the leader's has it: the chain
+    /// proves this ledger holds the leader's records up to here, and the leader numbered each
+    /// stream's events (an entry already there is refused). A record that forgets destroys its
+    /// stream's key here, as the leader's append did in the same transaction. Nothing is
+    /// decoded: the projections fold the record later, from this ledger
+    /// (`ProjectionMaintenance.catchUp`). `indexKey`: a buffer reused from record to record.
+    public func appendReplicated(
+        _ record: UnsafeRawBufferPointer, after head: inout Head, indexKey: inout [UInt8], in txn: WriteTransaction
+    ) throws -> Bool {
         let sequence = try RecordFormat.sequence(of: record)
         guard sequence == head.sequence + 1 else { throw ReplicationError.gap(expected: head.sequence + 1, received: sequence) }
         guard ChainHash(buffer: try RecordFormat.previousHash(of: record)) == head.hash else {
@@ -134,14 +135,14 @@ extension Ledger {
         }
         let recordedAt = try RecordFormat.recordedAt(of: record)
         guard recordedAt >= head.recordedAt else { throw ReplicationError.malformed("record \(sequence) is older than the head") }
-        let (decoder, streamName) = try RecordFormat.decoder(of: record)
+        let (forgets, startsTerm, streamName) = try RecordFormat.appendInfo(of: record, indexKey: &indexKey)
         try txn.putBytes(events, BigEndianUInt64(sequence), record, options: .append)
         do {
-            try txn.put(streams, try RecordFormat.streamIndexKey(of: record), BigEndianUInt64(sequence), options: .noOverwrite)
+            try txn.put(streams, indexKey, BigEndianUInt64(sequence), options: .noOverwrite)
         } catch let error as LMDBError where error == .keyExists {
             throw ReplicationError.malformed("record \(sequence) repeats a version of its stream")
         }
-        if decoder.forgets {
+        if forgets {
             let owner = try RecordFormat.stream(named: streamName)
             switch owner {
             case .account, .oobCode: try keys.destroy(owner, in: txn)
@@ -149,7 +150,7 @@ extension Ledger {
             }
         }
         head = Head(sequence: sequence, hash: ChainHash(buffer: try RecordFormat.storedHash(of: record)), recordedAt: recordedAt)
-        return decoder.type
+        return startsTerm
     }
 
     /// The latest term whose start this ledger records (`cluster.term_started`), read through

@@ -304,15 +304,24 @@ public enum PayloadCodec {
 
     /// The decoder for a stored type name (raw UTF-8) and version, matched without allocating.
     public static func decoder(name: UnsafeRawBufferPointer, version: Int) -> Decoder? {
+        decoderIndex(name: name, version: version).map { decoders[$0] }
+    }
+
+    /// Where in `decoders` the decoder for a stored type name and version is.
+    static func decoderIndex(name: UnsafeRawBufferPointer, version: Int) -> Int? {
         guard name.count < decodersByNameLength.count, let base = name.baseAddress else { return nil }
-        let found = decoders.withUnsafeBufferPointer { decoders in
+        return decoders.withUnsafeBufferPointer { decoders in
             decodersByNameLength[name.count].first { index in
                 decoders[index].type.version == version
                     && decoders[index].utf8Name.withUnsafeBytes { memcmp($0.baseAddress!, base, name.count) == 0 }
             }
         }
-        return found.map { decoders[$0] }
     }
+
+    /// Whether the decoder at each position in `decoders` is for an event that forgets, or one
+    /// that starts a term: what a follower's append asks of each record, without copying a decoder.
+    static let forgetsByIndex = decoders.map(\.forgets)
+    static let startsTermByIndex = decoders.map { $0.type.name == EventType.termStarted.name }
 
     public static func decoder(for type: EventType) throws -> Decoder {
         let name = Array(type.name.utf8)

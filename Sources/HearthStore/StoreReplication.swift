@@ -88,6 +88,7 @@ public struct StoreReplication: Sendable {
                 var head = try store.ledger.head(in: txn)
                 // The latest term this ledger started, read once (a handful of microseconds a batch).
                 var term = try store.ledger.latestTerm(in: txn)
+                var indexKey: [UInt8] = []
                 try batch.bytes.withUnsafeBytes { bytes in
                     for frame in frames {
                         switch frame {
@@ -97,8 +98,7 @@ public struct StoreReplication: Sendable {
                         case .record(let range):
                             let record = UnsafeRawBufferPointer(rebasing: bytes[range])
                             let sequence = head.sequence + 1
-                            let type = try store.ledger.appendReplicated(record, after: &head, in: txn)
-                            guard type.name == EventType.termStarted.name,
+                            guard try store.ledger.appendReplicated(record, after: &head, indexKey: &indexKey, in: txn),
                                 case .termStarted(let started) = try store.ledger.decode(record, in: txn).payload
                             else { continue }
                             do {
