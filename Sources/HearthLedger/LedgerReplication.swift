@@ -109,7 +109,7 @@ extension Ledger {
 
     /// Checks, off the writer thread, that a record's hash is the hash of its bytes: what
     /// `appendReplicated` relies on when it links records by their stored hashes.
-    public static func checkHash(of record: UnsafeRawBufferPointer) throws {
+    package static func checkHash(of record: UnsafeRawBufferPointer) throws {
         let sequence = try RecordFormat.sequence(of: record)
         guard ChainHash(buffer: try RecordFormat.storedHash(of: record)) == ChainHash.of(RecordFormat.hashedBytes(of: record)) else {
             throw ReplicationError.badHash(at: sequence)
@@ -125,7 +125,7 @@ extension Ledger {
     /// stream's key here, as the leader's append did in the same transaction. Nothing is
     /// decoded: the projections fold the record later, from this ledger
     /// (`ProjectionMaintenance.catchUp`). `indexKey`: a buffer reused from record to record.
-    public func appendReplicated(
+    package func appendReplicated(
         _ record: UnsafeRawBufferPointer, after head: inout Head, indexKey: inout [UInt8], in txn: WriteTransaction
     ) throws -> Bool {
         let sequence = try RecordFormat.sequence(of: record)

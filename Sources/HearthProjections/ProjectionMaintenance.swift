@@ -135,21 +135,19 @@ public struct ProjectionMaintenance: Sendable {
 
     /// Folds, inside `txn`, the events after the checkpoint, one by one on the writer thread:
     /// what a write needs before it decides when a follower's fold (a catch-up behind its
-    /// ledger) has not reached the head, as after a promotion. Returns how many it folded.
-    @discardableResult
-    public func foldTail(in txn: WriteTransaction) throws -> Int {
+    /// ledger) has not reached the head, as after a promotion. Returns the earliest cleanup due
+    /// time it scheduled, for the caller to announce once it commits.
+    public func foldTail(in txn: WriteTransaction) throws -> Int64? {
         let checkpoint = try projections.checkpoint(in: txn)
-        guard try ledger.head(in: txn).sequence > checkpoint else { return 0 }
+        guard try ledger.head(in: txn).sequence > checkpoint else { return nil }
         let writer = projections.writer(txn)
         var streams = RecordFormat.StreamCache()
-        var folded = 0
         try ledger.forEachRecord(from: checkpoint + 1, in: txn) { _, record in
             try writer.apply(try ledger.decodeRecordedEvent(record, streams: &streams, in: txn))
-            folded += 1
             return .continue
         }
         try writer.flush()
-        return folded
+        return writer.earliestScheduled
     }
 
     /// Drops every projection and refolds the whole ledger.

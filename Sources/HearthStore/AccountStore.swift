@@ -220,13 +220,14 @@ public final class AccountStore: Sendable {
         }
         try synchronousCommit.checkAccepting()
         // A node that followed until now may hold records its projections have not folded.
-        try ProjectionMaintenance(environment: environment, ledger: ledger, projections: projections).foldTail(in: txn)
+        let tailDue = try ProjectionMaintenance(environment: environment, ledger: ledger, projections: projections).foldTail(in: txn)
         let now = max(clock.now(), try ledger.head(in: txn).recordedAt)
         let writer = projections.writer(txn)
         let result = try body(
             StoreTransaction(ledger: ledger, writer: writer, keys: StreamKeys.Cache(), metadata: metadata, now: now))
         try writer.flush()
-        return Committed(result: result, earliestScheduled: writer.earliestScheduled, head: try ledger.head(in: txn).sequence)
+        let due = [tailDue, writer.earliestScheduled].compactMap { $0 }.min()
+        return Committed(result: result, earliestScheduled: due, head: try ledger.head(in: txn).sequence)
     }
 
     /// A job's result, the earliest cleanup due time it scheduled, and the ledger's head after

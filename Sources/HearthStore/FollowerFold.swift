@@ -135,6 +135,12 @@ final class FollowerFold: Sendable {
                 if let failure { continuation.resume(throwing: failure) } else { continuation.resume() }
             }
             if last { return }
+            // A failed pass is tried again in a second, whether or not more records arrive
+            // (readiness says why meanwhile).
+            if failure != nil {
+                Thread.sleep(forTimeInterval: 1)
+                request()
+            }
         }
     }
 

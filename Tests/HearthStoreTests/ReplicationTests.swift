@@ -157,6 +157,9 @@ struct ReplicationTests {
         try await Self.record([5, 17], on: leader)
         let held = UserID("held")!
         try leader.run(.createAccount(Self.project, held, AccountCreated(method: .password, createdAt: 0, email: "held@example.com")))
+        // An anonymous account, due for cleanup (the project has it on): its schedule entry too
+        // is folded late, and announced to the scheduler once folded.
+        try leader.run(.createAccount(Self.project, UserID("anonymous")!, AccountCreated(method: .anonymous, createdAt: 0)))
         let follower = try Follower(of: leader)
         try await follower.store.followerFold.paused {
             // The fold held back: the ledger holds every record, the projections none yet.
@@ -171,10 +174,14 @@ struct ReplicationTests {
                         Self.project, UserID("again")!, AccountCreated(method: .password, createdAt: 0, email: "held@example.com")),
                     metadata: TestStore.user)
             }
-            // A write that commits commits the fold with it (a refused one rolls both back).
+            // A write that commits commits the fold with it (a refused one rolls both back), and
+            // announces what the fold scheduled.
+            follower.store.cleanupChanges.reset()
             try await follower.store.execute(
-                .createAccount(Self.project, UserID("fresh")!, AccountCreated(method: .anonymous, createdAt: 0)), metadata: TestStore.user)
+                .createAccount(Self.project, UserID("fresh")!, AccountCreated(method: .password, createdAt: 0, email: "f@example.com")),
+                metadata: TestStore.user)
             #expect(try follower.store.read { try $0.account(held, in: Self.project) }?.email == "held@example.com")
+            #expect(follower.store.cleanupChanges.hasEntry(before: .max))
         }
     }
 
