@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import HearthLedger
 import HearthProjections
 import LMDB
 import Synchronization
@@ -85,6 +86,10 @@ final class FollowerFold: Sendable {
         finished.wait()
     }
 
+    /// Set once the store closes: no batch may be appended any more (`StoreReplication.apply`
+    /// checks inside its transaction), so the last pass can reach the head.
+    var isStopping: Bool { state.withLock { $0.stopping } }
+
     /// Why the last fold failed, while no later one succeeded (the node is not ready meanwhile).
     var failure: String? { state.withLock { $0.failure } }
 
@@ -118,7 +123,13 @@ final class FollowerFold: Sendable {
                 Thread.sleep(forTimeInterval: Double(rest.components.seconds) + Double(rest.components.attoseconds) / 1e18)
             }
             previous = .now
-            let failure = pass()
+            var failure = pass()
+            // Closing: a batch appended while the pass began is folded too (none can follow).
+            while last, failure == nil, let head = try? maintenance.environment.read({ try maintenance.ledger.head(in: $0).sequence }),
+                (try? checkpoint()) ?? head < head
+            {
+                failure = pass()
+            }
             let checkpoint = try? checkpoint()
             let released = state.withLock { state in
                 state.busy = false

@@ -85,6 +85,8 @@ public struct StoreReplication: Sendable {
                 if case .leader = store.writeAuthority.standing {
                     throw StoreError.replication("this node leads: it replicates from no one")
                 }
+                // Closing: the fold's last pass must find nothing appended after it.
+                if store.followerFold.isStopping { throw StoreError.closed }
                 var head = try store.ledger.head(in: txn)
                 // The latest term this ledger started, read once (a handful of microseconds a batch).
                 var term = try store.ledger.latestTerm(in: txn)
