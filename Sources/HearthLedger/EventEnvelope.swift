@@ -100,12 +100,7 @@ public enum RecordFormat {
         forgets: Bool, startsTerm: Bool, streamName: UnsafeRawBufferPointer
     ) {
         var reader = ByteReader(record, offset: headerSize)
-        let streamVersion = try reader.readVarint()
-        let name = try reader.readByteString()
-        indexKey.removeAll(keepingCapacity: true)
-        indexKey.append(contentsOf: name)
-        indexKey.append(0)
-        withUnsafeBytes(of: streamVersion.bigEndian) { indexKey.append(contentsOf: $0) }
+        let name = try readStreamIndexKey(&reader, into: &indexKey)
         let typeName = try reader.readByteString()
         guard let version = Int(exactly: try reader.readVarint()) else {
             throw BinaryFormatError.invalid("type version", at: reader.offset)
@@ -162,14 +157,22 @@ public enum RecordFormat {
     /// its stored bytes.
     static func streamIndexKey(of record: UnsafeRawBufferPointer) throws -> [UInt8] {
         var reader = ByteReader(record, offset: headerSize)
+        var key: [UInt8] = []
+        _ = try readStreamIndexKey(&reader, into: &key)
+        return key
+    }
+
+    /// Reads a record's stream version and name (the reader at `headerSize`) and writes its
+    /// stream-index key into `key`, replacing what it held; returns the stored name.
+    private static func readStreamIndexKey(_ reader: inout ByteReader, into key: inout [UInt8]) throws -> UnsafeRawBufferPointer {
         let version = try reader.readVarint()
         let name = try reader.readByteString()
-        var key = [UInt8]()
+        key.removeAll(keepingCapacity: true)
         key.reserveCapacity(name.count + 9)
         key.append(contentsOf: name)
         key.append(0)
         withUnsafeBytes(of: version.bigEndian) { key.append(contentsOf: $0) }
-        return key
+        return name
     }
 
     /// The record's own hash: its last 32 bytes.
