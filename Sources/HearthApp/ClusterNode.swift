@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HearthCluster
+import HearthDomain
 import HearthHTTP
 import HearthScheduler
 import HearthStore
@@ -11,6 +12,7 @@ import ServiceLifecycle
 /// A node's part in a cluster, put together: the state its elector and replicator share, the two
 /// services, and the leader's end of the replication channel on the daemon's own listener.
 struct ClusterNode {
+    let configuration: ClusterConfiguration
     let state: ClusterState
     let elector: Elector
     let replicator: Replicator
@@ -25,6 +27,7 @@ struct ClusterNode {
         logger: Logger
     ) {
         store.writeAuthority.follow(nil)
+        configuration = cluster
         state = ClusterState()
         let ready: @Sendable () async -> Bool = { await caughtUp.waitUnlessStopped() }
         elector = Elector(
@@ -51,14 +54,23 @@ struct ClusterNode {
         signingKeys = SigningKeyFiles(store: store, token: cluster.replicationToken)
     }
 
-    /// A rotated signing key's file, fetched from the leader this node follows; false on a
-    /// node that follows no one (a leader records what it holds: `SigningKeyRing.due`).
-    var fetchSigningKey: @Sendable (String) async throws -> Bool {
-        { [state, signingKeys] keyID in
+    /// A rotated signing key's file this node lacks: a follower fetches it from its leader; a
+    /// leader (elected before it had fetched it) from any other node that holds it
+    /// (`SigningKeyFiles.fetch(_:fromAnyOf:)`), and says when none does (`SigningKeyRing.due`).
+    var fetchSigningKey: @Sendable (String) async throws -> KeyFileAvailability {
+        { [state, signingKeys, configuration] keyID in
             let snapshot = state.snapshot
-            guard snapshot.role == .follower, let url = snapshot.leader?.url else { return false }
-            try await signingKeys.fetch(keyID, from: url)
-            return true
+            switch snapshot.role {
+            case .follower:
+                guard let url = snapshot.leader?.url else { return .sought }
+                try await signingKeys.fetch(keyID, from: url)
+                return .held
+            case .leader:
+                guard let status = try? await ClusterStatus.read(cluster: configuration.name, etcd: configuration.etcd) else {
+                    return .sought
+                }
+                return await signingKeys.fetch(keyID, fromAnyOf: status.members.filter { $0.node != configuration.node })
+            }
         }
     }
 

@@ -1,4 +1,5 @@
 import HearthAuth
+import HearthDomain
 import HearthScheduler
 import HearthStore
 import Logging
@@ -13,9 +14,10 @@ struct SigningKeyService: Service {
     let keyring: SigningKeyring
     let store: AccountStore
     let startsAfter: StartSignal
-    /// A follower's way to its leader's copy of a key file (false on a node that follows no
-    /// one); `nil` on a single node.
-    let fetch: (@Sendable (String) async throws -> Bool)?
+    /// How a node gets a key file it lacks: a follower from its leader, a leader from any node
+    /// holding it; whether it now holds it, or another node still may (`ClusterNode`). `nil`
+    /// on a single node.
+    let fetch: (@Sendable (String) async throws -> KeyFileAvailability)?
     let logger: Logger
 
     func run() async throws {
@@ -40,9 +42,19 @@ struct SigningKeyService: Service {
 
     private func step() async throws {
         var refresh = try keyring.refresh(from: store)
+        // Keys whose file another node may still hold: a leader waits for them rather than abandon.
+        var sought: Set<String> = []
         if !refresh.missing.isEmpty, let fetch {
             var fetched = false
-            for keyID in refresh.missing { fetched = try await fetch(keyID) || fetched }
+            for keyID in refresh.missing {
+                switch try await fetch(keyID) {
+                case .held:
+                    fetched = true
+                    logger.notice("fetched the file of signing key \(keyID) from another node")
+                case .sought: sought.insert(keyID)
+                case .lost: break
+                }
+            }
             if fetched {
                 let again = try keyring.refresh(from: store)
                 refresh.missing = again.missing
@@ -56,9 +68,9 @@ struct SigningKeyService: Service {
             logger.notice("signing with key \(signing ?? "none: it is being fetched")", metadata: ["missing": "\(refresh.missing)"])
         }
         if (try? store.writeAuthority.check()) != nil {
-            for keyID in try await keys.recordDueSteps() {
+            for keyID in try await keys.recordDueSteps(sought: sought) {
                 logger.error(
-                    "abandoned the rotation to key \(keyID): this node leads and does not hold its file (the node that made it is gone); start another"
+                    "abandoned the rotation to key \(keyID): this node leads and no node it could ask holds its file (the node that made it is gone); start another"
                 )
             }
         }

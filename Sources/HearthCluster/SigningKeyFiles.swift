@@ -49,4 +49,24 @@ public struct SigningKeyFiles: Sendable {
         }
         try DurableFiles.writeAtomically(Array(body.readableBytesView), to: store.directory.signingKeyFile(keyID: keyID))
     }
+
+    /// A leader's side, for a pending key whose file it lacks (elected before it fetched it
+    /// from the node that made it, now gone): asks the other registered nodes in turn, each of
+    /// which serves a key the ledger publishes if it holds the file. `.held` once one sent it;
+    /// `.lost` when each answered that it holds none; `.sought` while some could not be asked
+    /// (unreachable, or etcd unread): the next try asks again, and the rotation waits.
+    public func fetch(_ keyID: String, fromAnyOf members: [MemberRecord]) async -> KeyFileAvailability {
+        var unanswered = false
+        for member in members {
+            do {
+                try await fetch(keyID, from: member.url)
+                return .held
+            } catch let refused as ReplicationRefused where refused.status == 404 {
+                continue
+            } catch {
+                unanswered = true
+            }
+        }
+        return unanswered ? .sought : .lost
+    }
 }

@@ -28,6 +28,12 @@ public struct SigningKeyStep: Equatable, Sendable, Encodable {
     public init(keyId: String) { self.keyId = keyId }
 }
 
+/// Whether the node recording a rotation's steps holds a pending key's file: it does; it does
+/// not, but another node may (it is being fetched); or no node that could be asked does.
+public enum KeyFileAvailability: Sendable, Equatable {
+    case held, sought, lost
+}
+
 /// The signing keys as the `cluster/signing-keys` stream leaves them, and the rules of a
 /// rotation: one at a time; publish, then sign after the overlap, then withdraw the old key once
 /// every token it signed has expired. Each step is an event, recorded by the leader when due.
@@ -117,17 +123,21 @@ public struct SigningKeyRing: Equatable, Sendable {
     }
 
     /// The steps due at `now`: the pending key's activation, then any replaced key's
-    /// withdrawal. A pending key whose file the recording node lacks (`held` says which it
-    /// holds: a new leader elected before it fetched the key from the one that made it) is
-    /// never activated: when due it is withdrawn instead, abandoning the rotation, which may
+    /// withdrawal. `file` says whether the recording node holds a key's file. A pending key it
+    /// does not hold (a new leader elected before it fetched the key, the node that made it now
+    /// gone) is not activated: while another node may still hold it (`.sought`) the step waits;
+    /// once none does (`.lost`) the key is withdrawn instead, abandoning the rotation, which may
     /// then be started again.
-    public func due(at now: Int64, held: (String) -> Bool = { _ in true }) -> [EventPayload] {
+    public func due(at now: Int64, file: (String) -> KeyFileAvailability = { _ in .held }) -> [EventPayload] {
         var steps: [EventPayload] = []
         for (keyId, status) in keys.sorted(by: { $0.key < $1.key }) {
             switch status {
             case .pending(let published) where published.activatesAt <= now:
-                steps.append(
-                    held(keyId) ? .signingKeyActivated(SigningKeyStep(keyId: keyId)) : .signingKeyWithdrawn(SigningKeyStep(keyId: keyId)))
+                switch file(keyId) {
+                case .held: steps.append(.signingKeyActivated(SigningKeyStep(keyId: keyId)))
+                case .sought: break
+                case .lost: steps.append(.signingKeyWithdrawn(SigningKeyStep(keyId: keyId)))
+                }
             case .retiring(let withdrawAt) where withdrawAt <= now:
                 steps.append(.signingKeyWithdrawn(SigningKeyStep(keyId: keyId)))
             default:

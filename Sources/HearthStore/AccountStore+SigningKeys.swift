@@ -26,13 +26,13 @@ extension AccountStore {
     }
 
     /// Records the rotation steps due now (a key's activation, a replaced key's withdrawal);
-    /// `held` says which keys' files this node holds (`SigningKeyRing.due`).
+    /// `file` says whether this node holds a key's file (`SigningKeyRing.due`).
     @discardableResult
     public func recordDueKeySteps(
-        metadata: Metadata = Metadata(actor: .scheduler), held: @escaping @Sendable (String) -> Bool = { _ in true }
+        metadata: Metadata = Metadata(actor: .scheduler), file: @escaping @Sendable (String) -> KeyFileAvailability = { _ in .held }
     ) async throws -> [StoredEvent] {
         try await transaction(metadata: metadata) { transaction in
-            try transaction.appendToSigningKeys { ring in ring.due(at: transaction.now, held: held) }
+            try transaction.appendToSigningKeys { ring in ring.due(at: transaction.now, file: file) }
         }
     }
 

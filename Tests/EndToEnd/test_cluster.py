@@ -587,6 +587,53 @@ def test_signing_key_rotation_reaches_every_node(cluster):
         assert os.path.exists(os.path.join(restored, f"signing-key-{new}.pem"))
 
 
+def test_a_leader_lacking_a_pending_keys_file_fetches_it_from_a_node_that_holds_it(cluster):
+    """The node that made a key is gone, and the one elected after it never fetched its file:
+    while the key is pending, the new leader asks the other nodes for it and, once one sends it,
+    activates the key when due, rather than abandoning the rotation. Made here by stopping every
+    node after the rotation and deleting the file from two of them: those two start first (one
+    leads), the holder after."""
+    nodes, _ = cluster
+    leader = eventually(lambda: (found := leaders(nodes)) and len(found) == 1 and found[0], timeout=30,
+                        message="exactly one leader")
+    eventually(lambda: "synchronous followers: n" in cluster_check(nodes[leader]).get("detail", ""), timeout=20,
+               message="a synchronous follower")
+    [original] = kids(nodes[leader])
+    rotate = subprocess.run([BINARY, "keys", "rotate", "--daemon", f"127.0.0.1:{nodes[leader].port}",
+                             "--overlap-seconds", "40", "--retire-after-seconds", "600"], capture_output=True, text=True, timeout=30)
+    assert rotate.returncode == 0, rotate.stderr
+    new = json.loads(rotate.stdout)["keyId"]
+    eventually(lambda: all(sorted(kids(node)) == sorted([original, new]) for node in nodes.values()), timeout=10,
+               message="every node to publish both keys")
+    holder = next(name for name in nodes if name != leader)
+    lacking = [name for name in nodes if name != holder]
+    for name in sorted(nodes, key=lambda name: name == leader):
+        nodes[name].stop()
+    logged = {name: os.path.getsize(nodes[name].log_path) for name in nodes}
+    for name in lacking:
+        os.remove(os.path.join(nodes[name].data_dir, f"signing-key-{new}.pem"))
+    for name in lacking:
+        nodes[name].start()
+    elected = eventually(lambda: (found := leaders({name: nodes[name] for name in lacking})) and found[0], timeout=30,
+                         message="a leader among the nodes lacking the file")
+    assert time.time() * 1000 < json.loads(rotate.stdout)["activatesAt"], "the key fell due before the holder started"
+    nodes[holder].start()
+    eventually(lambda: all(os.path.exists(os.path.join(nodes[name].data_dir, f"signing-key-{new}.pem")) for name in nodes),
+               timeout=20, message="every node to hold the key's file again")
+
+    def signed_with_new_key_everywhere():
+        return all(token_kid(sign_up(nodes[name], f"fetched-{name}-{time.monotonic_ns()}@example.com").json()["idToken"]) == new
+                   for name in nodes)
+
+    eventually(signed_with_new_key_everywhere, timeout=60, message="every node to sign with the key the leader fetched")
+    with open(nodes[elected].log_path, "rb") as log:
+        log.seek(logged[elected])
+        text = log.read().decode(errors="replace")
+    assert f"fetched the file of signing key {new}" in text
+    assert "abandoned the rotation" not in text
+    stop_and_compare(nodes)
+
+
 class Proxy:
     """A TCP relay between one node and etcd that the test can cut (every connection closed, new
     ones refused) and mend: a network partition between that node and etcd alone, its clients

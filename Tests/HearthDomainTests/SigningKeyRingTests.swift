@@ -33,11 +33,13 @@ struct SigningKeyRingTests {
         #expect(try ring.rotate(to: Self.published(Self.b, replaces: Self.a), signing: Self.a).count == 1)
     }
 
-    @Test("a pending key whose file the recording node lacks is withdrawn when due, not activated, and a new rotation may start")
+    @Test("a pending key whose file the recording node lacks waits while another node may hold it, is withdrawn once none does")
     func abandoned() throws {
         var ring = SigningKeyRing()
         ring.apply(.signingKeyPublished(Self.published(Self.a, replaces: Self.original)), at: 0)
-        #expect(ring.due(at: 10_000, held: { $0 != Self.a }) == [.signingKeyWithdrawn(SigningKeyStep(keyId: Self.a))])
+        // While another node may hold its file, the step waits: neither activated nor withdrawn.
+        #expect(ring.due(at: 10_000, file: { $0 == Self.a ? .sought : .held }).isEmpty && ring.nextStepAt == 10_000)
+        #expect(ring.due(at: 10_000, file: { $0 == Self.a ? .lost : .held }) == [.signingKeyWithdrawn(SigningKeyStep(keyId: Self.a))])
         ring.apply(.signingKeyWithdrawn(SigningKeyStep(keyId: Self.a)), at: 10_000)
         #expect(ring.pending == nil && ring.active == Self.original && ring.live == [Self.original])
         #expect(throws: KeyRotationError.knownKey(Self.a)) {

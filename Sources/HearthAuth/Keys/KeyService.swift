@@ -85,17 +85,19 @@ public struct KeyService: Sendable {
     }
 
     /// Records the steps due now, if any, and follows them (the leader's scheduler calls this).
-    /// A pending key whose file this node lacks is withdrawn rather than activated (it could
-    /// not sign with it); returns the keys so abandoned.
+    /// A pending key whose file this node lacks is not activated (it could not sign with it):
+    /// while it is among `sought` (another node may hold it, and is being asked) the step
+    /// waits; otherwise the key is withdrawn. Returns the keys so abandoned.
     @discardableResult
-    public func recordDueSteps() async throws -> [String] {
+    public func recordDueSteps(sought: Set<String> = []) async throws -> [String] {
         let ring = try context.store.signingKeyRing().ring
         guard let next = ring.nextStepAt, next <= context.now else { return [] }
         let directory = context.store.directory
-        let held: @Sendable (String) -> Bool = { keyID in
-            SigningKeyRing.isKeyID(keyID) && KeyFile.exists(directory.signingKeyFile(keyID: keyID))
+        let file: @Sendable (String) -> KeyFileAvailability = { keyID in
+            if SigningKeyRing.isKeyID(keyID) && KeyFile.exists(directory.signingKeyFile(keyID: keyID)) { return .held }
+            return sought.contains(keyID) ? .sought : .lost
         }
-        let recorded = try await context.store.recordDueKeySteps(held: held)
+        let recorded = try await context.store.recordDueKeySteps(file: file)
         try context.tokens.keyring.refresh(from: context.store)
         return recorded.compactMap { event in
             guard case .signingKeyWithdrawn(let step) = event.payload, ring.pending?.keyId == step.keyId else { return nil }
