@@ -39,10 +39,13 @@ final class Lookahead<Item: Sendable>: Sendable {
                 // seen before another item is started.
                 space.wait()
                 guard !buffer.withLock({ $0.stopped }) else { break }
-                let item = Result { try produce(index) }
-                buffer.withLock { $0.items.append(item) }
+                // Handed over, not copied: a reference this thread still held once the consumer
+                // took the item would make its first change copy it (a chunk's every event).
+                var item: Result<Item, any Error>? = Result { try produce(index) }
+                let failed = if case .failure? = item { true } else { false }
+                buffer.withLock { $0.items.append(item.take()!) }
                 ready.signal()
-                if case .failure = item { break }
+                if failed { break }
             }
             finished.deliver(.success(()))
         }
@@ -62,7 +65,10 @@ final class Lookahead<Item: Sendable>: Sendable {
         ready.wait()
         let item = buffer.withLock { $0.items.removeFirst() }
         space.signal()
-        return try item.get()
+        switch consume item {
+        case .success(let value): return value
+        case .failure(let error): throw error
+        }
     }
 
     /// Stops producing (after the item in hand, if any) and waits until the thread is done with
