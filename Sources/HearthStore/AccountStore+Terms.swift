@@ -8,9 +8,13 @@ extension AccountStore {
     /// starts from): the first write of the term, acknowledged like any other (once the
     /// synchronous followers hold it). Refused for a term no later than the ledger's latest.
     /// Nothing when the ledger already holds this term's start (a retry after it committed).
+    /// A node that followed first folds what its ledger holds, on the fold's own pipeline
+    /// (throwing what stops it): otherwise the term's first write would fold it on the writer
+    /// thread, one record after another, however far the fold was behind.
     @discardableResult
     public func startTerm(_ term: UInt64, node: String) async throws -> StoredEvent? {
-        try await writing {
+        try await followerFold.folded(through: ledgerHead().sequence)
+        return try await writing {
             try await environment.writer.submit { [self] txn in
                 try job(txn, Metadata(actor: .system), startingTerm: term) { try $0.startTerm(term, node: node) }
             }

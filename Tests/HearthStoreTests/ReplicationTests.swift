@@ -185,6 +185,26 @@ struct ReplicationTests {
         }
     }
 
+    @Test("a promoted follower records the start of its term only once its fold has reached its head")
+    func termStartsAfterTheFold() async throws {
+        let leader = try TestStore(label: "leader")
+        defer { try? leader.close() }
+        try await Self.record([5, 17], on: leader)
+        let follower = try Follower(of: leader)
+        let starting = try await follower.store.followerFold.paused { () async throws -> Task<StoredEvent?, any Error> in
+            try await follower.catchUp(with: leader.store, limit: 5)
+            follower.store.writeAuthority.lead(term: 1, until: .now + .seconds(600))
+            let starting = Task { try await follower.store.startTerm(1, node: "follower") }
+            // The fold held back: the term's start waits for it.
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try follower.store.ledgerTerm() == nil)
+            return starting
+        }
+        let started = try #require(try await starting.value)
+        #expect(try follower.store.ledgerTerm() == 1 && started.sequence == leader.store.ledgerHead().sequence + 1)
+        #expect(try follower.store.followerFold.checkpoint() == follower.store.ledgerHead().sequence)
+    }
+
     @Test("a follower closed right after its last batch has folded it: its projections are at its head")
     func closedFollowerFoldedToItsHead() async throws {
         let leader = try TestStore(label: "leader")
