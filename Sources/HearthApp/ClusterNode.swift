@@ -90,7 +90,7 @@ struct ClusterNode {
             })
     }
 
-    /// `GET /hearth/v1/cluster/ledger?after=N&hash=H`: what a follower asks its leader for;
+    /// `GET /hearth/v1/cluster/ledger?after=N&hash=H[&durable=D]`: what a follower asks its leader for;
     /// `GET /hearth/v1/cluster/ledger/hash?at=N`: how it finds the last record they share;
     /// `GET /hearth/v1/cluster/snapshot`: what a new node starts from (`hearth cluster join`).
     func addRoutes(to router: Router<HearthRequestContext>) {
@@ -103,6 +103,8 @@ struct ClusterNode {
                 await source.answer(
                     ReplicationSource.Request(
                         after: query.get("after").flatMap { UInt64($0) }, hash: query.get("hash"),
+                        // One that is not a number confirms nothing.
+                        durable: query.get("durable").map { UInt64($0) ?? 0 },
                         node: request.headers[HTTPField.Name(ReplicationSource.nodeHeader)!],
                         authorization: request.headers[.authorization])),
                 binary: true)

@@ -3,10 +3,11 @@ import HearthStore
 /// The leader's end of the replication channel, `GET /hearth/v1/cluster/ledger?after=N`: the
 /// records after `N` and the key entries they need (`ReplicationBatch`), as soon as there are
 /// any, waiting up to `wait` for one (short: a follower's request is also its sign of life).
-/// Only with the cluster's replication credential, and only while this node leads. A follower names itself (`Hearth-Node`) and its head, by sequence and
-/// hash: a head this ledger does not hold is refused as diverged (a former leader's tail), and
-/// one it holds confirms that the follower has everything up to there on disk
-/// (`SynchronousCommit.confirm`), which is what lets the leader acknowledge writes.
+/// Only with the cluster's replication credential, and only while this node leads. A follower
+/// names itself (`Hearth-Node`) and where its ledger ends, by sequence and hash: an end this
+/// ledger does not hold is refused as diverged (a former leader's tail), and one it holds
+/// confirms that the follower has everything up to there, or up to `durable` when it says so, on
+/// disk (`SynchronousCommit.confirm`), which is what lets the leader acknowledge writes.
 public struct ReplicationSource: Sendable {
     let store: AccountStore
     let token: String
@@ -36,16 +37,20 @@ public struct ReplicationSource: Sendable {
     /// The follower's node name, on its request.
     public static let nodeHeader = "Hearth-Node"
 
-    /// A follower's request: its head (`after`, and that record's `hash`), and its node name.
+    /// A follower's request: where its ledger ends (`after`, and that record's `hash`), how far
+    /// it holds its ledger on disk (`durable`, never past `after`; `after` when absent: a
+    /// follower catching up asks for the next batch while it appends the last), and its node name.
     public struct Request: Sendable {
         public var after: UInt64?
         public var hash: String?
+        public var durable: UInt64?
         public var node: String?
         public var authorization: String?
 
-        public init(after: UInt64?, hash: String?, node: String?, authorization: String?) {
+        public init(after: UInt64?, hash: String?, durable: UInt64? = nil, node: String?, authorization: String?) {
             self.after = after
             self.hash = hash
+            self.durable = durable
             self.node = node
             self.authorization = authorization
         }
@@ -78,7 +83,7 @@ public struct ReplicationSource: Sendable {
                             status: 409, body: [], head: head, term: term,
                             refusal: "diverged: the follower's record \(after) is not the leader's")
                     }
-                    store.synchronousCommit.confirm(node, through: after)
+                    store.synchronousCommit.confirm(node, through: min(request.durable ?? after, after))
                     confirmed = true
                 }
                 if after < head {

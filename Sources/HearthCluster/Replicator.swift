@@ -9,10 +9,10 @@ import NIOHTTP1
 import ServiceLifecycle
 
 /// A follower's end of the replication channel: while this node follows a known leader, asks it
-/// for the records after its own head (`ReplicationSource`), and applies each batch, checked and
-/// folded in one transaction (`StoreReplication.apply`); a batch's commit is durable before the
-/// next request, which says so to the leader. A failed batch is retried after a pause, and its
-/// reason kept for `/readyz` and logged once.
+/// for the records after its own head (`ReplicationSource`), and appends each batch, checked, in
+/// one transaction (`StoreReplication.apply`); a request says how far the follower's ledger is
+/// durable, which lets a synchronous leader acknowledge. A failed batch is retried after a
+/// pause, and its reason kept for `/readyz` and logged once.
 ///
 /// A follower whose head the leader does not hold (a former leader's unacknowledged tail, or
 /// one it received from it) finds the last record both hold, drops the rest, writes down what
@@ -72,49 +72,79 @@ public struct Replicator: Service {
         }
     }
 
-    /// One request and, if it brought records, one batch applied.
+    /// Requests, and the batches they bring applied, until the leader has sent its whole ledger.
+    /// A batch short of the leader's head has the next one asked for while it is appended (the
+    /// request names the batch's last record as this ledger's end, and `durable` what is on disk
+    /// already): catching up, the leader's reads and the network overlap the appends. A batch
+    /// that reaches the leader's head is appended before the next request, which then confirms
+    /// it at once: a synchronous leader waits for that.
     private func replicate(from leaderURL: String) async throws {
-        let head = try store.ledgerHead()
-        var request = HTTPClientRequest(url: "\(leaderURL)/hearth/v1/cluster/ledger?after=\(head.sequence)&hash=\(head.hash)")
+        guard var answer = try await request(leaderURL, after: try store.ledgerHead()) else { return }
+        while true {
+            // A node that still answers for a term older than the one etcd names has been
+            // replaced: what it sends now, no one acknowledged.
+            if let term = answer.term, let current = state.snapshot.term, term < current {
+                throw ReplicationRefused(status: answer.status, body: "an answer for term \(term), older than term \(current)")
+            }
+            if let theirs = answer.ledgerKey, let ours = store.replication.ledgerKeyFingerprint, theirs != ours {
+                throw LedgerKeyMismatch(ours: ours, leaders: theirs)
+            }
+            switch answer.status {
+            case 200:
+                let batch = try ReplicationBatch(received: Array(answer.body.readableBytesView))
+                let ahead = batch.last.flatMap { last in (answer.leaderHead ?? 0) > last.sequence ? last : nil }
+                let durable = try store.ledgerHead().sequence
+                async let following = request(leaderURL, after: ahead, durable: durable)
+                let head = try await store.replication.apply(batch)
+                let lag = max(0, store.clock.now() - head.recordedAt)
+                Self.applied.increment(by: batch.records)
+                state.update { [leaderHead = answer.leaderHead] in
+                    $0.leaderHead = leaderHead
+                    $0.replicated += UInt64(batch.records)
+                    $0.lagMilliseconds = lag
+                }
+                guard let next = try await following else { return }
+                answer = next
+            case 204:
+                state.update { [leaderHead = answer.leaderHead] in
+                    $0.leaderHead = leaderHead
+                    $0.lagMilliseconds = 0
+                }
+                return
+            case 409 where answer.body.readableBytesView.starts(with: Array("diverged".utf8)):
+                try await dropDivergedTail(leaderURL: leaderURL, leaderHead: answer.leaderHead ?? 0, ours: try store.ledgerHead().sequence)
+                return
+            default:
+                throw ReplicationRefused(
+                    status: answer.status, body: String(decoding: answer.body.readableBytesView.prefix(300), as: UTF8.self))
+            }
+        }
+    }
+
+    /// What the leader answered a request for records.
+    private struct Answer: Sendable {
+        var status: Int
+        var body: ByteBuffer
+        var leaderHead: UInt64?
+        var term: Int64?
+        var ledgerKey: String?
+    }
+
+    /// Asks for the records after `end` (none asked for without one).
+    private func request(_ leaderURL: String, after end: LedgerHead?, durable: UInt64? = nil) async throws -> Answer? {
+        guard let end else { return nil }
+        var url = "\(leaderURL)/hearth/v1/cluster/ledger?after=\(end.sequence)&hash=\(end.hash)"
+        if let durable { url += "&durable=\(durable)" }
+        var request = HTTPClientRequest(url: url)
         request.headers.add(name: "Authorization", value: "Bearer \(configuration.replicationToken)")
         request.headers.add(name: ReplicationSource.nodeHeader, value: configuration.node)
         let response = try await ClusterHTTP.client.execute(request, timeout: Self.requestTimeout)
         let body = try await response.body.collect(upTo: Self.maxBatchBytes)
-        let leaderHead = response.headers.first(name: ReplicationSource.headHeader).flatMap(UInt64.init)
-        // A node that still answers for a term older than the one etcd names has been replaced:
-        // what it sends now, no one acknowledged.
-        if let term = response.headers.first(name: ReplicationSource.termHeader).flatMap(Int64.init), let current = state.snapshot.term,
-            term < current
-        {
-            throw ReplicationRefused(status: Int(response.status.code), body: "an answer for term \(term), older than term \(current)")
-        }
-        if let theirs = response.headers.first(name: ReplicationSource.ledgerKeyHeader), let ours = store.replication.ledgerKeyFingerprint,
-            theirs != ours
-        {
-            throw LedgerKeyMismatch(ours: ours, leaders: theirs)
-        }
-        switch response.status.code {
-        case 200:
-            let batch = try ReplicationBatch(received: Array(body.readableBytesView))
-            let head = try await store.replication.apply(batch)
-            let lag = max(0, store.clock.now() - head.recordedAt)
-            Self.applied.increment(by: batch.records)
-            state.update {
-                $0.leaderHead = leaderHead
-                $0.replicated += UInt64(batch.records)
-                $0.lagMilliseconds = lag
-            }
-        case 204:
-            state.update {
-                $0.leaderHead = leaderHead
-                $0.lagMilliseconds = 0
-            }
-        case 409 where body.readableBytesView.starts(with: Array("diverged".utf8)):
-            try await dropDivergedTail(leaderURL: leaderURL, leaderHead: leaderHead ?? 0, ours: head.sequence)
-        default:
-            throw ReplicationRefused(
-                status: Int(response.status.code), body: String(decoding: body.readableBytesView.prefix(300), as: UTF8.self))
-        }
+        return Answer(
+            status: Int(response.status.code), body: body,
+            leaderHead: response.headers.first(name: ReplicationSource.headHeader).flatMap(UInt64.init),
+            term: response.headers.first(name: ReplicationSource.termHeader).flatMap(Int64.init),
+            ledgerKey: response.headers.first(name: ReplicationSource.ledgerKeyHeader))
     }
 
     /// Finds the last record this ledger shares with the leader's (a binary search on their

@@ -93,14 +93,14 @@ public enum RecordFormat {
     }
 
     /// What a follower's append needs of a record, read in one pass without decoding its payload:
-    /// its stream-index entry (written into `indexKey`, a buffer reused from record to record),
-    /// whether its event forgets (`PersonalData.forgets`) or starts a term, and its stream's
-    /// stored name. Throws for a type this version of Hearth does not know.
-    static func appendInfo(of record: UnsafeRawBufferPointer, indexKey: inout [UInt8]) throws -> (
+    /// its stream-index key (appended to `indexKeys`), whether its event forgets
+    /// (`PersonalData.forgets`) or starts a term, and its stream's stored name. Throws for a type
+    /// this version of Hearth does not know.
+    static func appendInfo(of record: UnsafeRawBufferPointer, appendingIndexKeyTo indexKeys: inout [UInt8]) throws -> (
         forgets: Bool, startsTerm: Bool, streamName: UnsafeRawBufferPointer
     ) {
         var reader = ByteReader(record, offset: headerSize)
-        let name = try readStreamIndexKey(&reader, into: &indexKey)
+        let name = try readStreamIndexKey(&reader, appendingTo: &indexKeys)
         let typeName = try reader.readByteString()
         guard let version = Int(exactly: try reader.readVarint()) else {
             throw BinaryFormatError.invalid("type version", at: reader.offset)
@@ -158,17 +158,17 @@ public enum RecordFormat {
     static func streamIndexKey(of record: UnsafeRawBufferPointer) throws -> [UInt8] {
         var reader = ByteReader(record, offset: headerSize)
         var key: [UInt8] = []
-        _ = try readStreamIndexKey(&reader, into: &key)
+        _ = try readStreamIndexKey(&reader, appendingTo: &key)
         return key
     }
 
-    /// Reads a record's stream version and name (the reader at `headerSize`) and writes its
-    /// stream-index key into `key`, replacing what it held; returns the stored name.
-    private static func readStreamIndexKey(_ reader: inout ByteReader, into key: inout [UInt8]) throws -> UnsafeRawBufferPointer {
+    /// Reads a record's stream version and name (the reader at `headerSize`) and appends its
+    /// stream-index key to `key`; returns the stored name.
+    private static func readStreamIndexKey(_ reader: inout ByteReader, appendingTo key: inout [UInt8]) throws
+        -> UnsafeRawBufferPointer
+    {
         let version = try reader.readVarint()
         let name = try reader.readByteString()
-        key.removeAll(keepingCapacity: true)
-        key.reserveCapacity(name.count + 9)
         key.append(contentsOf: name)
         key.append(0)
         withUnsafeBytes(of: version.bigEndian) { key.append(contentsOf: $0) }

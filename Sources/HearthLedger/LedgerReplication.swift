@@ -108,49 +108,14 @@ extension Ledger {
     }
 
     /// Checks, off the writer thread, that a record's hash is the hash of its bytes: what
-    /// `appendReplicated` relies on when it links records by their stored hashes.
-    package static func checkHash(of record: UnsafeRawBufferPointer) throws {
+    /// `appendReplicated` relies on when it links records by their stored hashes. Returns the
+    /// head the record would make.
+    @discardableResult
+    package static func checkHash(of record: UnsafeRawBufferPointer) throws -> Head {
         let sequence = try RecordFormat.sequence(of: record)
-        guard ChainHash(buffer: try RecordFormat.storedHash(of: record)) == ChainHash.of(RecordFormat.hashedBytes(of: record)) else {
-            throw ReplicationError.badHash(at: sequence)
-        }
-    }
-
-    /// Appends a record a leader sent after `head`, its hash already checked (`checkHash`): the
-    /// next sequence number, linked to `head` by its previous hash; `head` becomes it. Returns
-    /// whether it starts a term (its caller checks the term). A type this version does not know
-    /// is refused. The stream index gets the record's entry as the leader's has it: the chain
-    /// proves this ledger holds the leader's records up to here, and the leader numbered each
-    /// stream's events (an entry already there is refused). A record that forgets destroys its
-    /// stream's key here, as the leader's append did in the same transaction. Nothing is
-    /// decoded: the projections fold the record later, from this ledger
-    /// (`ProjectionMaintenance.catchUp`). `indexKey`: a buffer reused from record to record.
-    package func appendReplicated(
-        _ record: UnsafeRawBufferPointer, after head: inout Head, indexKey: inout [UInt8], in txn: WriteTransaction
-    ) throws -> Bool {
-        let sequence = try RecordFormat.sequence(of: record)
-        guard sequence == head.sequence + 1 else { throw ReplicationError.gap(expected: head.sequence + 1, received: sequence) }
-        guard ChainHash(buffer: try RecordFormat.previousHash(of: record)) == head.hash else {
-            throw ReplicationError.diverged(at: sequence)
-        }
-        let recordedAt = try RecordFormat.recordedAt(of: record)
-        guard recordedAt >= head.recordedAt else { throw ReplicationError.malformed("record \(sequence) is older than the head") }
-        let (forgets, startsTerm, streamName) = try RecordFormat.appendInfo(of: record, indexKey: &indexKey)
-        try txn.putBytes(events, BigEndianUInt64(sequence), record, options: .append)
-        do {
-            try txn.put(streams, indexKey, BigEndianUInt64(sequence), options: .noOverwrite)
-        } catch let error as LMDBError where error == .keyExists {
-            throw ReplicationError.malformed("record \(sequence) repeats a version of its stream")
-        }
-        if forgets {
-            let owner = try RecordFormat.stream(named: streamName)
-            switch owner {
-            case .account, .oobCode: try keys.destroy(owner, in: txn)
-            case .project, .cluster: break
-            }
-        }
-        head = Head(sequence: sequence, hash: ChainHash(buffer: try RecordFormat.storedHash(of: record)), recordedAt: recordedAt)
-        return startsTerm
+        let hash = ChainHash(buffer: try RecordFormat.storedHash(of: record))
+        guard hash == ChainHash.of(RecordFormat.hashedBytes(of: record)) else { throw ReplicationError.badHash(at: sequence) }
+        return Head(sequence: sequence, hash: hash, recordedAt: try RecordFormat.recordedAt(of: record))
     }
 
     /// The latest term whose start this ledger records (`cluster.term_started`), read through

@@ -87,28 +87,27 @@ public struct StoreReplication: Sendable {
                 }
                 // Closing: the fold's last pass must find nothing appended after it.
                 if store.followerFold.isStopping { throw StoreError.closed }
-                var head = try store.ledger.head(in: txn)
                 // The latest term this ledger started, read once (a handful of microseconds a batch).
                 var term = try store.ledger.latestTerm(in: txn)
-                var indexKey: [UInt8] = []
-                try batch.bytes.withUnsafeBytes { bytes in
-                    for frame in frames {
-                        switch frame {
-                        case .keyEntry(let range):
-                            let entry = UnsafeRawBufferPointer(rebasing: bytes[range])
-                            try store.ledger.receiveKeyEntry(key: Array(entry[..<16]), value: Array(entry[16...]), in: txn)
-                        case .record(let range):
-                            let record = UnsafeRawBufferPointer(rebasing: bytes[range])
-                            let sequence = head.sequence + 1
-                            guard try store.ledger.appendReplicated(record, after: &head, indexKey: &indexKey, in: txn),
-                                case .termStarted(let started) = try store.ledger.decode(record, in: txn).payload
-                            else { continue }
-                            do {
-                                _ = try ClusterTerms.start(started, after: term)
-                            } catch {
-                                throw StoreError.replication("record \(sequence) refused: \(error)")
+                let head = try store.ledger.appendReplicated(in: txn) { append in
+                    try batch.bytes.withUnsafeBytes { bytes in
+                        for frame in frames {
+                            switch frame {
+                            case .keyEntry(let range):
+                                let entry = UnsafeRawBufferPointer(rebasing: bytes[range])
+                                try store.ledger.receiveKeyEntry(key: Array(entry[..<16]), value: Array(entry[16...]), in: txn)
+                            case .record(let range):
+                                let record = UnsafeRawBufferPointer(rebasing: bytes[range])
+                                guard try append.append(record),
+                                    case .termStarted(let started) = try store.ledger.decode(record, in: txn).payload
+                                else { continue }
+                                do {
+                                    _ = try ClusterTerms.start(started, after: term)
+                                } catch {
+                                    throw StoreError.replication("record \(append.head.sequence) refused: \(error)")
+                                }
+                                term = started.term
                             }
-                            term = started.term
                         }
                     }
                 }
@@ -133,6 +132,9 @@ public struct ReplicationBatch: Sendable {
     public let records: Int
     /// A received batch's frames, checked and located once (the records are not copied out).
     private let received: [Frame]?
+    /// The head a received batch's last record makes once appended (`nil` without records): a
+    /// follower may ask for what follows while it appends this batch.
+    public let last: LedgerHead?
 
     /// Where a frame's payload lies in `bytes`.
     enum Frame: Sendable {
@@ -154,6 +156,7 @@ public struct ReplicationBatch: Sendable {
         self.bytes = bytes
         self.records = records
         received = nil
+        last = nil
     }
 
     /// A batch received: split into its frames now, each record's hash checked against its
@@ -162,9 +165,10 @@ public struct ReplicationBatch: Sendable {
     /// when the batch is applied.
     public init(received bytes: [UInt8]) throws {
         self.bytes = bytes
-        let frames = try Self.frames(of: bytes)
+        let (frames, last) = try Self.frames(of: bytes)
         records = frames.count { if case .record = $0 { true } else { false } }
         received = frames
+        self.last = last.map(LedgerHead.init)
     }
 
     private static func frame(_ kind: UInt8, _ payload: [UInt8], into bytes: inout [UInt8]) {
@@ -173,11 +177,12 @@ public struct ReplicationBatch: Sendable {
         bytes.append(contentsOf: payload)
     }
 
-    func frames() throws -> [Frame] { try received ?? Self.frames(of: bytes) }
+    func frames() throws -> [Frame] { try received ?? Self.frames(of: bytes).frames }
 
-    private static func frames(of bytes: [UInt8]) throws -> [Frame] {
+    private static func frames(of bytes: [UInt8]) throws -> (frames: [Frame], last: Ledger.Head?) {
         try bytes.withUnsafeBytes { raw in
             var frames: [Frame] = []
+            var last: Ledger.Head?
             var offset = 0
             while offset < raw.count {
                 guard raw.count - offset >= 5 else { throw StoreError.replication("a frame cut short at byte \(offset)") }
@@ -193,7 +198,7 @@ public struct ReplicationBatch: Sendable {
                     frames.append(.keyEntry(range))
                 case 2:
                     do {
-                        try Ledger.checkHash(of: UnsafeRawBufferPointer(rebasing: raw[range]))
+                        last = try Ledger.checkHash(of: UnsafeRawBufferPointer(rebasing: raw[range]))
                     } catch {
                         throw StoreError.replication("\(error)")
                     }
@@ -201,7 +206,7 @@ public struct ReplicationBatch: Sendable {
                 default: throw StoreError.replication("a frame of unknown kind \(kind)")
                 }
             }
-            return frames
+            return (frames, last)
         }
     }
 }

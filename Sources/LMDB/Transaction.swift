@@ -149,12 +149,25 @@ public final class WriteTransaction: Transaction {
     public func putBytes<K, V>(
         _ database: Database<K, V>, _ key: K, _ value: some ByteEncodable, options: PutOptions = []
     ) throws {
+        try write(key, value) { mdb_put(handle, database.handle, &$0, &$1, options.rawValue) }
+    }
+
+    /// A put through a cursor of this transaction (`WriteCursor`).
+    func put(through cursor: OpaquePointer, _ key: some ByteEncodable, _ value: some ByteEncodable, options: PutOptions) throws {
+        try write(key, value) { mdb_cursor_put(cursor, &$0, &$1, options.rawValue) }
+    }
+
+    /// One put: `put` is given the key and the value as LMDB takes them.
+    @inline(__always)
+    private func write(
+        _ key: some ByteEncodable, _ value: some ByteEncodable, _ put: (inout MDB_val, inout MDB_val) -> Int32
+    ) throws {
         writeCount += 1
         try key.withEncodedBytes { keyBytes in
             try value.withEncodedBytes { valueBytes in
                 var keyValue = MDB_val(mv_size: keyBytes.count, mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress))
                 var data = MDB_val(mv_size: valueBytes.count, mv_data: UnsafeMutableRawPointer(mutating: valueBytes.baseAddress))
-                try record(mdb_put(handle, database.handle, &keyValue, &data, options.rawValue))
+                try record(put(&keyValue, &data))
             }
         }
     }

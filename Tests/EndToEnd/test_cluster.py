@@ -434,6 +434,14 @@ def test_a_follower_killed_and_etcd_restarted_under_load_lose_nothing(cluster, e
         acknowledged = len(load.acknowledged)
         eventually(lambda: len(load.acknowledged) > acknowledged + 10, timeout=30, message="sign-ups acknowledged again")
         print(f"synchronous follower replaced {time.monotonic() - killed_at:.2f} s after its SIGKILL")
+        # Meanwhile the leader records more than one replication batch (16,384 records): back, the
+        # node catches up over several, asking for each next one while it appends the last.
+        for start in range(0, 17_000, 1_000):
+            users = [{"localId": f"bulk{n}", "email": f"bulk{n}@cluster.example"} for n in range(start, start + 1_000)]
+            answer = requests.post(
+                f"{nodes[leader].url}/identitytoolkit.googleapis.com/v1/projects/demo-hearth/accounts:batchCreate",
+                json={"users": users}, headers={"Authorization": "Bearer owner"}, timeout=60)
+            assert answer.status_code == 200 and not answer.json().get("error"), answer.text
         nodes[synchronous].start()
         eventually(lambda: cluster_check(nodes[synchronous]).get("detail", "").startswith(f"follower of {leader}"), timeout=30,
                    message=f"{synchronous} to follow {leader} again")

@@ -14,10 +14,10 @@ struct ReplicationSourceTests {
     static let bearer = "Bearer " + token
     static let zeroHash = String(repeating: "0", count: 64)
 
-    static func request(_ after: UInt64?, hash: String? = zeroHash, node: String? = "n2", _ authorization: String? = bearer)
-        -> ReplicationSource.Request
-    {
-        ReplicationSource.Request(after: after, hash: hash, node: node, authorization: authorization)
+    static func request(
+        _ after: UInt64?, hash: String? = zeroHash, durable: UInt64? = nil, node: String? = "n2", _ authorization: String? = bearer
+    ) -> ReplicationSource.Request {
+        ReplicationSource.Request(after: after, hash: hash, durable: durable, node: node, authorization: authorization)
     }
 
     @Test("refusals: no or a wrong credential, a missing head, a node that does not lead, a follower ahead")
@@ -75,6 +75,25 @@ struct ReplicationSourceTests {
         #expect(next.status == 200 && next.head == 2)
         #expect(try ReplicationBatch(received: next.body).records == 1)
         #expect(test.store.synchronousCommit.confirmations["n2"]?.sequence == 1)
+        try test.close()
+    }
+
+    @Test("a follower asking for more before its last batch is on disk confirms only what it says is durable")
+    func durableConfirmsNoMore() async throws {
+        let test = try TestStore()
+        test.store.writeAuthority.lead(term: 4, until: .now + .seconds(600))
+        for uid in ["u1", "u2", "u3"] {
+            try test.run(.createAccount(TestStore.project, UserID(uid)!, AccountCreated(method: .anonymous, createdAt: 0)))
+        }
+        let source = ReplicationSource(store: test.store, token: Self.token, wait: .milliseconds(50))
+        let second = try #require(try test.store.replication.hash(at: 2))
+        let ahead = await source.answer(Self.request(2, hash: second, durable: 1))
+        #expect(ahead.status == 200 && ahead.head == 3)
+        #expect(try ReplicationBatch(received: ahead.body).records == 1)
+        #expect(test.store.synchronousCommit.confirmations["n2"]?.sequence == 1)
+        // Never more than where its ledger ends, whatever it says.
+        _ = await source.answer(Self.request(2, hash: second, durable: 9))
+        #expect(test.store.synchronousCommit.confirmations["n2"]?.sequence == 2)
         try test.close()
     }
 }
