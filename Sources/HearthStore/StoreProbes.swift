@@ -1,3 +1,4 @@
+import HearthDomain
 import HearthLedger
 import LMDB
 
@@ -49,6 +50,35 @@ public enum StoreProbes {
         let rate = Double(scanned) / seconds(since: start)
         precondition(checksum != 0 || scanned == 0)
         return rate
+    }
+
+    /// Writes `store`'s ledger again into `plain`, an empty store, as Hearth wrote it before
+    /// per-account keys: format 1 records, personal data and client addresses in plain text; the
+    /// same events, streams, times and actors. The rebuild of a sealed ledger is measured against
+    /// this one's (issue 31: the rate without sealing, in the same run). Returns the events written.
+    public static func copyBeforeSealing(_ store: AccountStore, into plain: AccountStore) throws -> UInt64 {
+        let head = try store.ledgerHead().sequence
+        var copied: UInt64 = 0
+        try translatingErrors {
+            while copied < head {
+                let envelopes = try store.environment.read { txn in
+                    var chunk: [EventEnvelope] = []
+                    try store.ledger.forEachEvent(from: copied + 1, in: txn) { envelope in
+                        chunk.append(envelope)
+                        return chunk.count < 10_000 ? .continue : .stop
+                    }
+                    return chunk
+                }
+                try plain.environment.writer.perform { txn in
+                    for envelope in envelopes {
+                        try plain.ledger.appendBeforeSealing(
+                            [envelope.payload], to: envelope.stream, metadata: envelope.metadata, at: envelope.recordedAt, in: txn)
+                    }
+                }
+                copied += UInt64(envelopes.count)
+            }
+        }
+        return copied
     }
 
     /// The accounts' keys (`ledger.keys`): live, destroyed, and the bytes of the table's pages.

@@ -64,7 +64,7 @@ public struct LedgerBenchmark {
         }
         let (group, batch, synchronous) = Self.medianRound(commits) { $0.synchronous.rate / $0.group }
         log("building a \(rebuildEvents)-event ledger for the rebuild …")
-        let (scan, decode, rebuild, apply, history, keys) = try await rebuildVersusScan(path: directory + "/rebuild", log: log)
+        let (scan, decode, rebuild, sealing, apply, history, keys) = try await rebuildVersusScan(path: directory + "/rebuild", log: log)
         return [
             Row(name: "LMDB commit per event (ceiling)", rate: single, unit: "events/s"),
             Row(name: "LMDB batch of 100", rate: hundred, unit: "events/s"),
@@ -82,6 +82,10 @@ public struct LedgerBenchmark {
             Row(name: "LMDB cursor scan of the ledger (ceiling)", rate: scan, unit: "records/s"),
             Row(name: "Scan + decode every event", rate: decode, unit: "events/s", ceiling: "cursor scan", ratio: decode / scan),
             Row(name: "Projection rebuild", rate: rebuild, unit: "events/s", ceiling: "cursor scan", ratio: rebuild / scan),
+            Row(name: "Projection rebuild, the same events unsealed (ceiling)", rate: sealing.unsealed, unit: "events/s"),
+            Row(
+                name: "Projection rebuild, personal data sealed", rate: sealing.sealed, unit: "events/s", ceiling: "rebuild unsealed",
+                ratio: sealing.sealed / sealing.unsealed, note: "target ≥ 85% of unsealed; median of \(sealing.ratios)"),
             Row(
                 name: "Follower applying the leader's batches", rate: apply.rate, unit: "events/s", ceiling: "projection rebuild",
                 ratio: apply.rate / rebuild, note: "target ≥ 50% of the rebuild; median of \(apply.ratios)"),
@@ -124,11 +128,13 @@ public struct LedgerBenchmark {
         return (Double(perSubmitter * submitters) / elapsed, Double(after.jobs - before.jobs) / max(batches, 1))
     }
 
-    /// Returns scan, scan + decode and rebuild rates, and the rate a follower applies the same
-    /// ledger at (the round with the median ratio to its rebuild, and every round's ratio); the
+    /// Returns scan, scan + decode and rebuild rates; the rebuild's against that of the same
+    /// events written unsealed (the round with the median ratio, and every round's ratio); the
+    /// rate a follower applies the same ledger at (likewise, against its round's rebuild); the
     /// seconds one account's history takes to read (audit replay by uid), and the accounts' keys.
     private func rebuildVersusScan(path: String, log: (String) -> Void) async throws -> (
-        Double, Double, Double, (rate: Double, ratios: String), Double, (live: Int, destroyed: Int, bytes: Int)
+        Double, Double, Double, (sealed: Double, unsealed: Double, ratios: String), (rate: Double, ratios: String), Double,
+        (live: Int, destroyed: Int, bytes: Int)
     ) {
         let store = try DataDirectory(path).open(as: "hearth bench")
         defer { store.close() }
@@ -137,24 +143,38 @@ public struct LedgerBenchmark {
         try await DemoLedger.populate(store, events: rebuildEvents / 2)
         try await recordHistory(store, uid)
         try await DemoLedger.populate(store, events: rebuildEvents)
+        log("writing the same events again as before sealing (personal data in plain text) …")
+        let unsealed = try DataDirectory(path + "-unsealed").open(as: "hearth bench")
+        defer { unsealed.close() }
+        _ = try StoreProbes.copyBeforeSealing(store, into: unsealed)
         log("scanning \(try store.ledgerHead().sequence) records …")
         let scan = try StoreProbes.scanRate(store)
         let decode = try StoreProbes.scanRate(store, decoding: true)
-        var applying: [(rebuild: Double, apply: Double)] = []
-        for round in 1...max(1, rounds) {
-            log("round \(round): rebuilding, then a follower applying the same ledger in the batches the leader sends …")
-            let rebuildStart = ContinuousClock.now
-            let rebuilt = try store.maintenance.rebuild()
-            let rebuild = Double(rebuilt) / seconds(since: rebuildStart)
+        var rounds: [(rebuild: Double, unsealed: Double, apply: Double)] = []
+        for round in 1...max(1, self.rounds) {
+            log("round \(round): rebuilding, the same unsealed, then a follower applying the ledger in the batches the leader sends …")
+            let rebuild = try rebuildRate(store)
+            let unsealedRebuild = try rebuildRate(unsealed)
+            // Both fold the same events into the same projections.
+            let sealedDigest = try store.maintenance.digest()
+            guard try unsealed.maintenance.digest() == sealedDigest else { throw UnsealedCopyDiffers() }
             let apply = try await followerApplyRate(from: store, path: path + "-follower-\(round)")
             removeTree(path + "-follower-\(round)")
-            applying.append((rebuild, apply))
+            rounds.append((rebuild, unsealedRebuild, apply))
         }
-        let median = Self.medianRound(applying) { $0.apply / $0.rebuild }
+        let applying = Self.medianRound(rounds) { $0.apply / $0.rebuild }
+        let sealing = Self.medianRound(rounds) { $0.rebuild / $0.unsealed }
         return (
-            scan, decode, median.rebuild, (median.apply, Self.ratios(applying) { $0.apply / $0.rebuild }), try historySeconds(store, uid),
+            scan, decode, applying.rebuild, (sealing.rebuild, sealing.unsealed, Self.ratios(rounds) { $0.rebuild / $0.unsealed }),
+            (applying.apply, Self.ratios(rounds) { $0.apply / $0.rebuild }), try historySeconds(store, uid),
             try StoreProbes.streamKeys(store)
         )
+    }
+
+    private func rebuildRate(_ store: AccountStore) throws -> Double {
+        let start = ContinuousClock.now
+        let rebuilt = try store.maintenance.rebuild()
+        return Double(rebuilt) / seconds(since: start)
     }
 
     /// The round whose ratio is the median.
@@ -228,6 +248,12 @@ public struct LedgerBenchmark {
 }
 
 let benchProject = ProjectID("bench")!
+
+/// The ledger written again unsealed folded into other projections than the sealed one: the
+/// comparison would not be of the same work.
+struct UnsealedCopyDiffers: Error, CustomStringConvertible {
+    var description: String { "the unsealed copy of the benchmark's ledger folds into other projections than the ledger itself" }
+}
 
 func format1(_ value: Double) -> String {
     let tenths = Int((value * 10).rounded())
