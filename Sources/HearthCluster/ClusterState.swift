@@ -27,6 +27,8 @@ public final class ClusterState: Sendable {
         /// node take over.
         public var synchronous: SynchronousSet?
         public var mayLead = true
+        /// Why this node's projections fail to fold, while they do: it does not campaign.
+        public var foldFailure: String?
         /// Unacknowledged tails this node dropped to follow its leader.
         public var droppedTails = 0
 

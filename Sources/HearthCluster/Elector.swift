@@ -165,8 +165,19 @@ public struct Elector: Service {
         follow(holder)
     }
 
-    /// Whether this node holds every acknowledged write, as the synchronous set in etcd says.
+    /// Whether this node may lead: its projections fold (a term starts only once they reach the
+    /// head, so a node whose fold fails would hold the key and write nothing), and it holds every
+    /// acknowledged write, as the synchronous set in etcd says.
     private func mayCampaign() async throws -> Bool {
+        let foldFailure = (try? store.replication.folding())?.failure
+        let previous = state.snapshot.foldFailure
+        state.update { $0.foldFailure = foldFailure }
+        if let foldFailure {
+            if foldFailure != previous {
+                logger.error("this node's projections fail to fold: not campaigning", metadata: ["error": "\(foldFailure)"])
+            }
+            return false
+        }
         guard let stored = try await etcd.get(configuration.synchronousKey) else { return true }
         guard let synchronous = SynchronousSet(stored.value) else {
             logger.error("the synchronous set in etcd is unreadable: not campaigning", metadata: ["key": "\(configuration.synchronousKey)"])
