@@ -24,9 +24,11 @@ struct SigningKeyService: Service {
         guard await startsAfter.waitUnlessStopped() else { return }
         await cancelWhenGracefulShutdown {
             var lastFailure: String?
+            // Rotations whose wait for a key file was logged (once each).
+            var waits: Set<String> = []
             while !Task.isCancelled {
                 do {
-                    try await step()
+                    try await step(waits: &waits)
                     lastFailure = nil
                 } catch StoreError.notLeader, StoreError.notReplicated {
                     // Another node records the steps; or a follower has yet to confirm them.
@@ -40,7 +42,7 @@ struct SigningKeyService: Service {
         }
     }
 
-    private func step() async throws {
+    private func step(waits: inout Set<String>) async throws {
         var refresh = try keyring.refresh(from: store)
         // Keys whose file another node may still hold: a leader waits for them rather than abandon.
         var sought: Set<String> = []
@@ -68,9 +70,15 @@ struct SigningKeyService: Service {
             logger.notice("signing with key \(signing ?? "none: it is being fetched")", metadata: ["missing": "\(refresh.missing)"])
         }
         if (try? store.writeAuthority.check()) != nil {
-            for keyID in try await keys.recordDueSteps(sought: sought) {
+            let undone = try await keys.recordDueSteps(sought: sought)
+            for keyID in undone.abandoned {
                 logger.error(
                     "abandoned the rotation to key \(keyID): this node leads and no node it could ask holds its file (the node that made it is gone); start another"
+                )
+            }
+            for keyID in undone.waiting where waits.insert(keyID).inserted {
+                logger.warning(
+                    "the rotation to key \(keyID) is due, but this node lacks its file and a registered node that may hold it has not answered: the replaced key signs until one does"
                 )
             }
         }

@@ -84,14 +84,26 @@ public struct KeyService: Sendable {
         return published
     }
 
+    /// What `recordDueSteps` left undone: the rotations it abandoned, and those whose due
+    /// activation waits for a key file another node may hold (the replaced key signs meanwhile).
+    public struct UndoneSteps: Sendable, Equatable {
+        public var abandoned: [String] = []
+        public var waiting: [String] = []
+
+        public init(abandoned: [String] = [], waiting: [String] = []) {
+            self.abandoned = abandoned
+            self.waiting = waiting
+        }
+    }
+
     /// Records the steps due now, if any, and follows them (the leader's scheduler calls this).
     /// A pending key whose file this node lacks is not activated (it could not sign with it):
     /// while it is among `sought` (another node may hold it, and is being asked) the step
-    /// waits; otherwise the key is withdrawn. Returns the keys so abandoned.
+    /// waits; otherwise the key is withdrawn.
     @discardableResult
-    public func recordDueSteps(sought: Set<String> = []) async throws -> [String] {
+    public func recordDueSteps(sought: Set<String> = []) async throws -> UndoneSteps {
         let ring = try context.store.signingKeyRing().ring
-        guard let next = ring.nextStepAt, next <= context.now else { return [] }
+        guard let next = ring.nextStepAt, next <= context.now else { return UndoneSteps() }
         let directory = context.store.directory
         let file: @Sendable (String) -> KeyFileAvailability = { keyID in
             if SigningKeyRing.isKeyID(keyID) && KeyFile.exists(directory.signingKeyFile(keyID: keyID)) { return .held }
@@ -99,9 +111,11 @@ public struct KeyService: Sendable {
         }
         let recorded = try await context.store.recordDueKeySteps(file: file)
         try context.tokens.keyring.refresh(from: context.store)
-        return recorded.compactMap { event in
+        let abandoned = recorded.compactMap { event -> String? in
             guard case .signingKeyWithdrawn(let step) = event.payload, ring.pending?.keyId == step.keyId else { return nil }
             return step.keyId
         }
+        let waiting = ring.pending.flatMap { $0.activatesAt <= context.now && file($0.keyId) == .sought ? [$0.keyId] : nil }
+        return UndoneSteps(abandoned: abandoned, waiting: waiting ?? [])
     }
 }
