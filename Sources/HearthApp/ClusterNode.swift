@@ -66,10 +66,8 @@ struct ClusterNode {
                 try await signingKeys.fetch(keyID, from: url)
                 return .held
             case .leader:
-                guard let status = try? await ClusterStatus.read(cluster: configuration.name, etcd: configuration.etcd) else {
-                    return .sought
-                }
-                return await signingKeys.fetch(keyID, fromAnyOf: status.members.filter { $0.node != configuration.node })
+                guard let members = try? await ClusterStatus.members(of: configuration) else { return .sought }
+                return await signingKeys.fetch(keyID, fromAnyOf: members.filter { $0.node != configuration.node })
             }
         }
     }

@@ -23,10 +23,20 @@ public struct ClusterStatus: Sendable, Equatable {
                 return record
             }
         }
-        let members = try await etcd.list(prefix: keys.membersPrefix).compactMap { MemberRecord($0.value) }.sorted { $0.node < $1.node }
+        let members = try await Self.members(of: keys, through: etcd)
         if let node = leader?.node, let registered = members.first(where: { $0.node == node }) { leader?.head = registered.head }
         let synchronous = try await etcd.get(keys.synchronousKey).flatMap { SynchronousSet($0.value) }
         return ClusterStatus(cluster: cluster, leader: leader, members: members, synchronous: synchronous)
+    }
+
+    /// Every node registered in `configuration`'s cluster, by name: the members alone, one read.
+    public static func members(of configuration: ClusterConfiguration) async throws(EtcdError) -> [MemberRecord] {
+        try await members(of: configuration, through: EtcdClient(endpoints: configuration.etcd))
+    }
+
+    private static func members(of configuration: ClusterConfiguration, through etcd: EtcdClient) async throws(EtcdError) -> [MemberRecord]
+    {
+        try await etcd.list(prefix: configuration.membersPrefix).compactMap { MemberRecord($0.value) }.sorted { $0.node < $1.node }
     }
 
     static func describe(_ synchronous: SynchronousSet) -> String {

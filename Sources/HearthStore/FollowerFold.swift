@@ -125,11 +125,7 @@ final class FollowerFold: Sendable {
             previous = .now
             var failure = pass()
             // Closing: a batch appended while the pass began is folded too (none can follow).
-            while last, failure == nil, let head = try? maintenance.environment.read({ try maintenance.ledger.head(in: $0).sequence }),
-                (try? checkpoint()) ?? head < head
-            {
-                failure = pass()
-            }
+            while last, failure == nil, hasUnfolded() { failure = pass() }
             let checkpoint = try? checkpoint()
             let released = state.withLock { state in
                 state.busy = false
@@ -153,6 +149,15 @@ final class FollowerFold: Sendable {
                 request()
             }
         }
+    }
+
+    /// Whether the ledger holds records the projections have not folded (no, when either can
+    /// not be read).
+    private func hasUnfolded() -> Bool {
+        guard let head = try? maintenance.environment.read({ try maintenance.ledger.head(in: $0).sequence }),
+            let folded = try? checkpoint()
+        else { return false }
+        return folded < head
     }
 
     /// One catch-up to the head. A write that moved the checkpoint meanwhile (a promoted
