@@ -148,6 +148,15 @@ public struct SigningKeyRing: Equatable, Sendable {
     }
 
     /// When the next step falls due (Unix ms), if one is planned.
+    /// The pending keys due at `now` whose activation waits, for the file another node may
+    /// still hold (`.sought`): `due` records nothing for them meanwhile.
+    public func awaitingFile(at now: Int64, file: (String) -> KeyFileAvailability) -> [String] {
+        keys.sorted { $0.key < $1.key }.compactMap { keyId, status in
+            guard case .pending(let published) = status, published.activatesAt <= now, file(keyId) == .sought else { return nil }
+            return keyId
+        }
+    }
+
     public var nextStepAt: Int64? {
         keys.values.compactMap {
             switch $0 {

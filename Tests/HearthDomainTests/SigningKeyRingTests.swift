@@ -39,6 +39,9 @@ struct SigningKeyRingTests {
         ring.apply(.signingKeyPublished(Self.published(Self.a, replaces: Self.original)), at: 0)
         // While another node may hold its file, the step waits: neither activated nor withdrawn.
         #expect(ring.due(at: 10_000, file: { $0 == Self.a ? .sought : .held }).isEmpty && ring.nextStepAt == 10_000)
+        #expect(ring.awaitingFile(at: 10_000, file: { $0 == Self.a ? .sought : .held }) == [Self.a])
+        #expect(ring.awaitingFile(at: 9_999, file: { _ in .sought }).isEmpty)
+        #expect(ring.awaitingFile(at: 10_000, file: { _ in .lost }).isEmpty)
         #expect(ring.due(at: 10_000, file: { $0 == Self.a ? .lost : .held }) == [.signingKeyWithdrawn(SigningKeyStep(keyId: Self.a))])
         ring.apply(.signingKeyWithdrawn(SigningKeyStep(keyId: Self.a)), at: 10_000)
         #expect(ring.pending == nil && ring.active == Self.original && ring.live == [Self.original])

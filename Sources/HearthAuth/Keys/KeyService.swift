@@ -115,7 +115,6 @@ public struct KeyService: Sendable {
             guard case .signingKeyWithdrawn(let step) = event.payload, ring.pending?.keyId == step.keyId else { return nil }
             return step.keyId
         }
-        let waiting = ring.pending.flatMap { $0.activatesAt <= context.now && file($0.keyId) == .sought ? [$0.keyId] : nil }
-        return UndoneSteps(abandoned: abandoned, waiting: waiting ?? [])
+        return UndoneSteps(abandoned: abandoned, waiting: ring.awaitingFile(at: context.now, file: file))
     }
 }
