@@ -326,6 +326,8 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 // The abuse-limit tests' 200 concurrent connections.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                // The tests' own TOTP generator (HMAC-SHA1), apart from the one under test.
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictTests),
     ]

@@ -61,6 +61,16 @@ public enum ProjectConfigJSON {
         Field(
             path: "registeredApps.androidApps", read: { .array($0.androidApps.map(RegisteredAppsJSON.render)) },
             write: { config, value in config.androidApps = try RegisteredAppsJSON.androidApps(value, "registeredApps.androidApps") }),
+        // Multi-factor: the project's state and TOTP's provider config (MultiFactorConfigJSON).
+        Field(
+            path: "mfa.state", read: { .string($0.multiFactor.state.rawValue) },
+            write: { config, value in config.multiFactor.state = try MultiFactorConfigJSON.state(value, "mfa.state") }),
+        Field(
+            path: "mfa.enabledProviders", read: { _ in .array([]) },
+            write: { _, value in try MultiFactorConfigJSON.enabledProviders(value) }),
+        Field(
+            path: "mfa.providerConfigs", read: { MultiFactorConfigJSON.providerConfigs($0.multiFactor) },
+            write: { config, value in try MultiFactorConfigJSON.apply(providerConfigs: value, to: &config.multiFactor) }),
         // Hearth's own: shortens Firebase's 30-day anonymous cleanup period, for tests and staging.
         Field(
             path: "anonymousCleanupAfterSeconds", read: { .string(String($0.anonymousCleanupPeriodSeconds)) },
@@ -88,7 +98,7 @@ public enum ProjectConfigJSON {
     /// Fields of Firebase's `Config` that Hearth does not implement: named in a mask (or set
     /// without one), they are refused rather than silently dropped.
     package static let unsupported: Set<String> = [
-        "signIn.phoneNumber", "blockingFunctions", "mfa", "multiTenant", "notification", "quota", "monitoring",
+        "signIn.phoneNumber", "blockingFunctions", "multiTenant", "notification", "quota", "monitoring",
         "passwordPolicyConfig", "recaptchaConfig", "smsRegionConfig", "mobileLinksConfig", "defaultHostingSite",
     ]
 

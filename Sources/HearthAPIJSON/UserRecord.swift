@@ -51,7 +51,22 @@ package enum UserRecord {
         if let claims = account.customClaims { record["customAttributes"] = .string(claims) }
         if account.emailLinkSignIn { record["emailLinkSignin"] = true }
         if account.customAuth { record["customAuth"] = true }
+        if !account.secondFactors.isEmpty { record["mfaInfo"] = .array(account.secondFactors.map(mfaInfo)) }
         return .object(record)
+    }
+
+    /// A second factor as `mfaInfo` lists it: the SDKs tell a TOTP factor by its `totpInfo`
+    /// (an empty object); `enrolledAt` in RFC 3339 with milliseconds, which iOS requires.
+    package static func mfaInfo(_ factor: SecondFactor) -> JSONValue {
+        var entry: [String: JSONValue] = [
+            "mfaEnrollmentId": .string(factor.enrollmentId),
+            "enrolledAt": .string(Timestamp.iso8601(milliseconds: factor.enrolledAt)),
+        ]
+        if let name = factor.displayName { entry["displayName"] = .string(name) }
+        switch factor.kind {
+        case .totp: entry["totpInfo"] = .object([:])
+        }
+        return .object(entry)
     }
 
     /// `password` (email with a password or email link), `phone`, then federated providers;

@@ -104,6 +104,12 @@ public final class AbuseGuard: Sendable {
         return PasswordAttempt(accountKey: accountKey, addressKey: addressKey, project: caller.project)
     }
 
+    /// Before a second factor's code is checked: codes share the password limits (a guess is a
+    /// guess), counted for the account by its uid and for the client address.
+    func reserveSecondFactorAttempt(uid: UserID, _ caller: Caller, now: Int64) throws -> PasswordAttempt? {
+        try reservePasswordAttempt(email: "second-factor:" + uid.rawValue, caller, now: now)
+    }
+
     func passwordFailed(_ attempt: PasswordAttempt?, now: Int64) {
         guard let attempt else { return }
         settle(accountFailures, attempt.accountKey, failed: true, attempt.project, now: now)

@@ -92,6 +92,16 @@ public struct FirebaseError: Error, Equatable, Sendable, CustomStringConvertible
             self = .bad("INVALID_CONFIG : ((\(detail)))")
         case .invalidErasureReason:
             self = .invalidArgument("/reason must be 1 to \(AccountErased.maxReasonLength) characters of one-line text")
+        case .secondFactorsNotEnabled:
+            self = .bad("OPERATION_NOT_ALLOWED : TOTP based MFA not enabled.")
+        case .unverifiedEmail:
+            self = .bad("UNVERIFIED_EMAIL : Need to verify email first before enrolling second factors.")
+        case .secondFactorLimitExceeded:
+            self = .bad("SECOND_FACTOR_LIMIT_EXCEEDED : The maximum number of second factors is reached.")
+        case .lastSecondFactorRequired:
+            self = .bad("OPERATION_NOT_ALLOWED : The project requires a second factor: the last one can not be withdrawn.")
+        case .unsupportedFirstFactor:
+            self = .bad("UNSUPPORTED_FIRST_FACTOR : MFA is not available for the given first factor.")
         case .notAnonymous, .notDue:
             self = .bad("FAILED_PRECONDITION : \(error.firebaseCode)")
         default:

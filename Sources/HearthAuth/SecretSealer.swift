@@ -47,6 +47,39 @@ public final class SecretSealer: Sendable {
         return mac.prefix(8).map { String(format: "%02x", $0) }.joined()
     }
 
+    /// What a sealed value is for: each purpose seals under a key of its own (derived from the
+    /// secrets key), so a value sealed for one can never be opened as another.
+    public enum Purpose: String, Sendable {
+        /// A TOTP factor's shared secret, as the ledger and the projections keep it.
+        case totpSecret = "hearth totp secret v1"
+        /// `mfaEnrollment:start`'s session, handed to the client until `finalize`.
+        case enrolmentSession = "hearth mfa enrolment session v1"
+        /// A sign-in's `mfaPendingCredential`: the first factor passed, the second awaited.
+        case pendingCredential = "hearth mfa pending credential v1"
+    }
+
+    /// Seals `bytes` for `purpose` (nonce, ciphertext and tag, combined).
+    public func seal(_ bytes: [UInt8], for purpose: Purpose) throws -> [UInt8] {
+        guard let combined = try AES.GCM.seal(bytes, using: try key(for: purpose)).combined else {
+            throw SecretError.unsealable
+        }
+        return Array(combined)
+    }
+
+    /// What `seal(_:for:)` sealed for `purpose`; `nil` for anything else (altered, foreign,
+    /// or sealed for another purpose).
+    public func open(_ sealed: [UInt8], for purpose: Purpose) throws -> [UInt8]? {
+        let key = try key(for: purpose)
+        guard let box = try? AES.GCM.SealedBox(combined: sealed), let opened = try? AES.GCM.open(box, using: key) else {
+            return nil
+        }
+        return Array(opened)
+    }
+
+    private func key(for purpose: Purpose) throws -> SymmetricKey {
+        HKDF<SHA256>.deriveKey(inputKeyMaterial: try key(), info: Array(purpose.rawValue.utf8), outputByteCount: 32)
+    }
+
     private func key() throws -> SymmetricKey {
         try loaded.withLock { loaded in
             if let loaded { return loaded }

@@ -111,7 +111,13 @@ public struct TokenIssuer: Sendable {
         if method == .anonymous { claims["provider_id"] = .string(SignInMethod.anonymous.rawValue) }
         claims["auth_time"] = .int(signedInAt ?? (account.lastSignInAt ?? account.createdAt) / 1000)
         claims["user_id"] = .string(account.uid.rawValue)
-        claims["firebase"] = ["identities": .object(identities), "sign_in_provider": .string(method.tokenProvider)]
+        var firebase: [String: JSONValue] = ["identities": .object(identities), "sign_in_provider": .string(method.tokenProvider)]
+        // Only Hearth sets `firebase` among the extra claims ("firebase" is reserved for custom
+        // claims): a second factor's, which sit beside the first factor's.
+        if let proven = extraClaims["firebase"]?.objectValue {
+            for key in [SecondFactorClaims.factorKey, SecondFactorClaims.identifierKey] { firebase[key] = proven[key] }
+        }
+        claims["firebase"] = .object(firebase)
         claims["iat"] = .int(issuedAt)
         claims["exp"] = .int(issuedAt + lifetime)
         claims["aud"] = .string(project.rawValue)

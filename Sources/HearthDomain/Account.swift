@@ -97,11 +97,17 @@ public struct Account: Equatable, Sendable, Encodable {
     public var validSince: Int64
     /// Hashes (hex SHA-256) of refresh tokens that are live for this account, sorted.
     public var refreshTokens: [String] = []
+    /// Enrolled second factors, oldest first (`SecondFactorRules`).
+    public var secondFactors: [SecondFactor] = []
 
     public init(uid: UserID, createdAt: Int64) {
         self.uid = uid
         self.createdAt = createdAt
         self.validSince = createdAt / 1000
+    }
+
+    public func secondFactor(_ enrollmentId: String) -> SecondFactor? {
+        secondFactors.first { $0.enrollmentId == enrollmentId }
     }
 
     public func provider(_ providerId: ProviderID) -> ProviderLink? {

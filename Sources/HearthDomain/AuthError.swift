@@ -37,6 +37,24 @@ public enum AuthError: Error, Equatable, Hashable, Sendable, CustomStringConvert
     case notDisabled
     /// An erasure without a reason, or with one too long to record (`AccountErased`).
     case invalidErasureReason
+    /// Multi-factor: the project does not allow enrolling TOTP factors.
+    case secondFactorsNotEnabled
+    /// Multi-factor: a factor needs the account's email verified first.
+    case unverifiedEmail
+    /// Multi-factor: the account holds `SecondFactorRules.maxFactorsPerAccount` already.
+    case secondFactorLimitExceeded
+    /// Multi-factor: the enrolment was finalized already.
+    case secondFactorExists
+    /// Multi-factor: no factor with that enrollment id.
+    case secondFactorNotFound
+    /// Multi-factor: a wrong code, or one of a time step used already (a replay).
+    case invalidSecondFactorCode
+    /// Multi-factor: the pending credential expired, or its sign-in completed already.
+    case invalidPendingCredential
+    /// Multi-factor: the session's first factor can not have a second one.
+    case unsupportedFirstFactor
+    /// Multi-factor: the project's state is `MANDATORY` and this is the account's last factor.
+    case lastSecondFactorRequired
 
     /// The Firebase error message string (`error.message` in the envelope).
     public var firebaseCode: String {
@@ -64,6 +82,15 @@ public enum AuthError: Error, Equatable, Hashable, Sendable, CustomStringConvert
         case .tokenExpired: "TOKEN_EXPIRED"
         case .notDisabled: "NOT_DISABLED"
         case .invalidErasureReason: "INVALID_ARGUMENT"
+        case .secondFactorsNotEnabled: "OPERATION_NOT_ALLOWED"
+        case .unverifiedEmail: "UNVERIFIED_EMAIL"
+        case .secondFactorLimitExceeded: "SECOND_FACTOR_LIMIT_EXCEEDED"
+        case .secondFactorExists: "SECOND_FACTOR_EXISTS"
+        case .secondFactorNotFound: "MFA_ENROLLMENT_NOT_FOUND"
+        case .invalidSecondFactorCode: "INVALID_CODE"
+        case .invalidPendingCredential: "INVALID_MFA_PENDING_CREDENTIAL"
+        case .unsupportedFirstFactor: "UNSUPPORTED_FIRST_FACTOR"
+        case .lastSecondFactorRequired: "OPERATION_NOT_ALLOWED"
         }
     }
 

@@ -22,6 +22,16 @@ public enum Command: Equatable, Sendable {
     /// A trusted identity provider vouched for the account's own email (signInWithIdp with a
     /// verified email): the same rule as an email link, an unverified password goes.
     case confirmEmailByProvider(ProjectID, UserID, email: String)
+    /// An email link proved `email` for this account, without (yet) signing in: the part of
+    /// `completeEmailLinkSignIn` an account with a second factor gets before its second step.
+    case proveEmailByLink(ProjectID, UserID, email: String)
+    case enrollSecondFactor(ProjectID, UserID, SecondFactor)
+    /// Removes a factor; the account's sessions end with it.
+    case withdrawSecondFactor(ProjectID, UserID, enrollmentId: String, by: SecondFactorWithdrawn.Actor)
+    /// A factor's code for time `step` was right. `pendingSince`: when the first factor of the
+    /// sign-in it completes was passed (the pending credential's instant), so that a credential
+    /// serves one sign-in, within `SecondFactorRules.pendingCredentialLifetime`.
+    case useSecondFactor(ProjectID, UserID, enrollmentId: String, step: Int64, pendingSince: Int64)
     /// A password-reset code sent to `email` at `codeIssuedAt` was used: the new password
     /// replaces the old one, unless a password was set after the code was sent.
     case resetPassword(ProjectID, UserID, PasswordHash, email: String, codeIssuedAt: Int64)
@@ -59,6 +69,8 @@ public enum Command: Equatable, Sendable {
             .linkProvider(let project, let uid, _), .unlinkProviders(let project, let uid, _),
             .setPassword(let project, let uid, _, _, _), .completeEmailLinkSignIn(let project, let uid, _, _),
             .confirmEmailByProvider(let project, let uid, _), .resetPassword(let project, let uid, _, _, _),
+            .proveEmailByLink(let project, let uid, _), .enrollSecondFactor(let project, let uid, _),
+            .withdrawSecondFactor(let project, let uid, _, _), .useSecondFactor(let project, let uid, _, _, _),
             .applyEmailCode(let project, let uid, _, _),
             .update(let project, let uid, _), .revokeRefreshToken(let project, let uid, _),
             .deleteAccount(let project, let uid, _), .batchDeleteAccount(let project, let uid, _),

@@ -35,10 +35,31 @@ public enum Decide {
             events.append(.passwordSet(PasswordSet(password: hash, reason: account.password == nil ? .initial : reason)))
             return events
         case .completeEmailLinkSignIn(let project, let uid, let email, let tokenHash):
+            return try decide(.proveEmailByLink(project, uid, email: email), state: state, now: now)
+                + [.signInRecorded(SignInRecorded(method: .emailLink))] + issue(tokenHash)
+        case .proveEmailByLink(let project, let uid, let email):
             let account = try activeAccount(uid, project, state)
             try requireEmailLink(project, state)
             return try completeEmailLink(account, email: normalizeEmail(email), project, state, now: now)
-                + [.signInRecorded(SignInRecorded(method: .emailLink))] + issue(tokenHash)
+        case .enrollSecondFactor(let project, let uid, let factor):
+            let account = try activeAccount(uid, project, state)
+            try SecondFactorRules.checkEnrolment(of: account, config: try state.config(of: project))
+            guard account.secondFactor(factor.enrollmentId) == nil else { throw AuthError.secondFactorExists }
+            return [.secondFactorEnrolled(factor)]
+        case .withdrawSecondFactor(let project, let uid, let enrollmentId, let actor):
+            let account = try existingAccount(uid, project, state)
+            guard account.secondFactor(enrollmentId) != nil else { throw AuthError.secondFactorNotFound }
+            try SecondFactorRules.checkWithdrawal(from: account, by: actor, config: try state.config(of: project))
+            return [
+                .secondFactorWithdrawn(SecondFactorWithdrawn(enrollmentId: enrollmentId, by: actor)),
+                .sessionsRevoked(SessionsRevoked(validSince: now / 1000, reason: .secondFactorWithdrawn)),
+            ]
+        case .useSecondFactor(let project, let uid, let enrollmentId, let step, let pendingSince):
+            let account = try activeAccount(uid, project, state)
+            try SecondFactorRules.checkPending(since: pendingSince, account: account, now: now)
+            guard let factor = account.secondFactor(enrollmentId) else { throw AuthError.secondFactorNotFound }
+            guard step > factor.lastUsedStep else { throw AuthError.invalidSecondFactorCode }
+            return [.secondFactorUsed(SecondFactorUsed(enrollmentId: enrollmentId, step: step))]
         case .confirmEmailByProvider(let project, let uid, let email):
             let account = try activeAccount(uid, project, state)
             guard account.email == normalizeEmail(email) else { throw AuthError.invalidEmail }
@@ -113,6 +134,9 @@ public enum Decide {
         case .changeProjectConfig(let project, let change):
             if let period = change.anonymousCleanupPeriodSeconds, !ProjectConfig.anonymousCleanupPeriodRange.contains(period) {
                 throw AuthError.invalidProjectConfig("anonymousCleanupAfterSeconds must be from 1 to 2592000 (30 days)")
+            }
+            if let multiFactor = change.multiFactor, !MultiFactorConfig.adjacentIntervalsRange.contains(multiFactor.adjacentIntervals) {
+                throw AuthError.invalidProjectConfig("mfa adjacentIntervals must be from 0 to 10")
             }
             // Only what differs is recorded: the ledger's history of a project's settings is
             // a list of real changes.

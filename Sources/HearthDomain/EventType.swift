@@ -43,13 +43,17 @@ extension EventType {
     /// v2: the rule that scheduled the purge and the instant its period counted from.
     public static let anonymousPurged = EventType("account.anonymous_purged", version: 2)
     public static let accountErased = EventType("account.erased", version: 1)
+    /// The factor's display name and secret are sealed.
+    public static let secondFactorEnrolled = EventType("account.mfa_enrolled", version: 1)
+    public static let secondFactorWithdrawn = EventType("account.mfa_withdrawn", version: 1)
+    public static let secondFactorUsed = EventType("account.mfa_code_used", version: 1)
     /// v2: the addresses are sealed.
     public static let oobCodeIssued = EventType("oob_code.issued", version: 2)
     public static let oobCodeConsumed = EventType("oob_code.consumed", version: 1)
     public static let oobCodeExpired = EventType("oob_code.expired", version: 1)
     /// v2: the cleanup period and email enumeration protection; v3: the apps' Team IDs and
-    /// signing certificates (`iosApps`, `androidApps`).
-    public static let projectConfigChanged = EventType("project.config_changed", version: 3)
+    /// signing certificates (`iosApps`, `androidApps`); v4: multi-factor (`multiFactor`).
+    public static let projectConfigChanged = EventType("project.config_changed", version: 4)
 
     public static let identityProviderSet = EventType("project.identity_provider_set", version: 1)
     public static let identityProviderDeleted = EventType("project.identity_provider_deleted", version: 1)
@@ -74,10 +78,11 @@ extension EventType {
     public static let anonymousPurgedV1 = EventType("account.anonymous_purged", version: 1)
     public static let projectConfigChangedV1 = EventType("project.config_changed", version: 1)
     public static let projectConfigChangedV2 = EventType("project.config_changed", version: 2)
+    public static let projectConfigChangedV3 = EventType("project.config_changed", version: 3)
     public static let providerUnlinkedV1 = EventType("account.provider_unlinked", version: 1)
     public static let historical: [EventType] = [
         .accountCreatedV1, .accountCreatedV2, .passwordSetV1, .passwordSetV2, .refreshTokenIssuedV1, .anonymousPurgedV1,
-        .projectConfigChangedV1, .projectConfigChangedV2, .providerUnlinkedV1, .providerLinkedV1, .emailVerifiedV1,
+        .projectConfigChangedV1, .projectConfigChangedV2, .projectConfigChangedV3, .providerUnlinkedV1, .providerLinkedV1, .emailVerifiedV1,
         .emailChangedV1, .profileUpdatedV1, .customClaimsSetV1, .oobCodeIssuedV1,
     ]
 
@@ -86,7 +91,8 @@ extension EventType {
         .accountCreated, .signInRecorded, .providerLinked, .providerUnlinked, .passwordSet, .passwordRemoved,
         .emailVerified, .emailChanged, .profileUpdated, .customClaimsSet, .accountDisabled, .accountEnabled,
         .sessionsRevoked, .refreshTokenIssued, .refreshTokenRevoked, .accountDeleted, .anonymousPurged, .accountErased,
-        .oobCodeIssued, .oobCodeConsumed, .oobCodeExpired, .projectConfigChanged, .identityProviderSet, .identityProviderDeleted,
+        .secondFactorEnrolled, .secondFactorWithdrawn, .secondFactorUsed, .oobCodeIssued, .oobCodeConsumed, .oobCodeExpired,
+        .projectConfigChanged, .identityProviderSet, .identityProviderDeleted,
         .termStarted, .signingKeyPublished, .signingKeyActivated, .signingKeyWithdrawn,
     ]
 }

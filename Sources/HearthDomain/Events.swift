@@ -32,6 +32,11 @@ public enum EventPayload: Equatable, Sendable {
     case anonymousPurged(AnonymousPurged)
     /// An operator forgot the account's personal data on request; the account ends with it.
     case accountErased(AccountErased)
+    /// A second factor enrolled (its secret sealed, `SecondFactor`).
+    indirect case secondFactorEnrolled(SecondFactor)
+    case secondFactorWithdrawn(SecondFactorWithdrawn)
+    /// A second factor's code was accepted: the sign-in it completed follows in the same write.
+    case secondFactorUsed(SecondFactorUsed)
     indirect case oobCodeIssued(OOBCodeIssued)
     case oobCodeConsumed
     /// A code expired unused: the sweep forgets its addresses (`PersonalData.forgets`).
@@ -67,6 +72,9 @@ public enum EventPayload: Equatable, Sendable {
         case .accountDeleted: .accountDeleted
         case .anonymousPurged: .anonymousPurged
         case .accountErased: .accountErased
+        case .secondFactorEnrolled: .secondFactorEnrolled
+        case .secondFactorWithdrawn: .secondFactorWithdrawn
+        case .secondFactorUsed: .secondFactorUsed
         case .oobCodeIssued: .oobCodeIssued
         case .oobCodeConsumed: .oobCodeConsumed
         case .oobCodeExpired: .oobCodeExpired
@@ -239,6 +247,8 @@ public struct SessionsRevoked: Equatable, Sendable, Encodable {
         case emailChanged = "email_changed"
         /// An account is enabled again: sessions from before it was disabled stay ended.
         case accountReenabled = "account_reenabled"
+        /// A second factor was withdrawn: a session it (or a thief's first factor) opened ends.
+        case secondFactorWithdrawn = "second_factor_withdrawn"
     }
 
     /// Unix seconds; ID tokens issued earlier are rejected, and all refresh tokens end.
@@ -301,6 +311,31 @@ public struct AccountErased: Equatable, Sendable, Encodable {
 
     /// The longest reason recorded.
     public static let maxReasonLength = 200
+}
+
+public struct SecondFactorWithdrawn: Equatable, Sendable, Encodable {
+    public enum Actor: String, Sendable, Encodable, CaseIterable {
+        case user, admin
+    }
+
+    public var enrollmentId: String
+    public var by: Actor
+
+    public init(enrollmentId: String, by: Actor) {
+        self.enrollmentId = enrollmentId
+        self.by = by
+    }
+}
+
+public struct SecondFactorUsed: Equatable, Sendable, Encodable {
+    public var enrollmentId: String
+    /// The TOTP time step whose code was accepted (`SecondFactor.lastUsedStep`).
+    public var step: Int64
+
+    public init(enrollmentId: String, step: Int64) {
+        self.enrollmentId = enrollmentId
+        self.step = step
+    }
 }
 
 public struct AnonymousPurged: Equatable, Sendable, Encodable {

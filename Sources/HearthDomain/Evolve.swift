@@ -144,6 +144,15 @@ extension Account {
             }
         case .refreshTokenRevoked(let revoked):
             refreshTokens.removeAll { $0 == revoked.tokenHash }
+        case .secondFactorEnrolled(let factor):
+            secondFactors.removeAll { $0.enrollmentId == factor.enrollmentId }
+            secondFactors.append(factor)
+        case .secondFactorWithdrawn(let withdrawn):
+            secondFactors.removeAll { $0.enrollmentId == withdrawn.enrollmentId }
+        case .secondFactorUsed(let used):
+            if let index = secondFactors.firstIndex(where: { $0.enrollmentId == used.enrollmentId }) {
+                secondFactors[index].lastUsedStep = max(secondFactors[index].lastUsedStep, used.step)
+            }
         case .accountDeleted, .anonymousPurged, .accountErased:
             return false
         case .oobCodeIssued, .oobCodeConsumed, .oobCodeExpired, .projectConfigChanged, .identityProviderSet, .identityProviderDeleted,

@@ -54,6 +54,8 @@ public enum PersonalData {
         case .profileUpdated: ["displayName", "photoUrl", "phoneNumber"]
         case .customClaimsSet: ["claims"]
         case .oobCodeIssued: ["email", "newEmail"]
+        // The secret is sealed too; the JSON form never shows it, erased or not.
+        case .secondFactorEnrolled: ["displayName"]
         default: []
         }
     }
@@ -64,6 +66,7 @@ public enum PersonalData {
     /// The account's fields that hold personal data, as `erasing` empties them.
     public static let accountFields = [
         "email", "initialEmail", "password", "displayName", "photoUrl", "phoneNumber", "providers", "customClaims",
+        "secondFactors",
     ]
 
     /// `account` as its history shows once forgotten: the personal fields (`accountFields`)
@@ -78,6 +81,7 @@ public enum PersonalData {
         erased.phoneNumber = nil
         erased.providers = []
         erased.customClaims = nil
+        erased.secondFactors = []
         return erased
     }
 }

@@ -31,6 +31,8 @@ public struct ProjectConfig: Equatable, Sendable, Encodable {
     public var androidApps: [AndroidApp] = []
     /// Configured sign-in providers, sorted by provider id.
     public var identityProviders: [IdentityProviderConfig] = []
+    /// Multi-factor authentication (the v2 config's `mfa`): off, as in a new Firebase project.
+    public var multiFactor = MultiFactorConfig()
 
     public init() {}
 
@@ -80,14 +82,16 @@ public struct ProjectConfigChange: Equatable, Sendable, Encodable {
     public var androidPackages: [String]?
     public var iosApps: [IOSApp]?
     public var androidApps: [AndroidApp]?
+    public var multiFactor: MultiFactorConfig?
 
     public init(
         emailPasswordEnabled: Bool? = nil, emailLinkEnabled: Bool? = nil, anonymousEnabled: Bool? = nil,
         enabledProviders: [ProviderID]? = nil, authorizedDomains: [String]? = nil, linkDomains: [String]? = nil,
         anonymousCleanup: Bool? = nil, oneAccountPerEmail: Bool? = nil, anonymousCleanupPeriodSeconds: Int64? = nil,
         improvedEmailPrivacy: Bool? = nil, iosBundleIds: [String]? = nil, androidPackages: [String]? = nil,
-        iosApps: [IOSApp]? = nil, androidApps: [AndroidApp]? = nil
+        iosApps: [IOSApp]? = nil, androidApps: [AndroidApp]? = nil, multiFactor: MultiFactorConfig? = nil
     ) {
+        self.multiFactor = multiFactor
         self.iosApps = iosApps
         self.androidApps = androidApps
         self.iosBundleIds = iosBundleIds
@@ -124,6 +128,7 @@ extension ProjectConfig {
         if let value = change.androidPackages { next.androidPackages = value }
         if let value = change.iosApps { next.iosApps = value }
         if let value = change.androidApps { next.androidApps = value }
+        if let value = change.multiFactor { next.multiFactor = value }
         return next
     }
 
@@ -141,7 +146,7 @@ extension ProjectConfig {
             anonymousCleanupPeriodSeconds: differing(\.anonymousCleanupPeriodSeconds),
             improvedEmailPrivacy: differing(\.improvedEmailPrivacy), iosBundleIds: differing(\.iosBundleIds),
             androidPackages: differing(\.androidPackages), iosApps: differing(\.iosApps),
-            androidApps: differing(\.androidApps))
+            androidApps: differing(\.androidApps), multiFactor: differing(\.multiFactor))
     }
 }
 

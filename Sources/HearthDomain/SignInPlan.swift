@@ -44,6 +44,23 @@ public struct SignInPlan: Equatable, Sendable {
         SignInPlan(project: project, uid: uid, isNewUser: false, preparation: [], completion: .continueSession(method))
     }
 
+    /// Whether the sign-in stops at a second factor: an account that has one signs in only once
+    /// a code proves it (`SecondFactorRules.requiresSecondFactor`); a session that goes on after
+    /// its own change proved itself already.
+    public func stopsAtSecondFactor(_ account: Account) -> Bool {
+        if case .continueSession = completion { return false }
+        return SecondFactorRules.requiresSecondFactor(account)
+    }
+
+    /// What a sign-in that stops at a second factor records: the preparation (a link, a
+    /// proven email), not the sign-in. The second factor's step completes it.
+    public var commandsBeforeSecondFactor: [Command] {
+        switch completion {
+        case .signIn, .continueSession: preparation
+        case .emailLink(let email): preparation + [.proveEmailByLink(project, uid, email: email)]
+        }
+    }
+
     /// The preparation, then the sign-in that records the session's refresh token.
     public func commands(refreshTokenHash: String?) -> [Command] {
         let finish: Command =

@@ -61,6 +61,7 @@ struct AccountEndpoints: Sendable {
             changes.phoneNumber = try fields.string("phoneNumber")
         }
         if fields.has("linkProviderUserInfo") { changes.linkProvider = try Self.providerToLink(fields) }
+        if fields.has("mfa") { changes.keptSecondFactors = try Self.keptSecondFactors(fields) }
         let result = try await accounts.update(target, changes, caller, origin: call.linkOrigin)
         return Self.updateResponse(result.account, tokens: result.tokens)
     }
@@ -84,6 +85,19 @@ struct AccountEndpoints: Sendable {
             displayName: try link.string("displayName", maxBytes: Validation.MaxBytes.displayName),
             photoUrl: try link.string("photoUrl", maxBytes: Validation.MaxBytes.photoUrl),
             screenName: try link.string("screenName", maxBytes: Validation.MaxBytes.screenName))
+    }
+
+    /// `mfa.enrollments` (the Admin SDKs' `multiFactor.enrolledFactors`): the factors kept, by
+    /// enrollment id; absent or empty, none.
+    static func keptSecondFactors(_ fields: RequestFields) throws -> [String] {
+        guard let mfa = try fields.object("mfa"), let enrollments = mfa.values["enrollments"] else { return [] }
+        guard enrollments != .null else { throw FirebaseError.invalidArgument("/mfa/enrollments must be array") }
+        return try mfa.objects("enrollments").map { entry in
+            guard let id = try entry.string("mfaEnrollmentId"), !id.isEmpty else {
+                throw FirebaseError.bad("INVALID_MFA_ENROLLMENT_ID : mfaEnrollmentId must be defined.")
+            }
+            return id
+        }
     }
 
     static func updateResponse(_ account: Account, tokens: IssuedTokens?, newEmail: String? = nil) -> JSONValue {

@@ -39,6 +39,10 @@ extension SignInEndpoints {
         do {
             outcome = try await signIn.signInWithIdentity(
                 identity, idToken: try fields.string("idToken"), createsAccount: try fields.bool("autoCreate") ?? true, call.caller)
+        } catch let required as SecondFactorRequired {
+            // The provider's profile, as for a sign-in, then the second step instead of tokens.
+            body.merge(MultiFactorEndpoints.challenge(required)) { _, new in new }
+            return .object(body)
         } catch let error as FirebaseError
             where returnCredential && ["FEDERATED_USER_ID_ALREADY_LINKED", "EMAIL_EXISTS"].contains(error.code)
         {

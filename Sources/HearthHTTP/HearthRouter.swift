@@ -78,6 +78,12 @@ public enum HearthRouter {
         router.post("/securetoken.googleapis.com/v1/token") { request, context in
             try await secureToken.token(request, context)
         }
+        // Identity Platform's v2 account operations: second factors.
+        router.post("/identitytoolkit.googleapis.com/v2/accounts/{operation}") { request, context in
+            let operation = "v2/" + (context.parameters.get("operation") ?? "")
+            guard MultiFactorEndpoints.operations.contains(operation) else { throw FirebaseError.notFound }
+            return try await toolkit.handle(method: operation, pathProject: nil, request, context)
+        }
         let projectConfig = ProjectConfigAPI(projects: services.projects, access: access)
         router.get("/identitytoolkit.googleapis.com/v2/projects/{project}/config") { request, context in
             try await projectConfig.handle(request, context)

@@ -11,6 +11,7 @@ struct IdentityToolkitAPI: Sendable {
     let account: AccountEndpoints
     let email: EmailEndpoints
     let admin: AdminEndpoints
+    let multiFactor: MultiFactorEndpoints
 
     init(services: AuthServices, access: APIAccess) {
         self.access = access
@@ -18,6 +19,7 @@ struct IdentityToolkitAPI: Sendable {
         account = AccountEndpoints(accounts: services.accounts, actionCodes: services.actionCodes)
         email = EmailEndpoints(actionCodes: services.actionCodes)
         admin = AdminEndpoints(accounts: services.accounts, sessions: services.sessions, projects: services.projects)
+        multiFactor = MultiFactorEndpoints(secondFactors: services.secondFactors)
     }
 
     /// v3 `relyingparty/<name>` -> v1 `accounts:<method>` (emulator 1.4).
@@ -48,28 +50,56 @@ struct IdentityToolkitAPI: Sendable {
         let call = ToolkitCall(
             caller: resolved.caller, fields: fields, apiKey: resolved.apiKey, baseURL: request.baseURL, query: query.values,
             access: access)
-        let body: JSONValue =
-            switch method {
-            case "signUp": try await signIn.signUp(call)
-            case "signInWithPassword": try await signIn.signInWithPassword(call)
-            case "signInWithCustomToken": try await signIn.signInWithCustomToken(call)
-            case "lookup": try account.lookup(call)
-            case "update": try await account.update(call)
-            case "delete": try await account.delete(call)
-            case "createAuthUri": try signIn.createAuthUri(call)
-            case "sendOobCode": try await email.sendOobCode(call)
-            case "signInWithEmailLink": try await signIn.signInWithEmailLink(call)
-            case "resetPassword": try await email.resetPassword(call)
-            case "signInWithIdp": try await signIn.signInWithIdp(call)
-            case "batchGet": try admin.batchGet(call)
-            case "batchDelete": try await admin.batchDelete(call)
-            case "batchCreate": try await admin.batchCreate(call)
-            case "query": try admin.queryAccounts(call)
-            case "createSessionCookie": try admin.createSessionCookie(call)
-            default: throw FirebaseError.notFound
-            }
+        let body: JSONValue
+        do {
+            body = try await answer(method, call)
+        } catch let required as SecondFactorRequired {
+            // A first factor passed on an account with a second: Firebase's 200 with the
+            // pending credential, which the SDKs turn into their multi-factor error.
+            var challenge = MultiFactorEndpoints.challenge(required)
+            if let kind = Self.responseKinds[method] { challenge["kind"] = .string(kind) }
+            if method == "signInWithPassword" { challenge["registered"] = true }
+            if method == "signInWithEmailLink" { challenge["isNewUser"] = .bool(required.isNewUser) }
+            body = .object(challenge)
+        }
         return JSONResponse.ok(body)
     }
+}
+
+extension IdentityToolkitAPI {
+    private func answer(_ method: String, _ call: ToolkitCall) async throws -> JSONValue {
+        switch method {
+        case "signUp": try await signIn.signUp(call)
+        case "signInWithPassword": try await signIn.signInWithPassword(call)
+        case "signInWithCustomToken": try await signIn.signInWithCustomToken(call)
+        case "lookup": try account.lookup(call)
+        case "update": try await account.update(call)
+        case "delete": try await account.delete(call)
+        case "createAuthUri": try signIn.createAuthUri(call)
+        case "sendOobCode": try await email.sendOobCode(call)
+        case "signInWithEmailLink": try await signIn.signInWithEmailLink(call)
+        case "resetPassword": try await email.resetPassword(call)
+        case "signInWithIdp": try await signIn.signInWithIdp(call)
+        case "batchGet": try admin.batchGet(call)
+        case "batchDelete": try await admin.batchDelete(call)
+        case "batchCreate": try await admin.batchCreate(call)
+        case "query": try admin.queryAccounts(call)
+        case "createSessionCookie": try admin.createSessionCookie(call)
+        case MultiFactorEndpoints.startEnrolment: try multiFactor.startEnrolment(call)
+        case MultiFactorEndpoints.finalizeEnrolment: try await multiFactor.finalizeEnrolment(call)
+        case MultiFactorEndpoints.withdraw: try await multiFactor.withdraw(call)
+        case MultiFactorEndpoints.startSignIn: try multiFactor.startSignIn(call)
+        case MultiFactorEndpoints.finalizeSignIn: try await multiFactor.finalizeSignIn(call)
+        default: throw FirebaseError.notFound
+        }
+    }
+
+    /// The `kind` of each sign-in's answer, which its second-factor challenge keeps.
+    static let responseKinds = [
+        "signInWithPassword": "identitytoolkit#VerifyPasswordResponse",
+        "signInWithCustomToken": "identitytoolkit#VerifyCustomTokenResponse",
+        "signInWithEmailLink": "identitytoolkit#EmailLinkSigninResponse",
+    ]
 }
 
 /// A call: the caller, its body and what the request itself says (for links).

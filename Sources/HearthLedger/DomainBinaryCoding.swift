@@ -148,16 +148,17 @@ extension ProjectConfigChange: BinaryCodable {
         writer.write(androidPackages) { $0.write($1) { $0.write($1) } }
         writer.write(iosApps) { $0.write($1) { $0.write($1) } }
         writer.write(androidApps) { $0.write($1) { $0.write($1) } }
+        writer.write(multiFactor) { $0.write($1) }
     }
 
     public init(from reader: inout ByteReader) throws {
-        try self.init(from: &reader, layout: .v3)
+        try self.init(from: &reader, layout: .v4)
     }
 
     /// Layouts by event version: `project.config_changed` v1 ends after `oneAccountPerEmail`,
-    /// v2 after `androidPackages`.
-    enum Layout {
-        case v1, v2, v3
+    /// v2 after `androidPackages`, v3 after `androidApps`.
+    enum Layout: Comparable {
+        case v1, v2, v3, v4
     }
 
     init(from reader: inout ByteReader, layout: Layout) throws {
@@ -173,9 +174,45 @@ extension ProjectConfigChange: BinaryCodable {
         improvedEmailPrivacy = try reader.readOptionalBool()
         iosBundleIds = try reader.readOptional(strings)
         androidPackages = try reader.readOptional(strings)
-        guard layout == .v3 else { return }
+        guard layout >= .v3 else { return }
         iosApps = try reader.readOptional { try $0.readArray { try $0.read() } }
         androidApps = try reader.readOptional { try $0.readArray { try $0.read() } }
+        guard layout >= .v4 else { return }
+        multiFactor = try reader.readOptional { try $0.read() }
+    }
+}
+
+extension MultiFactorConfig: BinaryCodable {
+    public func encode(to writer: inout ByteWriter) {
+        writer.write(state.rawValue)
+        writer.write(totpEnabled)
+        writer.write(Int64(adjacentIntervals))
+    }
+
+    public init(from reader: inout ByteReader) throws {
+        self.init(state: try reader.readEnum(), totpEnabled: try reader.readBool(), adjacentIntervals: Int(try reader.readInt64()))
+    }
+}
+
+extension SecondFactor: BinaryCodable {
+    /// The whole factor, as projections keep it (the ledger splits it: `PayloadCodec`).
+    public func encode(to writer: inout ByteWriter) {
+        writer.write(enrollmentId)
+        writer.write(kind.rawValue)
+        writer.write(enrolledAt)
+        writer.write(lastUsedStep)
+        writer.write(displayName)
+        writer.write(bytes: sealedSecret)
+    }
+
+    public init(from reader: inout ByteReader) throws {
+        let enrollmentId = try reader.readString()
+        let kind: SecondFactor.Kind = try reader.readEnum()
+        let enrolledAt = try reader.readInt64()
+        let lastUsedStep = try reader.readInt64()
+        self.init(
+            enrollmentId: enrollmentId, kind: kind, displayName: try reader.readOptionalString(), enrolledAt: enrolledAt,
+            sealedSecret: try reader.readBytes(), lastUsedStep: lastUsedStep)
     }
 }
 

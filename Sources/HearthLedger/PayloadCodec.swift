@@ -82,6 +82,21 @@ public enum PayloadCodec {
             writer.write(event.rule?.rawValue)
             writer.write(event.since)
         case .accountErased(let event): writer.write(event.reason)
+        case .secondFactorEnrolled(let factor):
+            writer.write(factor.enrollmentId)
+            writer.write(factor.kind.rawValue)
+            writer.write(factor.enrolledAt)
+            writer.write(factor.lastUsedStep)
+            seal {
+                $0.write(factor.displayName)
+                $0.write(bytes: factor.sealedSecret)
+            }
+        case .secondFactorWithdrawn(let event):
+            writer.write(event.enrollmentId)
+            writer.write(event.by.rawValue)
+        case .secondFactorUsed(let event):
+            writer.write(event.enrollmentId)
+            writer.write(event.step)
         case .oobCodeIssued(let event):
             writer.write(event.requestType.rawValue)
             writer.write(event.uid?.rawValue)
@@ -260,6 +275,24 @@ public enum PayloadCodec {
         },
         Decoder(.anonymousPurgedV1) { .anonymousPurged(AnonymousPurged(dueAt: try $0.readInt64())) },
         Decoder(.accountErased) { .accountErased(AccountErased(reason: try $0.readString())) },
+        Decoder(sealing: .secondFactorEnrolled) { reader, personal in
+            let enrollmentId = try reader.readString()
+            let kind: SecondFactor.Kind = try reader.readEnum()
+            var factor = SecondFactor(
+                enrollmentId: enrollmentId, kind: kind, displayName: nil, enrolledAt: try reader.readInt64(), sealedSecret: [],
+                lastUsedStep: try reader.readInt64())
+            try personal.read {
+                factor.displayName = try $0.readOptionalString()
+                factor.sealedSecret = try $0.readBytes()
+            }
+            return .secondFactorEnrolled(factor)
+        },
+        Decoder(.secondFactorWithdrawn) {
+            .secondFactorWithdrawn(SecondFactorWithdrawn(enrollmentId: try $0.readString(), by: try $0.readEnum()))
+        },
+        Decoder(.secondFactorUsed) {
+            .secondFactorUsed(SecondFactorUsed(enrollmentId: try $0.readString(), step: try $0.readInt64()))
+        },
         Decoder(sealing: .oobCodeIssued) { reader, personal in
             var issued = OOBCodeIssued(
                 requestType: try reader.readEnum(), email: "", uid: try reader.readOptional { try UserID.read(from: &$0) },
@@ -276,6 +309,7 @@ public enum PayloadCodec {
         Decoder(.projectConfigChanged) { .projectConfigChanged(try $0.read()) },
         Decoder(.projectConfigChangedV1) { .projectConfigChanged(try ProjectConfigChange(from: &$0, layout: .v1)) },
         Decoder(.projectConfigChangedV2) { .projectConfigChanged(try ProjectConfigChange(from: &$0, layout: .v2)) },
+        Decoder(.projectConfigChangedV3) { .projectConfigChanged(try ProjectConfigChange(from: &$0, layout: .v3)) },
         Decoder(.identityProviderSet) { .identityProviderSet(try $0.read()) },
         Decoder(.identityProviderDeleted) {
             .identityProviderDeleted(IdentityProviderDeleted(providerId: ProviderID(try $0.readString())))

@@ -11,7 +11,7 @@ public struct Projections: Sendable {
     /// 7: project configs keep their apps' Team IDs and signing certificates. 8: a used action
     /// code keeps no address (its key is destroyed; `PersonalData`), and an account's unused
     /// codes end with it (`account_codes`); codes are listed by expiry for the sweep (`code_expiry`).
-    public static let formatVersion: UInt64 = 8
+    public static let formatVersion: UInt64 = 9
 
     public typealias Table = Database<[UInt8], [UInt8]>
 

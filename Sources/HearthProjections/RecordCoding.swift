@@ -25,6 +25,7 @@ extension Account: BinaryCodable {
         writer.write(validSince)
         writer.write(refreshTokens) { $0.write($1) }
         writer.write(initialEmail)
+        writer.write(secondFactors) { $0.write($1) }
     }
 
     public init(from reader: inout ByteReader) throws {
@@ -62,6 +63,7 @@ extension Account: BinaryCodable {
         validSince = try reader.readInt64()
         refreshTokens = try reader.readArray { try $0.readString() }
         initialEmail = try reader.readOptionalString()
+        secondFactors = try reader.readArray { try $0.read() }
     }
 }
 
@@ -82,6 +84,7 @@ extension ProjectConfig: BinaryCodable {
         writer.write(identityProviders) { $0.write($1) }
         writer.write(iosApps) { $0.write($1) }
         writer.write(androidApps) { $0.write($1) }
+        writer.write(multiFactor)
     }
 
     public init(from reader: inout ByteReader) throws {
@@ -101,6 +104,7 @@ extension ProjectConfig: BinaryCodable {
         identityProviders = try reader.readArray { try $0.read() }
         iosApps = try reader.readArray { try $0.read() }
         androidApps = try reader.readArray { try $0.read() }
+        multiFactor = try reader.read()
     }
 }
 

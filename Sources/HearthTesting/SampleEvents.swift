@@ -38,6 +38,15 @@ public enum SampleEvents {
         .accountDeleted(AccountDeleted(by: .user)),
         .anonymousPurged(AnonymousPurged(dueAt: 99, rule: .existedWhenCleanupTurnedOn, since: 9)),
         .accountErased(AccountErased(reason: "subject request #12")),
+        .secondFactorEnrolled(
+            SecondFactor(
+                enrollmentId: "e1", displayName: "Phone app", enrolledAt: 8, sealedSecret: Array(repeating: 9, count: 48),
+                lastUsedStep: 59_000_000)),
+        .secondFactorEnrolled(
+            SecondFactor(enrollmentId: "e2", displayName: nil, enrolledAt: 9, sealedSecret: [1], lastUsedStep: 0)),
+        .secondFactorUsed(SecondFactorUsed(enrollmentId: "e1", step: 59_000_001)),
+        .secondFactorWithdrawn(SecondFactorWithdrawn(enrollmentId: "e1", by: .user)),
+        .sessionsRevoked(SessionsRevoked(validSince: 1_800_000_000, reason: .secondFactorWithdrawn)),
         .oobCodeIssued(OOBCodeIssued(requestType: .emailSignIn, email: "o@x.io", expiresAt: 5)),
         .oobCodeIssued(
             OOBCodeIssued(requestType: .verifyAndChangeEmail, email: "o@x.io", uid: UserID("u1"), newEmail: "p@x.io", expiresAt: 6)),
@@ -45,6 +54,8 @@ public enum SampleEvents {
         .oobCodeConsumed,
         .oobCodeExpired,
         .projectConfigChanged(ProjectConfigChange(anonymousCleanup: true)),
+        .projectConfigChanged(
+            ProjectConfigChange(multiFactor: MultiFactorConfig(state: .enabled, totpEnabled: true, adjacentIntervals: 1))),
         .projectConfigChanged(
             ProjectConfigChange(
                 emailPasswordEnabled: true, emailLinkEnabled: false, anonymousEnabled: true, enabledProviders: ["google.com"],

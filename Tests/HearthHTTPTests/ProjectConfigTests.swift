@@ -102,8 +102,13 @@ struct ProjectConfigTests {
             let unknown = try await code(["colour": "blue"]) ?? ""
             #expect(unknown.hasPrefix("Invalid JSON payload received. Unknown name \"colour\""))
             #expect(try await code(["name": "x"], mask: "name") == "INVALID_CONFIG")
-            #expect(try await code(["mfa": ["state": "ENABLED"]], mask: "mfa") == "INVALID_CONFIG")
-            #expect(try await code(["mfa": ["state": "ENABLED"]]) == "INVALID_CONFIG")
+            #expect(try await code(["mfa": ["enabledProviders": ["PHONE_SMS"]]], mask: "mfa") == "INVALID_CONFIG")
+            #expect(try await code(["mfa": ["state": "SOMETIMES"]])?.hasPrefix("Invalid JSON payload received. Invalid value") == true)
+            let intervals: JSONValue = [
+                "mfa": ["providerConfigs": [["state": "ENABLED", "totpProviderConfig": ["adjacentIntervals": 11]]]]
+            ]
+            #expect(try await code(intervals)?.hasPrefix("Invalid JSON payload received. Invalid value") == true)
+            #expect(try await code(["multiTenant": ["allowTenants": true]]) == "INVALID_CONFIG")
             let wrongType = try await code(["autodeleteAnonymousUsers": "yes"]) ?? ""
             #expect(wrongType.hasPrefix("Invalid JSON payload received. Invalid value"))
             #expect(try await code(["authorizedDomains": ["https://app.example.com/"]]) == "INVALID_CONFIG")

@@ -27,6 +27,9 @@ extension AccountService {
         public var validSince: Int64?
         /// `linkProviderUserInfo`: a provider identity to link (after any unlinking).
         public var linkProvider: ProviderLink?
+        /// An administrator's `mfa.enrollments`: the enrollment ids of the factors the account
+        /// keeps; the others are withdrawn (and the account's sessions end with them).
+        public var keptSecondFactors: [String]?
 
         public init() {}
     }
@@ -97,13 +100,23 @@ extension AccountService {
             // A user's validSince only means "end my other sessions now".
             update.revokeSessions = .now
         }
-        return try await apply(update, password: password, link: changes.linkProvider, to: current, session, caller, origin: origin)
+        let withdrawn = try changes.keptSecondFactors.map { kept in
+            guard caller.isAdmin else { throw FirebaseError.insufficientPermission }
+            guard let added = kept.first(where: { current.secondFactor($0) == nil }) else {
+                return current.secondFactors.map(\.enrollmentId).filter { !kept.contains($0) }
+            }
+            throw FirebaseError.bad(
+                "MFA_ENROLLMENT_NOT_FOUND : \(added): an administrator keeps or removes an account's factors; users enrol them.")
+        }
+        return try await apply(
+            update, password: password, link: changes.linkProvider, withdrawing: withdrawn ?? [], to: current, session, caller,
+            origin: origin)
     }
 
     /// Hashes the new password, then records the update. Whether it ends sessions is the
     /// domain's rule; when it ends the signed-in caller's own, the caller gets fresh tokens.
     private func apply(
-        _ prepared: AccountUpdate, password: String?, link: ProviderLink?, to current: Account,
+        _ prepared: AccountUpdate, password: String?, link: ProviderLink?, withdrawing factors: [String], to current: Account,
         _ session: TokenIssuer.VerifiedIDToken?, _ caller: Caller, origin: LinkOrigin
     ) async throws -> UpdateResult {
         var update = prepared
@@ -123,6 +136,7 @@ extension AccountService {
             let before = stored.email
             var events = try tx.execute(.update(project, uid, finalUpdate))
             if let link { events += try tx.execute(.linkProvider(project, uid, link)) }
+            for factor in factors { events += try tx.execute(.withdrawSecondFactor(project, uid, enrollmentId: factor, by: .admin)) }
             let revoked = events.contains { if case .sessionsRevoked = $0.payload { true } else { false } }
             // The signed-in caller ended its own session too: it continues in a new one.
             var session: AuthContext.RecordedSignIn?

@@ -53,10 +53,8 @@ extension AuthFlow {
         try await context.matches(password, stored, for: caller)
     }
 
-    func issueTokens(
-        for session: AuthContext.RecordedSignIn, _ caller: Caller, claims: [String: JSONValue] = [:]
-    ) async throws -> SignInResult {
-        try await context.issueTokens(for: session, caller, claims: claims)
+    func issueTokens(for session: AuthContext.RecordedSignIn, _ caller: Caller) async throws -> SignInResult {
+        try await context.issueTokens(for: session, caller)
     }
 
     func reserveEmail() throws -> (any ActionLinkDelivery)? { try context.reserveEmail() }

@@ -8,6 +8,7 @@ public struct AuthServices: Sendable {
     public let projects: ProjectService
     public let sessions: SessionService
     public let keys: KeyService
+    public let secondFactors: SecondFactorService
 
     public init(context: AuthContext) {
         self.context = context
@@ -17,5 +18,6 @@ public struct AuthServices: Sendable {
         projects = ProjectService(context: context)
         sessions = SessionService(context: context)
         keys = KeyService(context: context)
+        secondFactors = SecondFactorService(context: context)
     }
 }

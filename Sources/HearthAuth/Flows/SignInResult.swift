@@ -14,3 +14,14 @@ public struct SignInResult: Sendable {
     public var method: SignInMethod
     public var isNewUser: Bool
 }
+
+/// A sign-in that stopped at a second factor: its first factor passed (what it prepared, a
+/// link or a proven email, is recorded), and the client completes it with
+/// `mfaSignIn:finalize`. Thrown rather than returned, so that no flow can hand out tokens
+/// for it by mistake; the HTTP adapter answers it with Firebase's `mfaPendingCredential`.
+public struct SecondFactorRequired: Error, Sendable {
+    public var account: Account
+    public var method: SignInMethod
+    public var isNewUser: Bool
+    public var pendingCredential: String
+}

@@ -15,6 +15,6 @@ extension SignInService {
                 : .existingAccount(project, uid, method: .custom)
             return try AuthContext.record(plan, in: tx, claims: custom.claims)
         }
-        return try await issueTokens(for: session, caller, claims: custom.claims)
+        return try await issueTokens(for: session, caller)
     }
 }
