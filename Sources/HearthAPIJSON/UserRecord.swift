@@ -56,7 +56,8 @@ package enum UserRecord {
     }
 
     /// A second factor as `mfaInfo` lists it: the SDKs tell a TOTP factor by its `totpInfo`
-    /// (an empty object); `enrolledAt` in RFC 3339 with milliseconds, which iOS requires.
+    /// (an empty object), an SMS one by its `phoneInfo`; `enrolledAt` in RFC 3339 with
+    /// milliseconds, which iOS requires.
     package static func mfaInfo(_ factor: SecondFactor) -> JSONValue {
         var entry: [String: JSONValue] = [
             "mfaEnrollmentId": .string(factor.enrollmentId),
@@ -65,6 +66,7 @@ package enum UserRecord {
         if let name = factor.displayName { entry["displayName"] = .string(name) }
         switch factor.kind {
         case .totp: entry["totpInfo"] = .object([:])
+        case .phone: entry["phoneInfo"] = .string(factor.phoneNumber ?? "")
         }
         return .object(entry)
     }

@@ -100,6 +100,10 @@ public struct FirebaseError: Error, Equatable, Sendable, CustomStringConvertible
             self = .bad("SECOND_FACTOR_LIMIT_EXCEEDED : The maximum number of second factors is reached.")
         case .lastSecondFactorRequired:
             self = .bad("OPERATION_NOT_ALLOWED : The project requires a second factor: the last one can not be withdrawn.")
+        case .secondFactorReenrolmentRequired:
+            self = .bad(
+                "MFA_REENROLLMENT_REQUIRED : This account's second factors can not be used here (SMS, or TOTP imported without its secret). An administrator must reset them, then the user enrols a TOTP factor."
+            )
         case .unsupportedFirstFactor:
             self = .bad("UNSUPPORTED_FIRST_FACTOR : MFA is not available for the given first factor.")
         case .notAnonymous, .notDue:

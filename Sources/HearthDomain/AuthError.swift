@@ -55,6 +55,10 @@ public enum AuthError: Error, Equatable, Hashable, Sendable, CustomStringConvert
     case unsupportedFirstFactor
     /// Multi-factor: the project's state is `MANDATORY` and this is the account's last factor.
     case lastSecondFactorRequired
+    /// Multi-factor: the account's factors can not be used here (`SecondFactorRules.checkUsable`).
+    case secondFactorReenrolmentRequired
+    /// Multi-factor: an import names one enrollment id twice.
+    case duplicateEnrollmentId
 
     /// The Firebase error message string (`error.message` in the envelope).
     public var firebaseCode: String {
@@ -91,6 +95,8 @@ public enum AuthError: Error, Equatable, Hashable, Sendable, CustomStringConvert
         case .invalidPendingCredential: "INVALID_MFA_PENDING_CREDENTIAL"
         case .unsupportedFirstFactor: "UNSUPPORTED_FIRST_FACTOR"
         case .lastSecondFactorRequired: "OPERATION_NOT_ALLOWED"
+        case .secondFactorReenrolmentRequired: "MFA_REENROLLMENT_REQUIRED"
+        case .duplicateEnrollmentId: "DUPLICATE_MFA_ENROLLMENT_ID"
         }
     }
 

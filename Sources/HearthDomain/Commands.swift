@@ -6,6 +6,9 @@ public enum Command: Equatable, Sendable {
     /// An import with `allowOverwrite`: the account (if any) is deleted and created anew from
     /// the record, whole; nothing of the old one is kept but its uid, and its sessions end.
     case replaceAccount(ProjectID, UserID, AccountCreated)
+    /// One account of an import (`accounts:batchCreate`): created (or, `overwrite`, replacing
+    /// the uid's account) with the second factors it had (`mfaInfo`).
+    case importAccount(ProjectID, UserID, AccountCreated, secondFactors: [SecondFactor], overwrite: Bool)
     /// A completed sign-in; with a refresh token hash it also starts a session.
     case signIn(ProjectID, UserID, method: SignInMethod, refreshTokenHash: String?)
     /// A signed-in session goes on in a new refresh token after a change that ended every session
@@ -65,6 +68,7 @@ public enum Command: Equatable, Sendable {
     public var stream: StreamID {
         switch self {
         case .createAccount(let project, let uid, _), .replaceAccount(let project, let uid, _), .signIn(let project, let uid, _, _),
+            .importAccount(let project, let uid, _, _, _),
             .continueSession(let project, let uid, _, _),
             .linkProvider(let project, let uid, _), .unlinkProviders(let project, let uid, _),
             .setPassword(let project, let uid, _, _, _), .completeEmailLinkSignIn(let project, let uid, _, _),

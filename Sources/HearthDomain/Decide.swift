@@ -10,6 +10,10 @@ public enum Decide {
             return [.accountDeleted(AccountDeleted(by: .admin))]
                 + (try createAccount(project, uid, created, state, replacing: true))
                 + [.sessionsRevoked(SessionsRevoked(validSince: now / 1000, reason: .admin))]
+        case .importAccount(let project, let uid, let created, let factors, let overwrite):
+            try SecondFactorRules.checkImported(factors)
+            let account: Command = overwrite ? .replaceAccount(project, uid, created) : .createAccount(project, uid, created)
+            return try decide(account, state: state, now: now) + factors.map { .secondFactorEnrolled($0) }
         case .signIn(let project, let uid, let method, let tokenHash):
             _ = try activeAccount(uid, project, state)
             if method == .password, !(try state.config(of: project).emailPasswordEnabled) {

@@ -55,7 +55,7 @@ public enum PersonalData {
         case .customClaimsSet: ["claims"]
         case .oobCodeIssued: ["email", "newEmail"]
         // The secret is sealed too; the JSON form never shows it, erased or not.
-        case .secondFactorEnrolled: ["displayName"]
+        case .secondFactorEnrolled: ["displayName", "phoneNumber"]
         default: []
         }
     }

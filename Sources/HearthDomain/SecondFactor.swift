@@ -4,6 +4,9 @@
 public struct SecondFactor: Equatable, Sendable, Encodable {
     public enum Kind: String, Sendable, Encodable, CaseIterable {
         case totp
+        /// SMS, imported from Firebase: recorded and shown, never usable here (Hearth sends no
+        /// SMS), so it blocks a sign-in on the first factor alone (`SecondFactorRules`).
+        case phone
     }
 
     /// Firebase's `mfaEnrollmentId`.
@@ -13,27 +16,34 @@ public struct SecondFactor: Equatable, Sendable, Encodable {
     public var displayName: String?
     /// Unix milliseconds.
     public var enrolledAt: Int64
-    /// TOTP: the shared secret, sealed (opaque here); personal.
+    /// TOTP: the shared secret, sealed (opaque here); empty when it was imported without one.
+    /// Personal.
     public var sealedSecret: [UInt8]
+    /// A phone factor's number (E.164); personal.
+    public var phoneNumber: String?
     /// The last TOTP time step a code was accepted for: a code of that step or an earlier one is
     /// refused, so a code seen over a shoulder or in a log can not be replayed.
     public var lastUsedStep: Int64
 
     public init(
         enrollmentId: String, kind: Kind = .totp, displayName: String?, enrolledAt: Int64, sealedSecret: [UInt8],
-        lastUsedStep: Int64
+        phoneNumber: String? = nil, lastUsedStep: Int64
     ) {
         self.enrollmentId = enrollmentId
         self.kind = kind
         self.displayName = displayName
         self.enrolledAt = enrolledAt
         self.sealedSecret = sealedSecret
+        self.phoneNumber = phoneNumber
         self.lastUsedStep = lastUsedStep
     }
 
+    /// Whether a code can prove it here: a TOTP factor with its secret.
+    public var isUsable: Bool { kind == .totp && !sealedSecret.isEmpty }
+
     // Audit output names the factor, never its secret.
     private enum CodingKeys: String, CodingKey {
-        case enrollmentId, kind, displayName, enrolledAt, lastUsedStep
+        case enrollmentId, kind, displayName, enrolledAt, phoneNumber, lastUsedStep
     }
 }
 
@@ -52,6 +62,19 @@ public enum SecondFactorRules {
     /// anonymous session has nothing to protect, a custom token is the app's own word.
     public static func supportsFirstFactor(_ method: SignInMethod) -> Bool {
         method != .anonymous && method != .custom && method != .phone
+    }
+
+    /// A sign-in that needs a second factor, of an account with none usable here (only SMS
+    /// factors, or TOTP ones imported without their secret), is refused rather than let through
+    /// on its first factor: an administrator resets the factors and the user enrols anew.
+    public static func checkUsable(_ account: Account) throws(AuthError) {
+        guard account.secondFactors.contains(where: \.isUsable) else { throw .secondFactorReenrolmentRequired }
+    }
+
+    /// An import's factors (`mfaInfo`): at most `maxFactorsPerAccount`, each id once.
+    public static func checkImported(_ factors: [SecondFactor]) throws(AuthError) {
+        guard factors.count <= maxFactorsPerAccount else { throw .secondFactorLimitExceeded }
+        guard Set(factors.map(\.enrollmentId)).count == factors.count else { throw .duplicateEnrollmentId }
     }
 
     /// Whether a sign-in completes only once a second factor is verified: the account has one.

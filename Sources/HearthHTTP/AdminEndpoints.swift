@@ -87,17 +87,18 @@ struct AdminEndpoints: Sendable {
             oneAccountPerEmail: try projects.config(call.caller).oneAccountPerEmail)
         let hashing = try ImportHashOptions(call.fields)
         var failures: [(index: Int, message: String)] = []
-        var users: [(UserID, AccountCreated)] = []
+        var users: [AccountService.ImportedUser] = []
         let now = accounts.now
         var indexes: [Int] = []
         for (index, entry) in entries.enumerated() {
             do {
                 var (uid, user) = try importedUser(entry, hashing, now: now)
+                let factors = try ImportedSecondFactors.parse(entry.objects("mfaInfo"), sealer: accounts.secrets, now: now)
                 // A plain password is hashed here, with Hearth's own parameters.
                 if user.password == nil, let raw = try entry.string("rawPassword") {
                     user.password = try await accounts.hash(try Validation.password(raw), for: call.caller)
                 }
-                users.append((uid, user))
+                users.append(AccountService.ImportedUser(uid: uid, account: user, secondFactors: factors))
                 indexes.append(index)
             } catch let error as FirebaseError {
                 failures.append((index, error.message))

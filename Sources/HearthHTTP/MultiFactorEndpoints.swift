@@ -88,12 +88,12 @@ struct MultiFactorEndpoints: Sendable {
     }
 
     /// A sign-in that stopped at a second factor, as Firebase answers it: no tokens, the
-    /// pending credential and the account's factors (`mfaInfo`).
+    /// pending credential and the account's factors (`mfaInfo`) that can complete it here.
     static func challenge(_ required: SecondFactorRequired) -> [String: JSONValue] {
         var body: [String: JSONValue] = [
             "localId": .string(required.account.uid.rawValue),
             "mfaPendingCredential": .string(required.pendingCredential),
-            "mfaInfo": .array(required.account.secondFactors.map(UserRecord.mfaInfo)),
+            "mfaInfo": .array(required.account.secondFactors.filter(\.isUsable).map(UserRecord.mfaInfo)),
         ]
         if let email = required.account.email { body["email"] = .string(email) }
         return body

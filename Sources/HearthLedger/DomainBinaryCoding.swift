@@ -203,6 +203,7 @@ extension SecondFactor: BinaryCodable {
         writer.write(lastUsedStep)
         writer.write(displayName)
         writer.write(bytes: sealedSecret)
+        writer.write(phoneNumber)
     }
 
     public init(from reader: inout ByteReader) throws {
@@ -212,7 +213,7 @@ extension SecondFactor: BinaryCodable {
         let lastUsedStep = try reader.readInt64()
         self.init(
             enrollmentId: enrollmentId, kind: kind, displayName: try reader.readOptionalString(), enrolledAt: enrolledAt,
-            sealedSecret: try reader.readBytes(), lastUsedStep: lastUsedStep)
+            sealedSecret: try reader.readBytes(), phoneNumber: try reader.readOptionalString(), lastUsedStep: lastUsedStep)
     }
 }
 

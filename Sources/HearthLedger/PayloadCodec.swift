@@ -90,6 +90,7 @@ public enum PayloadCodec {
             seal {
                 $0.write(factor.displayName)
                 $0.write(bytes: factor.sealedSecret)
+                $0.write(factor.phoneNumber)
             }
         case .secondFactorWithdrawn(let event):
             writer.write(event.enrollmentId)
@@ -284,6 +285,7 @@ public enum PayloadCodec {
             try personal.read {
                 factor.displayName = try $0.readOptionalString()
                 factor.sealedSecret = try $0.readBytes()
+                factor.phoneNumber = try $0.readOptionalString()
             }
             return .secondFactorEnrolled(factor)
         },

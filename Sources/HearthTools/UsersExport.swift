@@ -1,4 +1,5 @@
 import Foundation
+import HearthAuth
 import HearthDomain
 import HearthStore
 import HearthWire
@@ -16,14 +17,22 @@ public enum UsersExport {
         public var withPassword = 0
         /// Password users whose hash no import could check (never expected; reported).
         public var hashesLeftOut = 0
+        /// Users with second factors (`mfaInfo`), and the TOTP secrets written with them.
+        public var withSecondFactors = 0
+        public var totpSecrets = 0
         public var seconds = 0.0
     }
 
     static let pageSize = 1000
 
+    /// `totpSecrets`: opens TOTP factors' secrets into the file (`totpInfo.sharedSecretKey`), so
+    /// that a Hearth importing it keeps them working; without it they are listed and an import
+    /// records them as needing re-enrolment.
     public static func write(
-        _ store: AccountStore, project: ProjectID, to path: String, progress: (UInt64, UInt64) -> Void = { _, _ in }
+        _ store: AccountStore, project: ProjectID, to path: String, totpSecrets: Bool = false,
+        progress: (UInt64, UInt64) -> Void = { _, _ in }
     ) throws -> Summary {
+        let totpSecrets = totpSecrets ? SecretSealer(keyFile: store.directory.secretsKeyFile) : nil
         let start = ContinuousClock.now
         var summary = Summary()
         // Owner-only, under a temporary name until whole: it holds password hashes.
@@ -55,7 +64,7 @@ public enum UsersExport {
                 try write("\"users\": [\n")
                 try forEachAccount(reader, project) { account in
                     if summary.users > 0 { try write(",\n") }
-                    try write(userJSON(account, summary: &summary))
+                    try write(try userJSON(account, summary: &summary, totpSecrets: totpSecrets))
                     summary.users += 1
                     if summary.users % pageSize == 0 { progress(UInt64(summary.users), total) }
                 }
@@ -84,7 +93,7 @@ public enum UsersExport {
         var ignored = Summary()
         try DurableFiles.writeAtomically(to: path) { write in
             try write("{\"localId\":" + JSONValue.string(uid.rawValue).text + ",\n")
-            try write("\"user\":" + (account.map { userJSON($0, summary: &ignored) } ?? "null") + ",\n")
+            try write("\"user\":" + (try account.map { try userJSON($0, summary: &ignored) } ?? "null") + ",\n")
             try write("\"events\":[\n")
             for (index, event) in events.enumerated() { try write((index > 0 ? ",\n" : "") + (try event.jsonLine())) }
             try write("\n],\n\"actionCodes\":[\n")
@@ -115,7 +124,7 @@ public enum UsersExport {
     }
 
     /// One user, with `firebase auth:export`'s keys in its order.
-    static func userJSON(_ account: Account, summary: inout Summary) -> String {
+    static func userJSON(_ account: Account, summary: inout Summary, totpSecrets: SecretSealer? = nil) throws -> String {
         var fields: [(String, JSONValue)] = [("localId", .string(account.uid.rawValue))]
         if let email = account.email { fields.append(("email", .string(email))) }
         fields.append(("emailVerified", .bool(account.emailVerified)))
@@ -142,7 +151,35 @@ public enum UsersExport {
             if let photo = link.photoUrl { entry.append(("photoUrl", .string(photo))) }
             return ordered(entry)
         }
-        return String(ordered(fields).dropLast()) + ",\"providerUserInfo\":[" + providers.joined(separator: ",") + "]}"
+        var user = String(ordered(fields).dropLast()) + ",\"providerUserInfo\":[" + providers.joined(separator: ",") + "]"
+        if !account.secondFactors.isEmpty {
+            summary.withSecondFactors += 1
+            let factors = try account.secondFactors.map { try secondFactorJSON($0, summary: &summary, totpSecrets: totpSecrets) }
+            user += ",\"mfaInfo\":[" + factors.joined(separator: ",") + "]"
+        }
+        return user + "}"
+    }
+
+    /// An `mfaInfo` entry as the Admin SDKs import it; a TOTP factor's secret only when asked.
+    private static func secondFactorJSON(_ factor: SecondFactor, summary: inout Summary, totpSecrets: SecretSealer?) throws
+        -> String
+    {
+        var entry: [(String, JSONValue)] = [("mfaEnrollmentId", .string(factor.enrollmentId))]
+        if let name = factor.displayName { entry.append(("displayName", .string(name))) }
+        entry.append(("enrolledAt", .string(Timestamp.iso8601(milliseconds: factor.enrolledAt))))
+        switch factor.kind {
+        case .phone:
+            entry.append(("phoneInfo", .string(factor.phoneNumber ?? "")))
+        case .totp:
+            var totp: [String: JSONValue] = [:]
+            if let totpSecrets, factor.isUsable, let secret = try totpSecrets.open(factor.sealedSecret, for: .totpSecret) {
+                totp["sharedSecretKey"] = .string(Base32.encode(secret))
+                totp["lastUsedStep"] = .int(factor.lastUsedStep)
+                summary.totpSecrets += 1
+            }
+            entry.append(("totpInfo", .object(totp)))
+        }
+        return ordered(entry)
     }
 
     /// A JSON object with its keys in the given order (JSONValue's objects have none).

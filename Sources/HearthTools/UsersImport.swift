@@ -43,8 +43,11 @@ public enum UsersImport {
         public var imported = 0
         public var refused: [Refused] = []
         public var batches = 0
-        /// Users whose `mfaInfo` was not kept: Hearth has no multi-factor sign-in.
-        public var mfaDropped = 0
+        /// Users imported with second factors (`mfaInfo`), all kept.
+        public var secondFactorUsers = 0
+        /// Of those, users none of whose factors Hearth can check (SMS, or TOTP without its
+        /// secret): refused at sign-in until an administrator resets their factors.
+        public var reenrolmentUsers = 0
         public var seconds = 0.0
         public var usersPerSecond: Double { Double(users) / max(seconds, 1e-9) }
     }
@@ -59,7 +62,8 @@ public enum UsersImport {
         var hashConfig: HashConfig?
         var otherHashConfigs: [String: HashConfig] = [:]
         var passwordUsers = 0
-        var mfaUsers = 0
+        var secondFactorUsers = 0
+        var reenrolmentUsers = 0
     }
 
     /// `checking(bytesRead, fileBytes)` during the first pass, `progress(imported, users)` during the second.
@@ -81,7 +85,8 @@ public enum UsersImport {
         }
         for config in Set(plan.otherHashConfigs.values) { try config.validate() }
         var summary = try send(file, plan: plan, options: options, daemon: daemon, progress: progress)
-        summary.mfaDropped = plan.mfaUsers
+        summary.secondFactorUsers = plan.secondFactorUsers
+        summary.reenrolmentUsers = plan.reenrolmentUsers
         summary.seconds = seconds(since: start)
         return summary
     }
@@ -114,7 +119,11 @@ public enum UsersImport {
                 if plan.users % 10_000 == 0 { progress(UInt64(reader.offset), max(size, UInt64(reader.offset))) }
                 let user = try transform(bytes, number: plan.users)
                 if user["passwordHash"] != nil { plan.passwordUsers += 1 }
-                if user["mfaInfo"]?.arrayValue?.isEmpty == false { plan.mfaUsers += 1 }
+                if let factors = user["mfaInfo"]?.arrayValue, !factors.isEmpty {
+                    plan.secondFactorUsers += 1
+                    let usable = factors.contains { $0["totpInfo"]?["sharedSecretKey"]?.stringValue != nil }
+                    if !usable { plan.reenrolmentUsers += 1 }
+                }
             }
         }
         progress(max(size, UInt64(reader.offset)), max(size, UInt64(reader.offset)))

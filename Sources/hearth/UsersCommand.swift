@@ -51,10 +51,16 @@ struct Users: AsyncParsableCommand {
             help:
                 "With --uid: the account, every event of its history and of the action codes issued for it, personal data opened, as JSON.")
         var history = false
+        @Flag(
+            help:
+                "Write TOTP second factors' secrets (totpInfo.sharedSecretKey), so that they keep working in the Hearth the file is imported into. Without it, such users must enrol again there."
+        )
+        var includeTotpSecrets = false
         @Argument(help: "The JSON file to write.") var file: String
 
         func validate() throws {
             if (uid == nil) != !history { throw ValidationError("--uid and --history go together (a subject-access export)") }
+            if history && includeTotpSecrets { throw ValidationError("--include-totp-secrets is for a whole project's export") }
         }
 
         func run() throws {
@@ -72,12 +78,18 @@ struct Users: AsyncParsableCommand {
             }
             try data.directory.reading { store in
                 let progress = ProgressBar(label: "exporting")
-                let summary = try UsersExport.write(store, project: project.project, to: file, progress: progress.update)
+                let summary = try UsersExport.write(
+                    store, project: project.project, to: file, totpSecrets: includeTotpSecrets, progress: progress.update)
                 progress.finish()
                 let out = Output.standardOutput
                 out.line("exported \(formatCount(UInt64(summary.users))) users of \(project.project) to \(file)")
                 out.line("with password: \(formatCount(UInt64(summary.withPassword)))")
                 if summary.hashesLeftOut > 0 { out.line("hashes left out (no importable format): \(summary.hashesLeftOut)") }
+                if summary.withSecondFactors > 0 {
+                    out.line(
+                        "with second factors: \(formatCount(UInt64(summary.withSecondFactors))) (TOTP secrets written: \(summary.totpSecrets))"
+                    )
+                }
                 out.line("seconds: \(format3(summary.seconds))")
                 out.flush()
             }
@@ -139,10 +151,14 @@ struct Users: AsyncParsableCommand {
             )
             out.line("seconds: \(format3(summary.seconds)) (\(formatCount(UInt64(summary.usersPerSecond))) users/s)")
             out.flush()
-            if summary.mfaDropped > 0 {
+            if summary.secondFactorUsers > 0 {
+                out.line("second factors: kept for \(formatCount(UInt64(summary.secondFactorUsers))) users")
+                out.flush()
+            }
+            if summary.reenrolmentUsers > 0 {
                 let errors = Output.standardError
                 errors.line(
-                    "note: \(summary.mfaDropped) users had second factors (mfaInfo); Hearth has no multi-factor sign-in, so they sign in with their first factor alone"
+                    "note: \(summary.reenrolmentUsers) users have only SMS second factors (or TOTP ones without their secret), which Hearth can not check: their sign-ins answer MFA_REENROLLMENT_REQUIRED until an administrator resets their factors (accounts:update with mfa.enrollments) and they enrol a TOTP factor"
                 )
                 errors.flush()
             }

@@ -117,3 +117,84 @@ def run(daemon, admin):
     with open(os.path.join(daemon.data_dir, "data.mdb"), "rb") as ledger, open(daemon.log_path, "rb") as log:
         for text in (replay.stdout.encode(), ledger.read(), log.read()):
             assert secret not in text and shared.encode() not in text
+
+
+def hearth(*args):
+    return subprocess.run([BINARY, *args], capture_output=True, text=True, timeout=300)
+
+
+def test_a_firebase_export_with_phone_factors_keeps_them_and_blocks_the_first_factor_alone(daemon, admin, tmp_path):
+    users = [
+        {"localId": "fb-sms", "email": "sms@factor.example", "emailVerified": True, "createdAt": "1700000000000",
+         "disabled": False, "providerUserInfo": [],
+         "mfaInfo": [{"mfaEnrollmentId": "fb-phone-1", "displayName": "Work phone", "phoneInfo": "+15550100",
+                      "enrolledAt": "2024-05-01T10:00:00.000Z"}]},
+        {"localId": "fb-plain", "email": "plain@factor.example", "emailVerified": True, "createdAt": "1700000000001",
+         "disabled": False, "providerUserInfo": []},
+    ]
+    path = tmp_path / "firebase-users.json"
+    path.write_text('{"users": [\n' + ",\n".join(json.dumps(u, indent=2) for u in users) + "]}")
+    done = hearth("users", "import", str(path), "--project", PROJECT, "--daemon", f"127.0.0.1:{daemon.port}")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "imported 2 of 2 users" in done.stdout and "second factors: kept for 1 users" in done.stdout
+    assert "MFA_REENROLLMENT_REQUIRED" in done.stderr
+
+    factors = auth.get_user("fb-sms", app=admin)._data["mfaInfo"]
+    assert factors == [{"mfaEnrollmentId": "fb-phone-1", "displayName": "Work phone", "phoneInfo": "+15550100",
+                        "enrolledAt": "2024-05-01T10:00:00.000Z"}]
+    # A password set by the administrator after the import; the sign-in still needs the factor.
+    auth.update_user("fb-sms", password="correct-horse-42", app=admin)
+    password = {"email": "sms@factor.example", "password": "correct-horse-42", "returnSecureToken": True}
+    refused = post(daemon.url, "v1/accounts:signInWithPassword", password)
+    assert refused.status_code == 400 and refused.json()["error"]["message"].startswith("MFA_REENROLLMENT_REQUIRED"), refused.text
+    # The documented path: an administrator resets the factors, then the user signs in (and enrols).
+    reset = post(daemon.url, f"v1/projects/{PROJECT}/accounts:update", {"localId": "fb-sms", "mfa": {}}, headers=OWNER)
+    assert reset.status_code == 200, reset.text
+    assert "idToken" in post(daemon.url, "v1/accounts:signInWithPassword", password).json()
+
+
+def test_a_hearth_export_with_totp_secrets_keeps_the_factor_working_elsewhere(daemon, admin, tmp_path):
+    requests.patch(
+        f"{daemon.url}/identitytoolkit.googleapis.com/v2/projects/{PROJECT}/config", params={"updateMask": "mfa"},
+        json={"mfa": {"state": "ENABLED", "providerConfigs": [{"state": "ENABLED", "totpProviderConfig": {"adjacentIntervals": 1}}]}},
+        headers=OWNER, timeout=10).raise_for_status()
+    auth.create_user(uid="mover", email="mover@factor.example", password="correct-horse-42", email_verified=True, app=admin)
+    password = {"email": "mover@factor.example", "password": "correct-horse-42", "returnSecureToken": True}
+    token = post(daemon.url, "v1/accounts:signInWithPassword", password).json()["idToken"]
+    info = post(daemon.url, "v2/accounts/mfaEnrollment:start", {"idToken": token, "totpEnrollmentInfo": {}}).json()["totpSessionInfo"]
+    secret = base64.b32decode(info["sharedSecretKey"] + "=" * (-len(info["sharedSecretKey"]) % 8))
+    now = time.time()
+    enrolled = post(daemon.url, "v2/accounts/mfaEnrollment:finalize", {
+        "idToken": token, "totpVerificationInfo": {"sessionInfo": info["sessionInfo"], "verificationCode": totp(secret, now)}})
+    assert enrolled.status_code == 200, enrolled.text
+
+    plain, with_secrets = tmp_path / "plain.json", tmp_path / "secrets.json"
+    assert hearth("users", "export", "--data", daemon.data_dir, "--project", PROJECT, str(plain)).returncode == 0
+    made = hearth("users", "export", "--data", daemon.data_dir, "--project", PROJECT, "--include-totp-secrets", str(with_secrets))
+    assert made.returncode == 0 and "TOTP secrets written: 1" in made.stdout, made.stdout + made.stderr
+    assert info["sharedSecretKey"] not in plain.read_text()
+    assert json.loads(plain.read_text())["users"][0]["mfaInfo"][0]["totpInfo"] == {}
+
+    for file, works in ((with_secrets, True), (plain, False)):
+        root = tmp_path / f"fresh-{works}"
+        root.mkdir()
+        fresh = Daemon(str(root), free_port())
+        fresh.start()
+        try:
+            moved = hearth("users", "import", str(file), "--project", PROJECT, "--daemon", f"127.0.0.1:{fresh.port}")
+            assert moved.returncode == 0, moved.stdout + moved.stderr
+            first = post(fresh.url, "v1/accounts:signInWithPassword", password)
+            if not works:
+                assert first.json()["error"]["message"].startswith("MFA_REENROLLMENT_REQUIRED"), first.text
+                continue
+            pending = first.json()
+            assert "idToken" not in pending
+            finish = {"mfaPendingCredential": pending["mfaPendingCredential"], "mfaEnrollmentId": pending["mfaInfo"][0]["mfaEnrollmentId"]}
+            # The step used at enrolment stays spent after the move; the next one signs in.
+            replayed = post(fresh.url, "v2/accounts/mfaSignIn:finalize", dict(finish, totpVerificationInfo={"verificationCode": totp(secret, now)}))
+            assert replayed.json()["error"]["message"] == "INVALID_CODE"
+            signed_in = post(fresh.url, "v2/accounts/mfaSignIn:finalize",
+                             dict(finish, totpVerificationInfo={"verificationCode": totp(secret, now + 30)}))
+            assert signed_in.status_code == 200, signed_in.text
+        finally:
+            fresh.stop()

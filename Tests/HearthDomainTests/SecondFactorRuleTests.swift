@@ -132,4 +132,27 @@ struct SecondFactorRuleTests: RuleFixture {
         let account = try #require(state.account(user, in: project))
         #expect(PersonalData.erasing(account).secondFactors.isEmpty)
     }
+
+    @Test mutating func anImportKeepsItsFactorsWhateverTheProjectSays() throws {
+        let sms = SecondFactor(
+            enrollmentId: "s", kind: .phone, displayName: nil, enrolledAt: 1, sealedSecret: [], phoneNumber: "+15550100", lastUsedStep: 0)
+        let created = AccountCreated(method: .import, createdAt: now, email: "i@x.io")
+        #expect(throws: AuthError.duplicateEnrollmentId) {
+            try Decide.decide(
+                .importAccount(project, uid("i"), created, secondFactors: [sms, sms], overwrite: false), state: state, now: now)
+        }
+        let six = (0..<6).map { factor("f\($0)") }
+        #expect(throws: AuthError.secondFactorLimitExceeded) {
+            try Decide.decide(.importAccount(project, uid("i"), created, secondFactors: six, overwrite: false), state: state, now: now)
+        }
+        try given(.importAccount(project, uid("i"), created, secondFactors: [sms], overwrite: false))
+        let account = try #require(state.account(uid("i"), in: project))
+        #expect(account.secondFactors == [sms])
+        // Only an SMS factor: a sign-in needs one, and has none it can use here.
+        #expect(SecondFactorRules.requiresSecondFactor(account))
+        #expect(throws: AuthError.secondFactorReenrolmentRequired) { try SecondFactorRules.checkUsable(account) }
+        // Overwriting replaces the account whole, its factors too.
+        try given(.importAccount(project, uid("i"), created, secondFactors: [factor("t")], overwrite: true))
+        #expect(state.account(uid("i"), in: project)?.secondFactors.map(\.enrollmentId) == ["t"])
+    }
 }

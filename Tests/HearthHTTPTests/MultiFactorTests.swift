@@ -336,9 +336,91 @@ struct MultiFactorTests {
             _ = app
         }
     }
+
+    @Test(
+        "an import keeps second factors: SMS ones block a first-factor sign-in until an administrator resets them; TOTP ones with their secret keep working"
+    )
+    func importKeepsFactors() async throws {
+        try await APIHarness.run { harness, api in
+            let secret = Array("imported-totp-secret".utf8)
+            let app = TOTPGenerator(secret: secret)
+            let now = harness.clock.now() / 1000
+            let users: JSONValue = [
+                [
+                    "localId": "sms-user", "email": "sms@example.com", "emailVerified": true, "rawPassword": "correct-horse-42",
+                    "mfaInfo": [
+                        [
+                            "mfaEnrollmentId": "sms-1", "displayName": "Work phone", "phoneInfo": "+15550100",
+                            "enrolledAt": "2024-05-01T10:00:00.000Z",
+                        ]
+                    ],
+                ],
+                [
+                    "localId": "totp-user", "email": "totp@example.com", "emailVerified": true, "rawPassword": "correct-horse-42",
+                    "mfaInfo": [
+                        ["mfaEnrollmentId": "sms-2", "phoneInfo": "+15550101"],
+                        ["mfaEnrollmentId": "app-1", "totpInfo": ["sharedSecretKey": .string(app.base32)]],
+                    ],
+                ],
+                ["localId": "bad-phone", "mfaInfo": [["phoneInfo": "555"]]],
+                ["localId": "too-many", "mfaInfo": .array((0..<6).map { .object(["phoneInfo": .string("+1555010\($0)")]) })],
+                [
+                    "localId": "twice",
+                    "mfaInfo": [["mfaEnrollmentId": "x", "phoneInfo": "+15550102"], ["mfaEnrollmentId": "x", "totpInfo": [:]]],
+                ],
+            ]
+            let imported = try await api.admin("accounts:batchCreate", ["users": users])
+            #expect(imported.status == 200)
+            let errors = try #require(imported["error"]?.arrayValue)
+            #expect(errors.map { $0["index"] } == [2, 3, 4], "\(errors)")
+            #expect(errors.first?["message"]?.stringValue?.hasPrefix("INVALID_MFA_PHONE_NUMBER") == true)
+
+            let record = try await api.admin("accounts:lookup", ["localId": ["sms-user"]])
+            let factor = try #require(record["users"]?.arrayValue?.first?["mfaInfo"]?.arrayValue?.first)
+            #expect(
+                factor == [
+                    "mfaEnrollmentId": "sms-1", "displayName": "Work phone", "phoneInfo": "+15550100",
+                    "enrolledAt": "2024-05-01T10:00:00.000Z",
+                ])
+
+            // SMS only: not let through on the password alone.
+            let password: JSONValue = ["email": "sms@example.com", "password": "correct-horse-42"]
+            #expect(try await api.v1("signInWithPassword", password).errorCode == "MFA_REENROLLMENT_REQUIRED")
+            // The documented path: an administrator resets the factors; the user signs in and enrols.
+            #expect(try await api.admin("accounts:update", ["localId": "sms-user", "mfa": [:]]).status == 200)
+            #expect(try await api.v1("signInWithPassword", password)["idToken"] != nil)
+
+            // With a usable TOTP factor beside an SMS one: the second step offers the TOTP one.
+            let first = try await api.v1("signInWithPassword", ["email": "totp@example.com", "password": "correct-horse-42"])
+            #expect(
+                first["mfaInfo"] == [
+                    [
+                        "mfaEnrollmentId": "app-1", "enrolledAt": .string(Timestamp.iso8601(milliseconds: harness.clock.now())),
+                        "totpInfo": [:],
+                    ]
+                ])
+            let sms = try await Self.mfa(
+                api, "mfaSignIn:finalize",
+                [
+                    "mfaPendingCredential": first["mfaPendingCredential"]!, "mfaEnrollmentId": "sms-2",
+                    "totpVerificationInfo": ["verificationCode": "123456"],
+                ])
+            #expect(sms.errorCode == "MFA_REENROLLMENT_REQUIRED")
+            let done = try await Self.mfa(
+                api, "mfaSignIn:finalize",
+                [
+                    "mfaPendingCredential": first["mfaPendingCredential"]!, "mfaEnrollmentId": "app-1",
+                    "totpVerificationInfo": ["verificationCode": .string(app.code(at: now))],
+                ])
+            #expect(claims(done.string("idToken"))["firebase"]?["second_factor_identifier"] == "app-1", "\(done.json)")
+        }
+    }
 }
 
 extension TOTPGenerator {
+    /// The secret as `sharedSecretKey` gives it.
+    var base32: String { Base32.encode(secret) }
+
     /// The start of the secret as `sharedSecretKey` showed it, to look for in other answers.
     var base32Prefix: String {
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")

@@ -40,6 +40,11 @@ extension AuthContext {
         if secondFactor == nil, let account = try tx.account(plan.uid, in: plan.project), plan.stopsAtSecondFactor(account) {
             // As the sign-in itself would answer: a disabled account gets no second step.
             guard !account.disabled else { throw FirebaseError.userDisabled }
+            do {
+                try SecondFactorRules.checkUsable(account)
+            } catch {
+                throw FirebaseError(error)
+            }
             for command in plan.commandsBeforeSecondFactor { try tx.execute(command) }
             return RecordedSignIn(
                 account: try tx.account(plan.uid, plan.project), method: plan.method, refresh: nil, isNewUser: plan.isNewUser,

@@ -117,6 +117,7 @@ public struct SecondFactorService: AuthFlow {
         try domainRule { try SecondFactorRules.checkPending(since: pending.issuedAt, account: account, now: now) }
         guard !account.disabled else { throw FirebaseError.userDisabled }
         guard let factor = account.secondFactor(enrollmentId) else { throw FirebaseError(AuthError.secondFactorNotFound) }
+        guard factor.isUsable else { throw FirebaseError(AuthError.secondFactorReenrolmentRequired) }
         guard let secret = try secrets.open(factor.sealedSecret, for: .totpSecret) else {
             throw FirebaseError.bad("INTERNAL_ERROR : the factor's secret can not be opened with this data directory's secrets key")
         }
