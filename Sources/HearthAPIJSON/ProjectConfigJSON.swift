@@ -30,7 +30,9 @@ public enum ProjectConfigJSON {
             })
     }
 
-    package static let fields: [Field] = [
+    package static let fields: [Field] = ownFields + PasswordPolicyJSON.fields
+
+    private static let ownFields: [Field] = [
         flag("signIn.email.enabled", \.emailPasswordEnabled),
         // passwordRequired: email link sign-in is off.
         flag("signIn.email.passwordRequired", \.emailLinkEnabled, inverted: true),
@@ -99,7 +101,7 @@ public enum ProjectConfigJSON {
     /// without one), they are refused rather than silently dropped.
     package static let unsupported: Set<String> = [
         "signIn.phoneNumber", "blockingFunctions", "multiTenant", "notification", "quota", "monitoring",
-        "passwordPolicyConfig", "recaptchaConfig", "smsRegionConfig", "mobileLinksConfig", "defaultHostingSite",
+        "recaptchaConfig", "smsRegionConfig", "mobileLinksConfig", "defaultHostingSite",
     ]
 
     public static func render(_ config: ProjectConfig, project: ProjectID) -> JSONValue {

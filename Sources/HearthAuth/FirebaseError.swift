@@ -48,6 +48,12 @@ public struct FirebaseError: Error, Equatable, Sendable, CustomStringConvertible
     public static let missingOobCode = bad("MISSING_OOB_CODE")
     public static let invalidOobCode = bad("INVALID_OOB_CODE")
 
+    /// A password the project's policy refuses, each requirement it fails named as Identity
+    /// Platform names them.
+    public static func passwordRequirementsUnmet(_ unmet: [PasswordPolicy.Requirement]) -> FirebaseError {
+        bad("PASSWORD_DOES_NOT_MEET_REQUIREMENTS : Missing password requirements: [\(unmet.map(\.message).joined(separator: ", "))]")
+    }
+
     /// An operator's condition, not a fault: the data directory's disk is full. Reads go on.
     public static let diskFull = FirebaseError(
         httpStatus: 503,

@@ -142,6 +142,10 @@ public enum Decide {
             if let multiFactor = change.multiFactor, !MultiFactorConfig.adjacentIntervalsRange.contains(multiFactor.adjacentIntervals) {
                 throw AuthError.invalidProjectConfig("mfa adjacentIntervals must be from 0 to 10")
             }
+            if let policy = change.passwordPolicy, !policy.isValid {
+                throw AuthError.invalidProjectConfig(
+                    "a password policy's minimum length is 6 to 30, its maximum at least that and at most 4096")
+            }
             // Only what differs is recorded: the ledger's history of a project's settings is
             // a list of real changes.
             let current = try state.config(of: project)

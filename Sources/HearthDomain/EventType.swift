@@ -52,7 +52,8 @@ extension EventType {
     public static let oobCodeConsumed = EventType("oob_code.consumed", version: 1)
     public static let oobCodeExpired = EventType("oob_code.expired", version: 1)
     /// v2: the cleanup period and email enumeration protection; v3: the apps' Team IDs and
-    /// signing certificates (`iosApps`, `androidApps`); v4: multi-factor (`multiFactor`).
+    /// signing certificates (`iosApps`, `androidApps`); v4: multi-factor (`multiFactor`) and the
+    /// password policy (`passwordPolicy`).
     public static let projectConfigChanged = EventType("project.config_changed", version: 4)
 
     public static let identityProviderSet = EventType("project.identity_provider_set", version: 1)

@@ -33,6 +33,8 @@ public struct ProjectConfig: Equatable, Sendable, Encodable {
     public var identityProviders: [IdentityProviderConfig] = []
     /// Multi-factor authentication (the v2 config's `mfa`): off, as in a new Firebase project.
     public var multiFactor = MultiFactorConfig()
+    /// The password policy (`passwordPolicyConfig`): not enforced, as in a new project.
+    public var passwordPolicy = PasswordPolicy()
 
     public init() {}
 
@@ -83,15 +85,18 @@ public struct ProjectConfigChange: Equatable, Sendable, Encodable {
     public var iosApps: [IOSApp]?
     public var androidApps: [AndroidApp]?
     public var multiFactor: MultiFactorConfig?
+    public var passwordPolicy: PasswordPolicy?
 
     public init(
         emailPasswordEnabled: Bool? = nil, emailLinkEnabled: Bool? = nil, anonymousEnabled: Bool? = nil,
         enabledProviders: [ProviderID]? = nil, authorizedDomains: [String]? = nil, linkDomains: [String]? = nil,
         anonymousCleanup: Bool? = nil, oneAccountPerEmail: Bool? = nil, anonymousCleanupPeriodSeconds: Int64? = nil,
         improvedEmailPrivacy: Bool? = nil, iosBundleIds: [String]? = nil, androidPackages: [String]? = nil,
-        iosApps: [IOSApp]? = nil, androidApps: [AndroidApp]? = nil, multiFactor: MultiFactorConfig? = nil
+        iosApps: [IOSApp]? = nil, androidApps: [AndroidApp]? = nil, multiFactor: MultiFactorConfig? = nil,
+        passwordPolicy: PasswordPolicy? = nil
     ) {
         self.multiFactor = multiFactor
+        self.passwordPolicy = passwordPolicy
         self.iosApps = iosApps
         self.androidApps = androidApps
         self.iosBundleIds = iosBundleIds
@@ -129,6 +134,7 @@ extension ProjectConfig {
         if let value = change.iosApps { next.iosApps = value }
         if let value = change.androidApps { next.androidApps = value }
         if let value = change.multiFactor { next.multiFactor = value }
+        if let value = change.passwordPolicy { next.passwordPolicy = value }
         return next
     }
 
@@ -146,7 +152,8 @@ extension ProjectConfig {
             anonymousCleanupPeriodSeconds: differing(\.anonymousCleanupPeriodSeconds),
             improvedEmailPrivacy: differing(\.improvedEmailPrivacy), iosBundleIds: differing(\.iosBundleIds),
             androidPackages: differing(\.androidPackages), iosApps: differing(\.iosApps),
-            androidApps: differing(\.androidApps), multiFactor: differing(\.multiFactor))
+            androidApps: differing(\.androidApps), multiFactor: differing(\.multiFactor),
+            passwordPolicy: differing(\.passwordPolicy))
     }
 }
 

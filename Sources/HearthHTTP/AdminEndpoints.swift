@@ -13,10 +13,12 @@ struct AdminEndpoints: Sendable {
 
     func batchGet(_ call: ToolkitCall) throws -> JSONValue {
         try call.requireAdmin()
-        let requested = Int(call.query["maxResults"] ?? "") ?? 20
+        // In the query (v1's GET), or the body (the legacy `downloadAccount` POST).
+        let requested = try Int(call.query["maxResults"] ?? "") ?? call.fields.int("maxResults").map { Int(clamping: $0) } ?? 20
         let limit = requested <= 0 ? 20 : min(requested, 1000)
+        let token = try call.query["nextPageToken"] ?? call.fields.string("nextPageToken")
         // A token that is no uid was not ours: restarting from the first page would loop an export.
-        let after = try call.query["nextPageToken"].flatMap { $0.isEmpty ? nil : $0 }.map { token in
+        let after = try token.flatMap { $0.isEmpty ? nil : $0 }.map { token in
             guard let uid = UserID(token) else { throw FirebaseError.bad("INVALID_PAGE_SELECTION") }
             return uid
         }

@@ -84,6 +84,10 @@ public enum HearthRouter {
             guard MultiFactorEndpoints.operations.contains(operation) else { throw FirebaseError.notFound }
             return try await toolkit.handle(method: operation, pathProject: nil, request, context)
         }
+        let passwordPolicy = PasswordPolicyAPI(projects: services.projects, access: access)
+        router.get("/identitytoolkit.googleapis.com/v2/passwordPolicy") { request, context in
+            try passwordPolicy.handle(request, context)
+        }
         let projectConfig = ProjectConfigAPI(projects: services.projects, access: access)
         router.get("/identitytoolkit.googleapis.com/v2/projects/{project}/config") { request, context in
             try await projectConfig.handle(request, context)

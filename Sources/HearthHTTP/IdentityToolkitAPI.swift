@@ -28,6 +28,8 @@ struct IdentityToolkitAPI: Sendable {
         "setAccountInfo": "update", "deleteAccount": "delete", "createAuthUri": "createAuthUri",
         "getOobConfirmationCode": "sendOobCode", "emailLinkSignin": "signInWithEmailLink",
         "verifyAssertion": "signInWithIdp", "verifyCustomToken": "signInWithCustomToken", "resetPassword": "resetPassword",
+        // The Admin SDKs' older paths for listing and importing users.
+        "downloadAccount": "batchGet", "uploadAccount": "batchCreate",
     ]
 
     /// The `accounts:<method>` operations served (metrics name routes by them).
@@ -41,11 +43,15 @@ struct IdentityToolkitAPI: Sendable {
         -> Response
     {
         let query = QueryString(request)
-        let resolved = try access.resolve(request, context, query: query, pathProject: pathProject)
+        var resolved = try access.resolve(request, context, query: query, pathProject: pathProject)
         let fields = request.method == .get ? RequestFields([:]) : try await RequestFields.read(request)
         // Naming another project is an admin's privilege, in the body as in the path.
         if fields.has("targetProjectId") && !resolved.caller.isAdmin {
             throw FirebaseError.bad("INSUFFICIENT_PERMISSION : Only authenticated requests can specify target_project_id.")
+        }
+        // The legacy paths have no project in them: an admin names it in the body.
+        if pathProject == nil, let target = try fields.string("targetProjectId") {
+            resolved = try access.resolve(request, context, query: query, pathProject: Substring(target))
         }
         let call = ToolkitCall(
             caller: resolved.caller, fields: fields, apiKey: resolved.apiKey, baseURL: request.baseURL, query: query.values,

@@ -149,6 +149,7 @@ extension ProjectConfigChange: BinaryCodable {
         writer.write(iosApps) { $0.write($1) { $0.write($1) } }
         writer.write(androidApps) { $0.write($1) { $0.write($1) } }
         writer.write(multiFactor) { $0.write($1) }
+        writer.write(passwordPolicy) { $0.write($1) }
     }
 
     public init(from reader: inout ByteReader) throws {
@@ -179,6 +180,27 @@ extension ProjectConfigChange: BinaryCodable {
         androidApps = try reader.readOptional { try $0.readArray { try $0.read() } }
         guard layout >= .v4 else { return }
         multiFactor = try reader.readOptional { try $0.read() }
+        passwordPolicy = try reader.readOptional { try $0.read() }
+    }
+}
+
+extension PasswordPolicy: BinaryCodable {
+    public func encode(to writer: inout ByteWriter) {
+        writer.write(enforced)
+        writer.write(forceUpgradeOnSignIn)
+        writer.write(Int64(minLength))
+        writer.write(Int64(maxLength))
+        writer.write(requireUppercase)
+        writer.write(requireLowercase)
+        writer.write(requireNumeric)
+        writer.write(requireNonAlphanumeric)
+    }
+
+    public init(from reader: inout ByteReader) throws {
+        self.init(
+            enforced: try reader.readBool(), forceUpgradeOnSignIn: try reader.readBool(), minLength: Int(try reader.readInt64()),
+            maxLength: Int(try reader.readInt64()), requireUppercase: try reader.readBool(), requireLowercase: try reader.readBool(),
+            requireNumeric: try reader.readBool(), requireNonAlphanumeric: try reader.readBool())
     }
 }
 

@@ -85,6 +85,7 @@ extension ProjectConfig: BinaryCodable {
         writer.write(iosApps) { $0.write($1) }
         writer.write(androidApps) { $0.write($1) }
         writer.write(multiFactor)
+        writer.write(passwordPolicy)
     }
 
     public init(from reader: inout ByteReader) throws {
@@ -105,6 +106,7 @@ extension ProjectConfig: BinaryCodable {
         iosApps = try reader.readArray { try $0.read() }
         androidApps = try reader.readArray { try $0.read() }
         multiFactor = try reader.read()
+        passwordPolicy = try reader.read()
     }
 }
 

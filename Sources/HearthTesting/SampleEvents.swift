@@ -55,7 +55,9 @@ public enum SampleEvents {
         .oobCodeExpired,
         .projectConfigChanged(ProjectConfigChange(anonymousCleanup: true)),
         .projectConfigChanged(
-            ProjectConfigChange(multiFactor: MultiFactorConfig(state: .enabled, totpEnabled: true, adjacentIntervals: 1))),
+            ProjectConfigChange(
+                multiFactor: MultiFactorConfig(state: .enabled, totpEnabled: true, adjacentIntervals: 1),
+                passwordPolicy: PasswordPolicy(enforced: true, minLength: 10, requireUppercase: true, requireNonAlphanumeric: true))),
         .projectConfigChanged(
             ProjectConfigChange(
                 emailPasswordEnabled: true, emailLinkEnabled: false, anonymousEnabled: true, enabledProviders: ["google.com"],

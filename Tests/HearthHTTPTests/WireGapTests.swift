@@ -219,4 +219,31 @@ struct WireGapTests {
             #expect(viaGitHub["localId"] == uid)
         }
     }
+
+    @Test("the legacy relyingparty/uploadAccount and downloadAccount: batchCreate and batchGet, the project in the body")
+    func legacyUploadAndDownload() async throws {
+        try await APIHarness.run { _, api in
+            let uploaded = try await api.post(
+                APIClient.v3 + "uploadAccount",
+                [
+                    "targetProjectId": "demo-hearth",
+                    "users": [["localId": "legacy-1", "email": "l1@example.com"], ["localId": "legacy-2", "email": "l2@example.com"]],
+                ], headers: APIClient.admin)
+            #expect(uploaded.status == 200, "\(uploaded.json)")
+            #expect(uploaded["kind"] == "identitytoolkit#UploadAccountResponse")
+            #expect(uploaded["error"] == [])
+            let first = try await api.post(
+                APIClient.v3 + "downloadAccount", ["targetProjectId": "demo-hearth", "maxResults": 1], headers: APIClient.admin)
+            #expect(first["kind"] == "identitytoolkit#DownloadAccountResponse")
+            #expect(first["users"]?.arrayValue?.map { $0["localId"] } == ["legacy-1"])
+            let token = try #require(first["nextPageToken"])
+            let second = try await api.post(
+                APIClient.v3 + "downloadAccount", ["targetProjectId": "demo-hearth", "maxResults": 1, "nextPageToken": token],
+                headers: APIClient.admin)
+            #expect(second["users"]?.arrayValue?.map { $0["localId"] } == ["legacy-2"])
+            // An app's API key lists no one.
+            #expect(try await api.v3("downloadAccount", [:]).errorCode == "INSUFFICIENT_PERMISSION")
+            #expect(try await api.v3("uploadAccount", ["users": [["localId": "x"]]]).errorCode == "INSUFFICIENT_PERMISSION")
+        }
+    }
 }

@@ -10,9 +10,10 @@ struct ConfigChangedV2Tests {
         let change = ProjectConfigChange(
             emailPasswordEnabled: false, linkDomains: ["links.x.io"], anonymousCleanupPeriodSeconds: 60, iosBundleIds: ["io.x.app"],
             androidPackages: ["io.x.android"])
-        // v2's layout is v4's without the trailing (absent) app lists and multi-factor setting.
+        // v2's layout is v4's without the trailing (absent) app lists, multi-factor setting and
+        // password policy.
         let v4 = PayloadCodec.encode(.projectConfigChanged(change)).open
-        let v2 = Array(v4.dropLast(3))
+        let v2 = Array(v4.dropLast(4))
         let decoded = try v2.withUnsafeBytes { try PayloadCodec.decode(.projectConfigChangedV2, from: $0) }
         #expect(decoded == .projectConfigChanged(change))
         #expect(throws: BinaryFormatError.self) {
@@ -20,10 +21,10 @@ struct ConfigChangedV2Tests {
         }
     }
 
-    @Test func aV3PayloadReadsWithoutMultiFactor() throws {
+    @Test func aV3PayloadReadsWithoutMultiFactorOrPasswordPolicy() throws {
         let change = ProjectConfigChange(
             improvedEmailPrivacy: true, iosApps: [IOSApp(bundleId: "io.x.app", teamId: "ABCDE12345")], androidApps: [])
-        let v3 = Array(PayloadCodec.encode(.projectConfigChanged(change)).open.dropLast(1))
+        let v3 = Array(PayloadCodec.encode(.projectConfigChanged(change)).open.dropLast(2))
         let decoded = try v3.withUnsafeBytes { try PayloadCodec.decode(.projectConfigChangedV3, from: $0) }
         #expect(decoded == .projectConfigChanged(change))
         #expect(throws: BinaryFormatError.self) {

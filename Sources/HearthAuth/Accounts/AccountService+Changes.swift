@@ -71,6 +71,8 @@ extension AccountService {
         var update = AccountUpdate()
         update.email = try changes.email.map { try Validation.email($0) }
         let password = try changes.password.map { try Validation.password($0) }
+        // The policy holds the passwords users choose; an administrator may set any.
+        if let password, session != nil { try checkPasswordPolicy(password, caller) }
         update.emailVerified = changes.emailVerified
         update.disabled = changes.disabled
         update.customClaims = try changes.customAttributes.map { $0.isEmpty ? nil : try Validation.customClaims($0) }

@@ -40,7 +40,9 @@ extension ActionCodeService {
         let info = ActionCodeInfo(code)
         guard let newPassword, !newPassword.isEmpty else { return info }
         guard code.requestType == .passwordReset, let uid = code.uid else { throw FirebaseError.invalidOobCode }
-        let password = try await self.hash(try Validation.password(newPassword), for: caller)
+        let chosen = try Validation.password(newPassword)
+        try checkPasswordPolicy(chosen, caller)
+        let password = try await self.hash(chosen, for: caller)
         try await write(caller, uid: uid) { tx in
             try tx.execute(.consumeOOBCode(project, codeHash: hash))
             try tx.execute(.resetPassword(project, uid, password, email: code.email, codeIssuedAt: code.issuedAt))

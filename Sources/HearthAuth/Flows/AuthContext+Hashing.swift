@@ -1,4 +1,5 @@
 import HearthDomain
+import HearthStore
 
 /// Password hashing in the caller's turn: each client address has its own queue in the pool, and
 /// one with its share already waiting is refused (counted by the abuse limits) instead of
@@ -6,6 +7,12 @@ import HearthDomain
 extension AuthContext {
     public func hash(_ password: String, for caller: Caller) async throws -> PasswordHash {
         try await inTurn(caller) { [passwords] client in try await passwords.hash(password, client: client) }
+    }
+
+    /// A password a user chose, held to the project's policy (`passwordPolicyConfig`).
+    func checkPasswordPolicy(_ password: String, _ caller: Caller) throws {
+        let unmet = try read { try $0.config(of: caller.project) }.passwordPolicy.unmet(by: password)
+        guard unmet.isEmpty else { throw FirebaseError.passwordRequirementsUnmet(unmet) }
     }
 
     /// A hash this build cannot check counts as a wrong password, never as a server error.

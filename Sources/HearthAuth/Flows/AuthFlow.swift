@@ -49,6 +49,10 @@ extension AuthFlow {
         try await context.hash(password, for: caller)
     }
 
+    func checkPasswordPolicy(_ password: String, _ caller: Caller) throws {
+        try context.checkPasswordPolicy(password, caller)
+    }
+
     func matches(_ password: String, _ stored: PasswordHash, for caller: Caller) async throws -> Bool {
         try await context.matches(password, stored, for: caller)
     }

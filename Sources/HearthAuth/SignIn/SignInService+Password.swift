@@ -28,6 +28,12 @@ extension SignInService {
             throw error
         }
         limits?.passwordSucceeded(attempt, now: now)
+        // `forceUpgradeOnSignin`: a right password the policy now refuses must be changed first
+        // (by a reset, which the policy holds to it).
+        let policy = try read { try $0.config(of: project) }.passwordPolicy
+        if policy.forceUpgradeOnSignIn, case let unmet = policy.unmet(by: password), !unmet.isEmpty {
+            throw FirebaseError.passwordRequirementsUnmet(unmet)
+        }
         // An imported or older hash is replaced by one with today's parameters (an event).
         let rehashed = passwords.isOutdated(stored) ? try await hash(password, for: caller) : nil
         let uid = account.uid

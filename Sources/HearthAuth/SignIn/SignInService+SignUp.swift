@@ -20,6 +20,7 @@ extension SignInService {
     {
         let email = try Validation.email(email)
         let password = try Validation.password(password)
+        try checkPasswordPolicy(password, caller)
         let project = caller.project
         // Every attempt counts, a taken address too: sign-up is no way to test addresses in bulk.
         try limits?.admitSignUp(caller, now: now)
@@ -44,6 +45,7 @@ extension SignInService {
     ) async throws -> SignInResult {
         let email = try Validation.email(email)
         let password = try Validation.password(password)
+        try checkPasswordPolicy(password, caller)
         let (current, session) = try authenticate(idToken, caller)
         try requireRecentSignIn(current, session)
         let project = caller.project
