@@ -37,7 +37,10 @@ extension AuthContext {
     static func record(
         _ plan: SignInPlan, in tx: StoreTransaction, claims: [String: JSONValue] = [:], secondFactor: SecondFactor? = nil
     ) throws -> RecordedSignIn {
-        if secondFactor == nil, let account = try tx.account(plan.uid, in: plan.project), plan.stopsAtSecondFactor(account) {
+        // A new account has no factor yet: only an existing one is read for it.
+        if secondFactor == nil, !plan.isNewUser, let account = try tx.account(plan.uid, in: plan.project),
+            plan.stopsAtSecondFactor(account)
+        {
             // As the sign-in itself would answer: a disabled account gets no second step.
             guard !account.disabled else { throw FirebaseError.userDisabled }
             do {
