@@ -315,7 +315,7 @@ struct MultiFactorTests {
             let stale = try await Self.mfa(api, "mfaEnrollment:start", ["idToken": .string(idToken), "totpEnrollmentInfo": [:]])
             #expect(stale.errorCode == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
             let signedIn = try await api.v1("signInWithPassword", ["email": "mfa@example.com", "password": "correct-horse-42"])
-            let (app, finalized) = try await Self.enrol(harness, api, idToken: try #require(signedIn.string("idToken")))
+            let (_, finalized) = try await Self.enrol(harness, api, idToken: try #require(signedIn.string("idToken")))
             #expect(finalized.status == 200, "\(finalized.json)")
 
             harness.clock.advance(milliseconds: 30_000)
@@ -333,7 +333,49 @@ struct MultiFactorTests {
             }
             #expect(answers.prefix(5).allSatisfy { $0 == "INVALID_CODE" }, "\(answers)")
             #expect(answers.last == "TOO_MANY_ATTEMPTS_TRY_LATER", "\(answers)")
-            _ = app
+        }
+    }
+
+    @Test("production: the whole round, sign-in with the second step, a replay, withdrawal and MANDATORY")
+    func productionRound() async throws {
+        try await APIHarness.run(configure: AbuseLimitHTTPTests.production()) { harness, api in
+            let admin = HeadfulSignInTests.productionAdmin
+            let mandatory: JSONValue = [
+                "mfa": ["state": "MANDATORY", "providerConfigs": [["state": "ENABLED", "totpProviderConfig": ["adjacentIntervals": 1]]]]
+            ]
+            #expect(try await ProjectConfigTests.patch(api, mandatory, mask: "mfa", headers: admin).status == 200)
+            let (uid, idToken) = try await Self.verifiedUser(api, admin: admin)
+            // Under MANDATORY an account without a factor still signs in, to enrol one.
+            let (app, finalized) = try await Self.enrol(harness, api, idToken: idToken)
+            #expect(finalized.status == 200, "\(finalized.json)")
+            let enrollmentId = try #require(claims(finalized.string("idToken"))["firebase"]?["second_factor_identifier"])
+
+            let first = try await api.v1("signInWithPassword", ["email": "mfa@example.com", "password": "correct-horse-42"])
+            #expect(first["idToken"] == nil)
+            let code = app.code(at: harness.clock.now() / 1000 + 30)
+            func finish(_ pending: JSONValue?) async throws -> Reply {
+                try await Self.mfa(
+                    api, "mfaSignIn:finalize",
+                    [
+                        "mfaPendingCredential": pending ?? .null, "mfaEnrollmentId": enrollmentId,
+                        "totpVerificationInfo": ["verificationCode": .string(code)],
+                    ])
+            }
+            let done = try await finish(first["mfaPendingCredential"])
+            #expect(claims(done.string("idToken"))["firebase"]?["sign_in_second_factor"] == "totp", "\(done.json)")
+            // The same code again, with a fresh pending credential: replayed, refused.
+            harness.clock.advance(milliseconds: 1000)
+            let again = try await api.v1("signInWithPassword", ["email": "mfa@example.com", "password": "correct-horse-42"])
+            #expect(try await finish(again["mfaPendingCredential"]).errorCode == "INVALID_CODE")
+            // The user's last factor stays under MANDATORY; an administrator may remove it.
+            let session = try #require(done["idToken"])
+            let withdraw: JSONValue = ["idToken": session, "mfaEnrollmentId": enrollmentId]
+            #expect(try await Self.mfa(api, "mfaEnrollment:withdraw", withdraw).errorCode == "OPERATION_NOT_ALLOWED")
+            let reset = try await api.post(
+                APIClient.v1 + "projects/demo-hearth/accounts:update", ["localId": .string(uid), "mfa": [:]], headers: admin)
+            #expect(reset.status == 200)
+            let plain = try await api.v1("signInWithPassword", ["email": "mfa@example.com", "password": "correct-horse-42"])
+            #expect(plain["idToken"] != nil)
         }
     }
 
