@@ -152,6 +152,11 @@ public enum HearthRouter {
             router.get("/emulator/action") { request, context in
                 try await actionPage.handle(request, context)
             }
+            let console = ConsoleAPI(accounts: services.accounts, project: access.defaultProject)
+            router.get("/console") { _, _ in Response(status: .seeOther, headers: [.location: "/console/users"]) }
+            router.get("/console/users") { request, _ in try console.users(request) }
+            router.get("/console/users/{uid}") { request, context in try console.account(request, context) }
+            router.get("/console/assets/console.css") { _, _ in ConsolePage.stylesheet() }
             let identityProvider = EmulatorIdPPage(accounts: services.accounts, project: access.defaultProject)
             router.get("/emulator/auth/handler") { request, context in
                 try await identityProvider.handle(request, context)

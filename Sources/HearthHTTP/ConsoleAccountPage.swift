@@ -1,0 +1,68 @@
+import HearthAuth
+import HearthDomain
+
+/// One account: as it is, or as it was at a chosen moment (the same fold as `hearth audit show
+/// --at`), and its ledger: every event, who did it, from where, and what it recorded.
+enum ConsoleAccountPage {
+    static func render(
+        uid: UserID, account: Account?, at: Int64?, history: [AccountService.HistoryEntry], total: Int
+    ) -> String {
+        let id = HTMLPage.escaped(uid.rawValue)
+        var html = "<h1>Account <code>\(id)</code></h1>"
+        html += """
+            <form method="get" action="/console/users/\(id)"><label>As of (UTC)\
+            <input type="datetime-local" name="at" step="1"\(at.map { " value=\"\(local($0))\"" } ?? "")></label>\
+            <button type="submit">Show</button>\(at == nil ? "" : "<a href=\"/console/users/\(id)\">Now</a>")</form>
+            """
+        html += "<h2>\(at.map { "As of " + HTMLPage.escaped(Timestamp.iso8601(milliseconds: $0)) } ?? "Now")</h2>"
+        if let account {
+            html += details(account)
+        } else {
+            html += "<p class=\"muted\">\(at == nil ? "Deleted: its history stays." : "No account at that moment.")</p>"
+        }
+        html +=
+            "<h2>Ledger <span class=\"muted\">(\(total) events\(total > history.count ? ", the last \(history.count) shown" : ""))</span></h2>"
+        html += "<div class=\"table\"><table><thead><tr><th>#</th><th>Recorded (UTC)</th><th>Event</th><th>Actor</th>"
+        html += "<th class=\"wide\">Client</th><th class=\"wide\">Request</th><th>Recorded data</th></tr></thead><tbody>"
+        for entry in history {
+            let time = Timestamp.iso8601(milliseconds: entry.recordedAt)
+            html += "<tr><td>\(entry.sequence)</td>"
+            html += "<td><a href=\"/console/users/\(id)?at=\(entry.recordedAt)\" title=\"The account as of this event\">\(time)</a></td>"
+            html += "<td>\(HTMLPage.escaped(entry.type.name)) <span class=\"muted\">v\(entry.type.version)</span></td>"
+            html += "<td>\(HTMLPage.escaped(actor(entry.metadata)))</td>"
+            html += "<td class=\"wide\">\(HTMLPage.escaped(entry.metadata.clientIp ?? ""))</td>"
+            html += "<td class=\"wide\"><code>\(HTMLPage.escaped(entry.metadata.requestId ?? ""))</code></td>"
+            html += "<td><pre>\(HTMLPage.escaped(entry.payload))\(entry.isErased ? "\n(personal data erased)" : "")</pre></td></tr>"
+        }
+        return html + "</tbody></table></div>"
+    }
+
+    private static func details(_ account: Account) -> String {
+        var rows: [(String, String)] = [
+            ("Identifier", ConsoleUsersPage.identifier(account)),
+            ("Providers", ConsoleUsersPage.providers(account).joined(separator: ", ")),
+            ("Created", Timestamp.iso8601(milliseconds: account.createdAt)),
+            ("Last sign-in", account.lastSignInAt.map { Timestamp.iso8601(milliseconds: $0) } ?? "never"),
+            ("Email verified", account.email == nil ? "-" : (account.emailVerified ? "yes" : "no")),
+            ("Disabled", account.disabled ? "yes" : "no"),
+        ]
+        if let name = account.displayName { rows.append(("Display name", name)) }
+        if let photo = account.photoUrl { rows.append(("Photo URL", photo)) }
+        if let phone = account.phoneNumber { rows.append(("Phone", phone)) }
+        if let claims = account.customClaims { rows.append(("Custom claims", claims)) }
+        for factor in account.secondFactors {
+            rows.append(("Second factor", "\(factor.kind.rawValue) \(factor.displayName ?? "") (\(factor.enrollmentId))"))
+        }
+        rows.append(("Sessions valid since", Timestamp.iso8601(milliseconds: account.validSince * 1000)))
+        return "<dl>" + rows.map { "<dt>\(HTMLPage.escaped($0.0))</dt><dd>\(HTMLPage.escaped($0.1))</dd>" }.joined() + "</dl>"
+    }
+
+    private static func actor(_ metadata: Metadata) -> String {
+        metadata.actorId.map { "\(metadata.actor.rawValue): \($0)" } ?? metadata.actor.rawValue
+    }
+
+    /// A `datetime-local` value: UTC to the second.
+    private static func local(_ milliseconds: Int64) -> String {
+        String(Timestamp.iso8601(milliseconds: milliseconds).prefix(19))
+    }
+}

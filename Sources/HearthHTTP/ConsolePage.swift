@@ -1,0 +1,71 @@
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// The console's page frame: server-rendered HTML, every value escaped (`HTMLPage.escaped`), one
+/// stylesheet of its own and no script, under a Content-Security-Policy that allows nothing
+/// from elsewhere and no framing.
+enum ConsolePage {
+    static let headers: HTTPFields = [
+        .contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
+        .contentSecurityPolicy: "default-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
+        HTTPField.Name("X-Frame-Options")!: "DENY", HTTPField.Name("X-Content-Type-Options")!: "nosniff",
+        HTTPField.Name("Referrer-Policy")!: "no-referrer",
+    ]
+
+    static func response(_ status: HTTPResponse.Status = .ok, title: String, project: String, body: String) -> Response {
+        let html = """
+            <!doctype html><html lang="en"><head><meta charset="utf-8">\
+            <meta name="viewport" content="width=device-width, initial-scale=1">\
+            <title>\(HTMLPage.escaped(title)) · Hearth</title><link rel="stylesheet" href="/console/assets/console.css"></head>\
+            <body><header><a class="brand" href="/console/users">Hearth</a>\
+            <span class="project">\(HTMLPage.escaped(project))</span>\
+            <nav><a href="/console/users">Users</a></nav></header><main>\(body)</main></body></html>
+            """
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
+    }
+
+    static func stylesheet() -> Response {
+        var headers = headers
+        headers[.contentType] = "text/css; charset=utf-8"
+        headers[.cacheControl] = "public, max-age=3600"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: css)))
+    }
+
+    /// Readable on a phone and a desktop; a visible focus for keyboard use.
+    static let css = """
+        :root { font-family: system-ui, sans-serif; color: #1d1d1f; background: #fafafa; }
+        body { margin: 0; }
+        header { display: flex; flex-wrap: wrap; gap: 1rem; align-items: baseline; padding: .75rem 1rem; background: #20304a; color: #fff; }
+        header a { color: #fff; text-decoration: none; }
+        .brand { font-weight: 700; font-size: 1.2rem; }
+        .project { opacity: .8; }
+        nav { margin-left: auto; }
+        main { padding: 1rem; max-width: 72rem; margin: 0 auto; }
+        h1 { font-size: 1.4rem; margin: .5rem 0 1rem; }
+        h2 { font-size: 1.1rem; margin: 1.5rem 0 .5rem; }
+        form { display: flex; flex-wrap: wrap; gap: .5rem; align-items: end; margin-bottom: 1rem; }
+        label { display: flex; flex-direction: column; font-size: .85rem; gap: .2rem; }
+        input, button { font: inherit; padding: .4rem .6rem; border: 1px solid #8a8f98; border-radius: 4px; }
+        button { background: #20304a; color: #fff; cursor: pointer; }
+        a:focus, input:focus, button:focus { outline: 3px solid #f2a900; outline-offset: 2px; }
+        .table { overflow-x: auto; }
+        table { border-collapse: collapse; width: 100%; background: #fff; }
+        th, td { text-align: left; padding: .45rem .6rem; border-bottom: 1px solid #e3e3e8; vertical-align: top; }
+        th { font-size: .8rem; text-transform: uppercase; letter-spacing: .03em; color: #555; }
+        td.uid, code { font-family: ui-monospace, monospace; font-size: .85rem; word-break: break-all; }
+        .pager { display: flex; gap: 1rem; margin-top: 1rem; }
+        .muted { color: #666; }
+        .tag { display: inline-block; padding: 0 .4rem; border-radius: 3px; background: #e8ecf3; font-size: .8rem; margin-right: .25rem; }
+        .tag.off { background: #f6d5d5; }
+        dl { display: grid; grid-template-columns: max-content 1fr; gap: .3rem 1rem; background: #fff; padding: 1rem; margin: 0; }
+        dt { color: #555; }
+        dd { margin: 0; word-break: break-all; }
+        pre { margin: 0; white-space: pre-wrap; word-break: break-all; font-size: .8rem; }
+        @media (max-width: 640px) { th.wide, td.wide { display: none; } main { padding: .5rem; } }
+        """
+}
+
+extension HTTPField.Name {
+    static let contentSecurityPolicy = HTTPField.Name("Content-Security-Policy")!
+}
