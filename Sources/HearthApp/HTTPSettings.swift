@@ -10,6 +10,7 @@ extension ServerConfiguration {
             adminTokens: secrets.adminCredentials, trustedProxies: listen.trustedProxies,
             ownerFromBrowsers: listen.developmentBrowserAdmin)
         access.logClientAddresses = observability.logClientAddresses
+        access.console = listen.console
         return access
     }
 

@@ -56,6 +56,8 @@ public final class SecretSealer: Sendable {
         case enrolmentSession = "hearth mfa enrolment session v1"
         /// A sign-in's `mfaPendingCredential`: the first factor passed, the second awaited.
         case pendingCredential = "hearth mfa pending credential v1"
+        /// The console's session cookie.
+        case consoleSession = "hearth console session v1"
     }
 
     /// Seals `bytes` for `purpose` (nonce, ciphertext and tag, combined).

@@ -13,6 +13,8 @@ import Hummingbird
 public struct APIAccess: Sendable {
     public var profile: Profile
     public var defaultProject: ProjectID
+    /// Whether `/console` is served (`disableConsole` turns it off).
+    public var console = true
     /// Production: API key -> project.
     public var apiKeys: [String: ProjectID]
     /// Reverse proxies allowed to name the client in `X-Forwarded-For` (`ClientAddress`).
@@ -145,6 +147,17 @@ public struct APIAccess: Sendable {
         // developer visits read their accounts, hashes included. The SDKs that use it send none.
         if request.headers[.origin] != nil, !ownerFromBrowsers { throw FirebaseError.ownerFromBrowser }
         return AdminIdentity(name: "owner", scope: .everyProject)
+    }
+
+    /// The configured admin credential whose token has this SHA-256 digest (the console's
+    /// sessions name theirs so): never the emulator's owner credentials.
+    func admin(tokenDigest: [UInt8]) -> AdminIdentity? {
+        admins.first { Array($0.key) == tokenDigest }?.value
+    }
+
+    /// The SHA-256 of a token, as `admin(tokenDigest:)` finds it.
+    static func digest(ofToken token: String) -> [UInt8] {
+        Array(SHA256.hash(data: Array(token.utf8)))
     }
 
     /// `owner` (any case) or a Google OAuth access token: the emulator's admin credentials.

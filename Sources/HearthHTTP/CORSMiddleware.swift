@@ -23,7 +23,8 @@ struct CORSMiddleware<Context: RequestContext>: RouterMiddleware {
     static var allowPrivateNetwork: HTTPField.Name { HTTPField.Name("Access-Control-Allow-Private-Network")! }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let origin = request.headers[.origin] else { return try await next(request, context) }
+        // A page of this server's own origin (the console's) is no cross-origin caller.
+        guard let origin = request.headers[.origin], !request.isSameOrigin else { return try await next(request, context) }
         guard try allows(origin, request) else {
             return JSONResponse.error(
                 FirebaseError(

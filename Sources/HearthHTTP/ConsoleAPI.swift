@@ -1,40 +1,93 @@
+import HTTPTypes
 import HearthAuth
 import HearthDomain
 import HearthWire
 import Hummingbird
 
 /// The console (`/console`), for the people who run a project: its users, paged through the
-/// projections, and each account's ledger, with the account as it was at any moment. This
-/// first part reads only, and is served in the development profile, open on loopback as the
-/// Emulator Suite UI is; production's sign-in comes with its changes (issue 34).
+/// projections, and each account's ledger, with the account as it was at any moment.
+///
+/// Who may use it: in development anyone on loopback, as the Emulator Suite UI; in production
+/// an administrator who signs in with an admin token, which is exchanged for a session cookie
+/// (`ConsoleSession`). A project-scoped token sees its project only; what the console does is
+/// recorded as `admin` with the id `console:<the token's name>`.
 struct ConsoleAPI: Sendable {
     let accounts: AccountService
-    let project: ProjectID
+    let access: APIAccess
+    let secrets: SecretSealer
+    /// Cookies marked `Secure`: the console is reached over TLS (`publicUrl` is https).
+    let secureCookies: Bool
+    let now: @Sendable () -> Int64
     static let pageSize = 50
 
-    /// The console acts as an administrator of the development project, named `console`.
-    private var caller: Caller { Caller(project: project, isAdmin: true, adminName: "console") }
+    /// Who is using the console, through which session, and the renewed cookie to send.
+    struct Visitor {
+        var caller: Caller
+        var session: ConsoleSession
+        var setCookie: String?
+    }
 
-    func users(_ request: Request) throws -> Response {
+    /// The request's visitor, or (no live session in production) `nil`.
+    func visitor(_ request: Request, _ context: some RemoteAddressRequestContext) throws -> Visitor? {
+        let now = now()
+        if let value = ConsoleSession.cookieValue(in: request.headers[.cookie]),
+            var session = try ConsoleSession.opened(value, by: secrets), session.isLive(at: now),
+            let identity = identity(of: session)
+        {
+            var setCookie: String?
+            if now - session.seenAt >= ConsoleSession.renewAfter {
+                session.seenAt = now
+                setCookie = ConsoleSession.cookie(try session.sealed(by: secrets), secure: secureCookies)
+            }
+            return try Visitor(caller: caller(identity, request, context), session: session, setCookie: setCookie)
+        }
+        guard access.profile == .development else { return nil }
+        // Development: open on loopback; a session still, for the forms' cross-site token.
+        let session = ConsoleSession.new(tokenDigest: [], now: now)
+        return Visitor(
+            caller: try caller(Self.developer, request, context), session: session,
+            setCookie: ConsoleSession.cookie(try session.sealed(by: secrets), secure: secureCookies))
+    }
+
+    /// The emulator's owner, whom development's console acts as.
+    private static let developer = AdminIdentity(name: "owner", scope: .everyProject)
+
+    /// A session's credential as the configuration has it now: a removed token ends its sessions.
+    private func identity(of session: ConsoleSession) -> AdminIdentity? {
+        if session.tokenDigest.isEmpty { return access.profile == .development ? Self.developer : nil }
+        return access.admin(tokenDigest: session.tokenDigest)
+    }
+
+    /// The administrator's project (a project-scoped token's own, else the default one).
+    private func caller(_ identity: AdminIdentity, _ request: Request, _ context: some RemoteAddressRequestContext) throws -> Caller {
+        let project = identity.scope.onlyProject ?? access.defaultProject
+        guard identity.scope.covers(project) else { throw FirebaseError.permissionDenied }
+        let acting = AdminIdentity(name: "console:" + identity.name, scope: identity.scope)
+        return access.caller(request, context, project: project, admin: acting)
+    }
+
+    // MARK: pages
+
+    func users(_ request: Request, _ context: some RemoteAddressRequestContext) throws -> Response {
+        guard let visitor = try visitor(request, context) else { return Self.toSignIn }
+        let caller = visitor.caller
         let query = QueryString(request)
         let search = String((query["q"] ?? "").drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
         let found: [Account]
         var next: UserID?
         if !search.isEmpty {
-            found = try self.search(search)
+            found = try self.search(search, caller)
         } else {
             let after = query["after"].flatMap { UserID($0) }
             found = try accounts.listAccounts(after: after, limit: Self.pageSize, caller)
             if found.count == Self.pageSize { next = found.last?.uid }
         }
         let total = try accounts.accountCount(caller)
-        return ConsolePage.response(
-            title: "Users", project: project.rawValue,
-            body: ConsoleUsersPage.render(found, total: total, search: search, next: next))
+        return page(visitor, title: "Users", body: ConsoleUsersPage.render(found, total: total, search: search, next: next))
     }
 
     /// An email, a phone number (`+…`), a provider identity (`provider:id`) or a uid.
-    private func search(_ text: String) throws -> [Account] {
+    private func search(_ text: String, _ caller: Caller) throws -> [Account] {
         if text.contains("@") { return try accounts.lookup(uids: [], emails: [text], phoneNumbers: [], federated: [], caller) }
         if text.hasPrefix("+") { return try accounts.lookup(uids: [], emails: [], phoneNumbers: [text], federated: [], caller) }
         if let colon = text.firstIndex(of: ":") {
@@ -45,21 +98,31 @@ struct ConsoleAPI: Sendable {
         return try accounts.lookup(uids: [uid], emails: [], phoneNumbers: [], federated: [], caller)
     }
 
-    func account(_ request: Request, _ context: some RequestContext) throws -> Response {
-        guard let uid = context.parameters.get("uid").flatMap(UserID.init) else { return notFound() }
+    func account(_ request: Request, _ context: some RemoteAddressRequestContext) throws -> Response {
+        guard let visitor = try visitor(request, context) else { return Self.toSignIn }
+        let caller = visitor.caller
+        guard let uid = context.parameters.get("uid").flatMap(UserID.init) else { return notFound(visitor) }
         let (history, total) = try accounts.history(of: uid, caller)
         let at = QueryString(request)["at"].flatMap(Self.instant)
         let shown = try at.map { try accounts.account(uid, asOf: $0, caller) } ?? accounts.account(uid, caller)
-        guard !history.isEmpty || shown != nil else { return notFound() }
-        return ConsolePage.response(
-            title: uid.rawValue, project: project.rawValue,
+        guard !history.isEmpty || shown != nil else { return notFound(visitor) }
+        return page(
+            visitor, title: uid.rawValue,
             body: ConsoleAccountPage.render(uid: uid, account: shown, at: at, history: history, total: total))
     }
 
-    private func notFound() -> Response {
-        ConsolePage.response(
-            .notFound, title: "Not found", project: project.rawValue,
+    private func notFound(_ visitor: Visitor) -> Response {
+        page(
+            visitor, status: .notFound, title: "Not found",
             body: "<h1>No such account</h1><p><a href=\"/console/users\">All users</a></p>")
+    }
+
+    private func page(_ visitor: Visitor, status: HTTPResponse.Status = .ok, title: String, body: String) -> Response {
+        var response = ConsolePage.response(
+            status, title: title, project: visitor.caller.project.rawValue, body: body,
+            signOut: access.profile == .production ? visitor.session.csrf : nil)
+        if let cookie = visitor.setCookie { response.headers[.setCookie] = cookie }
+        return response
     }
 
     /// Unix milliseconds, RFC 3339, or a browser's `datetime-local` (taken as UTC).
@@ -68,4 +131,53 @@ struct ConsoleAPI: Sendable {
         if let parsed = Timestamp.parse(text) { return parsed }
         return text.count == 16 ? Timestamp.parse(text + ":00Z") : nil
     }
+
+    // MARK: signing in and out
+
+    static let toSignIn = Response(status: .seeOther, headers: [.location: "/console/sign-in", .cacheControl: "no-store"])
+
+    func signInPage(_ request: Request, _ context: some RemoteAddressRequestContext) throws -> Response {
+        if access.profile == .development { return Response(status: .seeOther, headers: [.location: "/console/users"]) }
+        return ConsoleSignInPage.response(failed: false)
+    }
+
+    /// The token, from the sign-in form; a session cookie for it. The form must come from the
+    /// console's own origin (a page elsewhere may not sign a browser in with its own token).
+    func signIn(_ request: Request, _ context: some RemoteAddressRequestContext) async throws -> Response {
+        guard access.profile == .production else { return Response(status: .seeOther, headers: [.location: "/console/users"]) }
+        guard request.isSameOrigin else { return ConsoleSignInPage.response(failed: true, status: .forbidden) }
+        let form = try await Self.form(request)
+        guard let token = form["token"], !token.isEmpty, access.admin(tokenDigest: APIAccess.digest(ofToken: token)) != nil else {
+            return ConsoleSignInPage.response(failed: true, status: .unauthorized)
+        }
+        let session = ConsoleSession.new(tokenDigest: APIAccess.digest(ofToken: token), now: now())
+        return Response(
+            status: .seeOther,
+            headers: [
+                .location: "/console/users", .cacheControl: "no-store",
+                .setCookie: ConsoleSession.cookie(try session.sealed(by: secrets), secure: secureCookies),
+            ])
+    }
+
+    func signOut(_ request: Request, _ context: some RemoteAddressRequestContext) async throws -> Response {
+        guard request.isSameOrigin, let visitor = try visitor(request, context),
+            visitor.session.accepts(csrf: try await Self.form(request)["csrf"])
+        else { return ConsolePage.refused() }
+        return Response(
+            status: .seeOther,
+            headers: [
+                .location: "/console/sign-in", .cacheControl: "no-store",
+                .setCookie: ConsoleSession.cookie("", secure: secureCookies, maxAge: 0),
+            ])
+    }
+
+    /// A form's fields (at most 4 KiB of them).
+    static func form(_ request: Request) async throws -> [String: String] {
+        let buffer = try await request.body.collect(upTo: 4096)
+        guard let text = String(validating: buffer.readableBytesView, as: UTF8.self) else { return [:] }
+        var fields: [String: String] = [:]
+        for (name, value) in FormEncoding.fields(text) { fields[name] = value }
+        return fields
+    }
+
 }

@@ -4,25 +4,37 @@ import NIOCore
 
 /// The console's page frame: server-rendered HTML, every value escaped (`HTMLPage.escaped`), one
 /// stylesheet of its own and no script, under a Content-Security-Policy that allows nothing
-/// from elsewhere and no framing.
+/// from elsewhere and no framing. `Referrer-Policy: same-origin`, not `no-referrer`: under the
+/// latter a browser sends `Origin: null` with the console's own forms, which the console checks.
 enum ConsolePage {
     static let headers: HTTPFields = [
         .contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
         .contentSecurityPolicy: "default-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
         HTTPField.Name("X-Frame-Options")!: "DENY", HTTPField.Name("X-Content-Type-Options")!: "nosniff",
-        HTTPField.Name("Referrer-Policy")!: "no-referrer",
+        HTTPField.Name("Referrer-Policy")!: "same-origin",
     ]
 
-    static func response(_ status: HTTPResponse.Status = .ok, title: String, project: String, body: String) -> Response {
+    /// `signOut`: the session's cross-site token, for the sign-out form (production).
+    static func response(
+        _ status: HTTPResponse.Status = .ok, title: String, project: String, body: String, signOut: String? = nil
+    ) -> Response {
+        let form = signOut.map {
+            "<form method=\"post\" action=\"/console/sign-out\" class=\"signout\"><input type=\"hidden\" name=\"csrf\" value=\"\(HTMLPage.escaped($0))\"><button type=\"submit\">Sign out</button></form>"
+        }
         let html = """
             <!doctype html><html lang="en"><head><meta charset="utf-8">\
             <meta name="viewport" content="width=device-width, initial-scale=1">\
             <title>\(HTMLPage.escaped(title)) · Hearth</title><link rel="stylesheet" href="/console/assets/console.css"></head>\
             <body><header><a class="brand" href="/console/users">Hearth</a>\
             <span class="project">\(HTMLPage.escaped(project))</span>\
-            <nav><a href="/console/users">Users</a></nav></header><main>\(body)</main></body></html>
+            <nav><a href="/console/users">Users</a></nav>\(form ?? "")</header><main>\(body)</main></body></html>
             """
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
+    }
+
+    /// A change the console did not ask for (no session, another origin, no cross-site token).
+    static func refused() -> Response {
+        response(.forbidden, title: "Refused", project: "", body: "<h1>Refused</h1><p>That change did not come from a console page.</p>")
     }
 
     static func stylesheet() -> Response {
@@ -61,6 +73,8 @@ enum ConsolePage {
         dl { display: grid; grid-template-columns: max-content 1fr; gap: .3rem 1rem; background: #fff; padding: 1rem; margin: 0; }
         dt { color: #555; }
         dd { margin: 0; word-break: break-all; }
+        .signout { margin: 0; } .signout button { background: transparent; border-color: #fff; padding: .2rem .5rem; }
+        .error { color: #9b1c1c; font-weight: 600; }
         pre { margin: 0; white-space: pre-wrap; word-break: break-all; font-size: .8rem; }
         @media (max-width: 640px) { th.wide, td.wide { display: none; } main { padding: .5rem; } }
         """

@@ -133,6 +133,18 @@ public enum HearthRouter {
         router.post("/hearth/v1/projects/{project}/accounts/{uid}/erase") { request, context in
             try await erasure.erase(request, context)
         }
+        if access.console {
+            let console = ConsoleAPI(
+                accounts: services.accounts, access: access, secrets: services.context.secrets,
+                secureCookies: publicURL?.lowercased().hasPrefix("https://") == true, now: { services.context.now })
+            router.get("/console") { _, _ in Response(status: .seeOther, headers: [.location: "/console/users"]) }
+            router.get("/console/users") { request, context in try console.users(request, context) }
+            router.get("/console/users/{uid}") { request, context in try console.account(request, context) }
+            router.get("/console/sign-in") { request, context in try console.signInPage(request, context) }
+            router.post("/console/sign-in") { request, context in try await console.signIn(request, context) }
+            router.post("/console/sign-out") { request, context in try await console.signOut(request, context) }
+            router.get("/console/assets/console.css") { _, _ in ConsolePage.stylesheet() }
+        }
         if access.profile == .development {
             let emulator = EmulatorAPI(
                 projects: services.projects, accounts: services.accounts, actionCodes: services.actionCodes, access: access)
@@ -152,11 +164,6 @@ public enum HearthRouter {
             router.get("/emulator/action") { request, context in
                 try await actionPage.handle(request, context)
             }
-            let console = ConsoleAPI(accounts: services.accounts, project: access.defaultProject)
-            router.get("/console") { _, _ in Response(status: .seeOther, headers: [.location: "/console/users"]) }
-            router.get("/console/users") { request, _ in try console.users(request) }
-            router.get("/console/users/{uid}") { request, context in try console.account(request, context) }
-            router.get("/console/assets/console.css") { _, _ in ConsolePage.stylesheet() }
             let identityProvider = EmulatorIdPPage(accounts: services.accounts, project: access.defaultProject)
             router.get("/emulator/auth/handler") { request, context in
                 try await identityProvider.handle(request, context)

@@ -1,10 +1,11 @@
 """The console in a real browser: headless Chromium, driven through Debian's chromedriver by
-Selenium, against the real daemon (development profile, open on loopback). It pages through
-the users, searches, opens an account's ledger and goes back to a moment before its email
-changed; a display name made of HTML shows as text and runs nothing. Screenshots at 1280x800
-and 390x844 go to .build/screenshots/."""
+Selenium, against the real daemon. In development (open on loopback) it pages through the
+users, searches, opens an account's ledger and goes back to a moment before its email changed;
+a display name made of HTML shows as text and runs nothing. In production it signs in with an
+admin token for a session cookie, and signs out. Screenshots at 1280x800 and 390x844 go to
+.build/screenshots/."""
 
-import os
+import json
 import pathlib
 import time
 
@@ -14,6 +15,8 @@ from selenium import webdriver
 from selenium.common.exceptions import NoAlertPresentException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+
+from conftest import PROJECT, Daemon, free_port
 
 SCREENSHOTS = pathlib.Path(__file__).resolve().parents[2] / ".build" / "screenshots"
 HOSTILE = '<script>alert(1)</script>"><img src=x onerror=alert(2)>'
@@ -95,3 +98,37 @@ def test_the_console_pages_searches_and_travels_back_in_an_accounts_ledger(daemo
     page = requests.get(daemon.url + "/console/users", timeout=10)
     assert "frame-ancestors 'none'" in page.headers["Content-Security-Policy"]
     assert page.headers["X-Frame-Options"] == "DENY"
+
+
+def test_production_signs_in_with_an_admin_token_for_a_session_cookie(tmp_path):
+    token = "console-browser-admin-token-0123456789abcdef"
+    root = tmp_path / "data"
+    root.mkdir()
+    daemon = Daemon(str(root), free_port(), env={
+        "HEARTH_PROFILE": "production", "HEARTH_API_KEYS": json.dumps({"console-key": PROJECT}), "HEARTH_ADMIN_TOKENS": token})
+    daemon.start()
+    driver = browser()
+    try:
+        requests.post(f"{daemon.url}/identitytoolkit.googleapis.com/v1/accounts:signUp", params={"key": "console-key"},
+                      json={"email": "prod@example.com", "password": "correct-horse-42"}, timeout=10).raise_for_status()
+        driver.get(daemon.url + "/console/users")
+        assert driver.current_url.endswith("/console/sign-in")
+        field = driver.find_element(By.NAME, "token")
+        field.send_keys("not-the-token")
+        field.submit()
+        assert "not accepted" in driver.find_element(By.CSS_SELECTOR, "[role=alert]").text
+        shoot(driver, "sign-in")
+        field = driver.find_element(By.NAME, "token")
+        field.send_keys(token)
+        field.submit()
+        assert driver.current_url.endswith("/console/users")
+        assert [cell.text for cell in driver.find_elements(By.CSS_SELECTOR, "tbody td:first-child")] == ["prod@example.com"]
+        cookie = driver.get_cookie("hearth_console")
+        assert cookie["httpOnly"] and cookie["sameSite"] == "Strict" and token not in cookie["value"]
+        driver.find_element(By.CSS_SELECTOR, "form.signout button").click()
+        assert driver.current_url.endswith("/console/sign-in")
+        driver.get(daemon.url + "/console/users")
+        assert driver.current_url.endswith("/console/sign-in")
+    finally:
+        driver.quit()
+        daemon.stop()

@@ -16,7 +16,7 @@ struct SettingsTableTests {
     static let samples: [String: String] = [
         "profile": "production", "dataDirectory": "/var/lib/hearth", "host": "127.0.0.2", "port": "9300",
         "insecureDevelopmentOnNetwork": "true", "insecurePlainHttpOnNetwork": "yes", "publicUrl": "https://auth.example.com/",
-        "trustedProxies": "127.0.0.1, 10.0.0.0/8", "developmentBrowserAdmin": "1", "idleTimeoutSeconds": "61",
+        "trustedProxies": "127.0.0.1, 10.0.0.0/8", "developmentBrowserAdmin": "1", "disableConsole": "1", "idleTimeoutSeconds": "61",
         "requestTimeoutSeconds": "11", "requestMinBytesPerSecond": "2048", "requestTimeoutMaxSeconds": "62",
         "maxConnections": "500", "maxConnectionsPerAddress": "32", "maxBufferedRequestBytes": "8388608",
         "requestHeadTimeoutSeconds": "5", "limits": #"{"signUpsPerAddressPerHour": 7}"#, "scryptLogN": "12",

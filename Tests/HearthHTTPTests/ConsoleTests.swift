@@ -67,9 +67,99 @@ struct ConsoleTests {
         }
     }
 
-    @Test("not served in production until its sign-in lands")
-    func production() async throws {
-        try await APIHarness.run(configure: RecentSignInTests.production) { _, api in
+    static func send(
+        _ api: APIClient, _ method: HTTPRequest.Method, _ uri: String, cookie: String? = nil, origin: String? = "http://localhost",
+        form: String? = nil
+    ) async throws -> (status: Int, html: String, headers: HTTPFields) {
+        var headers: HTTPFields = [HTTPField.Name("Host")!: "localhost"]
+        if let cookie { headers[.cookie] = cookie }
+        if let origin { headers[.origin] = origin }
+        if form != nil { headers[.contentType] = "application/x-www-form-urlencoded" }
+        let response = try await api.client.executeRequest(
+            uri: uri, method: method, headers: headers, body: form.map { ByteBuffer(string: $0) })
+        return (Int(response.status.code), String(buffer: response.body), response.headers)
+    }
+
+    /// The `name=value` of a `Set-Cookie`.
+    static func cookie(_ headers: HTTPFields) -> String? {
+        headers[.setCookie].map { String($0.prefix { $0 != ";" }) }
+    }
+
+    static func production(_ configuration: inout ServerSettings) {
+        TenantIsolationTests.configure(TemporaryDirectory("console-secrets"))(&configuration)
+    }
+
+    @Test(
+        "production: no session, no page; an admin token signs in for an HttpOnly, SameSite=Strict cookie; sign-out needs the form's token")
+    func productionSignIn() async throws {
+        try await APIHarness.run(configure: Self.production) { harness, api in
+            let anonymous = try await Self.send(api, .get, "/console/users", origin: nil)
+            #expect(anonymous.status == 303 && anonymous.headers[.location] == "/console/sign-in")
+            let form = try await Self.send(api, .get, "/console/sign-in", origin: nil)
+            #expect(form.status == 200 && form.html.contains("type=\"password\" name=\"token\""))
+            #expect(form.headers[.contentSecurityPolicy]?.contains("frame-ancestors 'none'") == true)
+
+            let wrong = try await Self.send(api, .post, "/console/sign-in", form: "token=not-a-token")
+            #expect(wrong.status == 401 && wrong.headers[.setCookie] == nil)
+            // A page elsewhere may not sign a browser in.
+            let elsewhere = try await Self.send(
+                api, .post, "/console/sign-in", origin: "https://evil.example", form: "token=\(TenantIsolationTests.tenantToken)")
+            #expect(elsewhere.status == 403 && elsewhere.headers[.setCookie] == nil)
+
+            let signedIn = try await Self.send(api, .post, "/console/sign-in", form: "token=\(TenantIsolationTests.tenantToken)")
+            #expect(signedIn.status == 303 && signedIn.headers[.location] == "/console/users")
+            let setCookie = try #require(signedIn.headers[.setCookie])
+            #expect(setCookie.contains("; HttpOnly") && setCookie.contains("; SameSite=Strict") && setCookie.contains("; Path=/console"))
+            let cookie = try #require(Self.cookie(signedIn.headers))
+            #expect(!cookie.contains(TenantIsolationTests.tenantToken))
+
+            // A project-scoped token sees its project.
+            let users = try await Self.send(api, .get, "/console/users", cookie: cookie, origin: nil)
+            #expect(users.status == 200 && users.html.contains("<span class=\"project\">project-a</span>"))
+            let csrf = try #require(users.html.components(separatedBy: "name=\"csrf\" value=\"").dropFirst().first?.prefix { $0 != "\"" })
+
+            let forged = try await Self.send(api, .post, "/console/sign-out", cookie: cookie, form: "csrf=forged")
+            #expect(forged.status == 403)
+            let noOrigin = try await Self.send(api, .post, "/console/sign-out", cookie: cookie, origin: nil, form: "csrf=\(csrf)")
+            #expect(noOrigin.status == 403)
+            let out = try await Self.send(api, .post, "/console/sign-out", cookie: cookie, form: "csrf=\(csrf)")
+            #expect(out.status == 303 && out.headers[.setCookie]?.contains("Max-Age=0") == true)
+
+            // Unused for 30 minutes, a session ends.
+            harness.clock.advance(milliseconds: 31 * 60_000)
+            let idle = try await Self.send(api, .get, "/console/users", cookie: cookie, origin: nil)
+            #expect(idle.status == 303 && idle.headers[.location] == "/console/sign-in")
+        }
+    }
+
+    @Test("a session is renewed as it is used, up to twelve hours")
+    func renewal() async throws {
+        try await APIHarness.run(configure: Self.production) { harness, api in
+            let signedIn = try await Self.send(api, .post, "/console/sign-in", form: "token=\(TenantIsolationTests.operatorToken)")
+            var cookie = try #require(Self.cookie(signedIn.headers))
+            for _ in 0..<4 {
+                harness.clock.advance(milliseconds: 20 * 60_000)
+                let page = try await Self.send(api, .get, "/console/users", cookie: cookie, origin: nil)
+                #expect(page.status == 200)
+                cookie = Self.cookie(page.headers) ?? cookie
+            }
+            // 80 minutes in, used every 20: alive, and still the operator's.
+            let page = try await Self.send(api, .get, "/console/users", cookie: cookie, origin: nil)
+            #expect(page.status == 200 && page.html.contains("Sign out"))
+            // Twelve hours after its sign-in, it ends however busy.
+            for _ in 0..<33 {
+                harness.clock.advance(milliseconds: 20 * 60_000)
+                let used = try await Self.send(api, .get, "/console/users", cookie: cookie, origin: nil)
+                cookie = Self.cookie(used.headers) ?? cookie
+            }
+            let ended = try await Self.send(api, .get, "/console/users", cookie: cookie, origin: nil)
+            #expect(ended.status == 303)
+        }
+    }
+
+    @Test("disableConsole: not served at all")
+    func disabled() async throws {
+        try await APIHarness.run(configure: { $0.listen.disableConsole = true }) { _, api in
             let page = try await Self.page(api, "/console/users")
             #expect(page.status == 404)
         }

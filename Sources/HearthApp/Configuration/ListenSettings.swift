@@ -16,6 +16,8 @@ public struct ListenSettings: Sendable, Equatable {
     public var publicUrl: String?
     public var trustedProxies: [String] = []
     public var developmentBrowserAdmin = false
+    /// The console (`/console`) is not served.
+    public var disableConsole = false
 
     public init() {}
 
@@ -26,6 +28,7 @@ public struct ListenSettings: Sendable, Equatable {
         public let publicURL: String?
         public let trustedProxies: [IPNetwork]
         public let developmentBrowserAdmin: Bool
+        public let console: Bool
         /// Development's conveniences on an address other machines may reach (allowed by
         /// `insecureDevelopmentOnNetwork`): the start logs a warning.
         public let servesDevelopmentOffLoopback: Bool
@@ -59,7 +62,7 @@ public struct ListenSettings: Sendable, Equatable {
         }
         return Valid(
             host: host, port: port, publicURL: publicURL, trustedProxies: proxies, developmentBrowserAdmin: developmentBrowserAdmin,
-            servesDevelopmentOffLoopback: profile == .development && offLoopback,
+            console: !disableConsole, servesDevelopmentOffLoopback: profile == .development && offLoopback,
             servesPlainHTTPOffLoopback: profile == .production && offLoopback)
     }
 }

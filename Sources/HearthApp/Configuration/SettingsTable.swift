@@ -32,6 +32,10 @@ public enum SettingsTable {
             "addresses or CIDR ranges of your reverse proxies: only a connection from one of them may name the client in `X-Forwarded-For`; without any, the TCP peer is the client"
         ),
         .flag(
+            "disableConsole", .listen, \.listen.disableConsole,
+            "turn the console (`/console`) off: it is then not served at all. On, it is open on loopback in development and behind sign-in with an admin token in production"
+        ),
+        .flag(
             "developmentBrowserAdmin", .listen, \.listen.developmentBrowserAdmin,
             "development only: accept the emulator's admin credentials (`Bearer owner`, `ya29.…`) from web pages (requests with an `Origin`), and grant private-network access to pages on public origins. Off, any site a developer visits could otherwise read their local accounts, password hashes included"
         ),
