@@ -129,7 +129,11 @@ struct ConsoleAPI: Sendable {
     static func instant(_ text: String) -> Int64? {
         if let milliseconds = Int64(text) { return milliseconds }
         if let parsed = Timestamp.parse(text) { return parsed }
-        return text.count == 16 ? Timestamp.parse(text + ":00Z") : nil
+        switch text.count {
+        case 16: return Timestamp.parse(text + ":00Z")  // to the minute
+        case 19: return Timestamp.parse(text + "Z")  // to the second (`step="1"`)
+        default: return nil
+        }
     }
 
     // MARK: signing in and out
