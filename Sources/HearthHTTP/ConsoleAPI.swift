@@ -106,9 +106,11 @@ struct ConsoleAPI: Sendable {
         let at = QueryString(request)["at"].flatMap(Self.instant)
         let shown = try at.map { try accounts.account(uid, asOf: $0, caller) } ?? accounts.account(uid, caller)
         guard !history.isEmpty || shown != nil else { return notFound(visitor) }
+        // The purge still to come, on the account as it is now.
+        let purge = at == nil && shown?.isAnonymous == true ? try accounts.cleanupSchedule(of: uid, caller) : nil
         return page(
             visitor, title: uid.rawValue,
-            body: ConsoleAccountPage.render(uid: uid, account: shown, at: at, history: history, total: total))
+            body: ConsoleAccountPage.render(uid: uid, account: shown, at: at, purge: purge, history: history, total: total))
     }
 
     private func notFound(_ visitor: Visitor) -> Response {

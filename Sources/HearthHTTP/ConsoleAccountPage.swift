@@ -5,7 +5,8 @@ import HearthDomain
 /// --at`), and its ledger: every event, who did it, from where, and what it recorded.
 enum ConsoleAccountPage {
     static func render(
-        uid: UserID, account: Account?, at: Int64?, history: [AccountService.HistoryEntry], total: Int
+        uid: UserID, account: Account?, at: Int64?, purge: CleanupSchedule? = nil, history: [AccountService.HistoryEntry],
+        total: Int
     ) -> String {
         let id = HTMLPage.escaped(uid.rawValue)
         var html = "<h1>Account <code>\(id)</code></h1>"
@@ -16,7 +17,7 @@ enum ConsoleAccountPage {
             """
         html += "<h2>\(at.map { "As of " + HTMLPage.escaped(Timestamp.iso8601(milliseconds: $0)) } ?? "Now")</h2>"
         if let account {
-            html += details(account)
+            html += details(account, purge: purge)
         } else {
             html += "<p class=\"muted\">\(at == nil ? "Deleted: its history stays." : "No account at that moment.")</p>"
         }
@@ -37,7 +38,7 @@ enum ConsoleAccountPage {
         return html + "</tbody></table></div>"
     }
 
-    private static func details(_ account: Account) -> String {
+    private static func details(_ account: Account, purge: CleanupSchedule?) -> String {
         var rows: [(String, String)] = [
             ("Identifier", ConsoleUsersPage.identifier(account)),
             ("Providers", ConsoleUsersPage.providers(account).joined(separator: ", ")),
@@ -54,6 +55,10 @@ enum ConsoleAccountPage {
             rows.append(("Second factor", "\(factor.kind.rawValue) \(factor.displayName ?? "") (\(factor.enrollmentId))"))
         }
         rows.append(("Sessions valid since", Timestamp.iso8601(milliseconds: account.validSince * 1000)))
+        if let purge {
+            let rule = purge.rule == .createdWhileCleanupOn ? "created while cleanup was on" : "existed when cleanup was turned on"
+            rows.append(("Anonymous cleanup", "purged at \(Timestamp.iso8601(milliseconds: purge.dueAt)) (\(rule))"))
+        }
         return "<dl>" + rows.map { "<dt>\(HTMLPage.escaped($0.0))</dt><dd>\(HTMLPage.escaped($0.1))</dd>" }.joined() + "</dl>"
     }
 

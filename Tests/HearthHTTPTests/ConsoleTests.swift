@@ -67,6 +67,13 @@ struct ConsoleTests {
                 let form = try await Self.page(api, "/console/users/target?at=\(value)")
                 #expect(form.html.contains("<dd>before@example.com</dd>"), "\(value)")
             }
+            // An anonymous account shows when the cleanup will purge it.
+            #expect(
+                try await ProjectConfigTests.patch(api, ["autodeleteAnonymousUsers": true], mask: "autodeleteAnonymousUsers").status == 200)
+            let anonymous = try #require(try await api.v1("signUp", ["returnSecureToken": true]).string("localId"))
+            let purge = try await Self.page(api, "/console/users/\(anonymous)")
+            let due = Timestamp.iso8601(milliseconds: harness.clock.now() + 30 * 86_400_000)
+            #expect(purge.html.contains("<dd>purged at \(due) (created while cleanup was on)</dd>"))
             let missing = try await Self.page(api, "/console/users/nobody")
             #expect(missing.status == 404)
             let stylesheet = try await Self.page(api, "/console/assets/console.css")

@@ -40,4 +40,10 @@ extension AccountService {
         guard let account else { return nil }
         return through?.isErased == true ? PersonalData.erasing(account) : account
     }
+
+    /// When the anonymous cleanup will purge the account, and by which rule (`nil`: not scheduled).
+    public func cleanupSchedule(of uid: UserID, _ caller: Caller) throws -> CleanupSchedule? {
+        guard caller.isAdmin else { throw FirebaseError.insufficientPermission }
+        return try read { try $0.cleanupSchedule(uid, in: caller.project) }
+    }
 }
