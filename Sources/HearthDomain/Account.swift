@@ -129,6 +129,11 @@ public struct Account: Equatable, Sendable, Encodable {
 }
 
 /// Emails match case-insensitively; Hearth stores them lowercased, as the emulator does.
+/// The orders accounts are listed in, besides uid order: the most recent first.
+public enum AccountListOrder: String, Sendable, CaseIterable {
+    case creation, lastSignIn
+}
+
 public func normalizeEmail(_ email: String) -> String {
     email.lowercased()
 }

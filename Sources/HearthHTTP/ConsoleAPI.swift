@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 import HearthAuth
 import HearthDomain
@@ -13,6 +14,7 @@ import Hummingbird
 /// recorded as `admin` with the id `console:<the token's name>`.
 struct ConsoleAPI: Sendable {
     let accounts: AccountService
+    let actionCodes: ActionCodeService
     let access: APIAccess
     let secrets: SecretSealer
     /// Cookies marked `Secure`: the console is reached over TLS (`publicUrl` is https).
@@ -68,58 +70,41 @@ struct ConsoleAPI: Sendable {
 
     // MARK: pages
 
-    func users(_ request: Request, _ context: some RemoteAddressRequestContext) throws -> Response {
-        guard let visitor = try visitor(request, context) else { return Self.toSignIn }
-        let caller = visitor.caller
-        let query = QueryString(request)
-        let search = String((query["q"] ?? "").drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
-        let found: [Account]
-        var next: UserID?
-        if !search.isEmpty {
-            found = try self.search(search, caller)
-        } else {
-            let after = query["after"].flatMap { UserID($0) }
-            found = try accounts.listAccounts(after: after, limit: Self.pageSize, caller)
-            if found.count == Self.pageSize { next = found.last?.uid }
-        }
-        let total = try accounts.accountCount(caller)
-        return page(visitor, title: "Users", body: ConsoleUsersPage.render(found, total: total, search: search, next: next))
-    }
-
-    /// An email, a phone number (`+…`), a provider identity (`provider:id`) or a uid.
-    private func search(_ text: String, _ caller: Caller) throws -> [Account] {
-        if text.contains("@") { return try accounts.lookup(uids: [], emails: [text], phoneNumbers: [], federated: [], caller) }
-        if text.hasPrefix("+") { return try accounts.lookup(uids: [], emails: [], phoneNumbers: [text], federated: [], caller) }
-        if let colon = text.firstIndex(of: ":") {
-            let identity = (ProviderID(String(text[..<colon])), String(text[text.index(after: colon)...]))
-            return try accounts.lookup(uids: [], emails: [], phoneNumbers: [], federated: [identity], caller)
-        }
-        guard let uid = UserID(text) else { return [] }
-        return try accounts.lookup(uids: [uid], emails: [], phoneNumbers: [], federated: [], caller)
-    }
-
     func account(_ request: Request, _ context: some RemoteAddressRequestContext) throws -> Response {
         guard let visitor = try visitor(request, context) else { return Self.toSignIn }
+        guard let uid = Self.uid(context) else { return notFound(visitor) }
+        let query = QueryString(request)
+        let done = query["done"].flatMap(ConsoleOutcome.Change.init(rawValue:))
+        return try accountPage(visitor, uid: uid, at: query["at"].flatMap(Self.instant), outcome: done.map { .done($0) })
+    }
+
+    func accountPage(
+        _ visitor: Visitor, uid: UserID, at: Int64?, outcome: ConsoleOutcome?, status: HTTPResponse.Status = .ok
+    ) throws -> Response {
         let caller = visitor.caller
-        guard let uid = context.parameters.get("uid").flatMap(UserID.init) else { return notFound(visitor) }
         let (history, total) = try accounts.history(of: uid, caller)
-        let at = QueryString(request)["at"].flatMap(Self.instant)
         let shown = try at.map { try accounts.account(uid, asOf: $0, caller) } ?? accounts.account(uid, caller)
         guard !history.isEmpty || shown != nil else { return notFound(visitor) }
         // The purge still to come, on the account as it is now.
         let purge = at == nil && shown?.isAnonymous == true ? try accounts.cleanupSchedule(of: uid, caller) : nil
-        return page(
-            visitor, title: uid.rawValue,
-            body: ConsoleAccountPage.render(uid: uid, account: shown, at: at, purge: purge, history: history, total: total))
+        let page = ConsoleAccountPage(
+            uid: uid, account: shown, at: at, purge: purge, history: history, total: total, csrf: visitor.session.csrf,
+            outcome: outcome)
+        return self.page(visitor, status: status, title: uid.rawValue, body: page.render())
     }
 
-    private func notFound(_ visitor: Visitor) -> Response {
+    /// The `{uid}` of the path, percent-decoded (the console's links encode it).
+    static func uid(_ context: some RequestContext) -> UserID? {
+        context.parameters.get("uid")?.removingPercentEncoding.flatMap(UserID.init)
+    }
+
+    func notFound(_ visitor: Visitor) -> Response {
         page(
             visitor, status: .notFound, title: "Not found",
             body: "<h1>No such account</h1><p><a href=\"/console/users\">All users</a></p>")
     }
 
-    private func page(_ visitor: Visitor, status: HTTPResponse.Status = .ok, title: String, body: String) -> Response {
+    func page(_ visitor: Visitor, status: HTTPResponse.Status = .ok, title: String, body: String) -> Response {
         var response = ConsolePage.response(
             status, title: title, project: visitor.caller.project.rawValue, body: body,
             signOut: access.profile == .production ? visitor.session.csrf : nil)
@@ -177,9 +162,9 @@ struct ConsoleAPI: Sendable {
             ])
     }
 
-    /// A form's fields (at most 4 KiB of them).
+    /// A form's fields (at most 16 KiB of them: custom claims, escaped, are the longest).
     static func form(_ request: Request) async throws -> [String: String] {
-        let buffer = try await request.body.collect(upTo: 4096)
+        let buffer = try await request.body.collect(upTo: 16 * 1024)
         guard let text = String(validating: buffer.readableBytesView, as: UTF8.self) else { return [:] }
         var fields: [String: String] = [:]
         for (name, value) in FormEncoding.fields(text) { fields[name] = value }

@@ -1,36 +1,58 @@
 import HearthAuth
 import HearthDomain
+import HearthWire
 
 /// One account: as it is, or as it was at a chosen moment (the same fold as `hearth audit show
-/// --at`), and its ledger: every event, who did it, from where, and what it recorded.
-enum ConsoleAccountPage {
-    static func render(
-        uid: UserID, account: Account?, at: Int64?, purge: CleanupSchedule? = nil, history: [AccountService.HistoryEntry],
-        total: Int
-    ) -> String {
-        let id = HTMLPage.escaped(uid.rawValue)
-        var html = "<h1>Account <code>\(id)</code></h1>"
+/// --at`), and its ledger: every event, who did it, from where, and what it recorded. Shown as
+/// it is now, it carries the forms that change it (`ConsoleAccountForms`).
+struct ConsoleAccountPage {
+    var uid: UserID
+    /// The account shown: as of `at`, else now (`nil`: none then, or deleted).
+    var account: Account?
+    var at: Int64?
+    var purge: CleanupSchedule?
+    var history: [AccountService.HistoryEntry]
+    var total: Int
+    /// The session's cross-site token, which every form carries.
+    var csrf: String
+    /// What the last change did, or why it was refused.
+    var outcome: ConsoleOutcome?
+
+    /// The account page's path: the uid percent-encoded, so any uid (`/`, `?`, `#`) is one segment.
+    static func path(_ uid: UserID) -> String {
+        "/console/users/" + FormEncoding.percentEncoded(uid.rawValue)
+    }
+
+    func render() -> String {
+        let path = HTMLPage.escaped(Self.path(uid))
+        var html = "<h1>Account <code>\(HTMLPage.escaped(uid.rawValue))</code></h1>"
+        html += outcome?.html ?? ""
         html += """
-            <form method="get" action="/console/users/\(id)"><label>As of (UTC)\
-            <input type="datetime-local" name="at" step="1"\(at.map { " value=\"\(local($0))\"" } ?? "")></label>\
-            <button type="submit">Show</button>\(at == nil ? "" : "<a href=\"/console/users/\(id)\">Now</a>")</form>
+            <form method="get" action="\(path)"><label>As of (UTC)\
+            <input type="datetime-local" name="at" step="1"\(at.map { " value=\"\(Self.local($0))\"" } ?? "")></label>\
+            <button type="submit">Show</button>\(at == nil ? "" : "<a href=\"\(path)\">Now</a>")</form>
             """
         html += "<h2>\(at.map { "As of " + HTMLPage.escaped(Timestamp.iso8601(milliseconds: $0)) } ?? "Now")</h2>"
         if let account {
-            html += details(account, purge: purge)
+            html += details(account)
+            if at == nil { html += ConsoleAccountForms(account: account, csrf: csrf, linkKind: outcome?.linkKind).render() }
         } else {
             html += "<p class=\"muted\">\(at == nil ? "Deleted: its history stays." : "No account at that moment.")</p>"
         }
-        html +=
+        return html + timeline(path)
+    }
+
+    private func timeline(_ path: String) -> String {
+        var html =
             "<h2>Ledger <span class=\"muted\">(\(total) events\(total > history.count ? ", the last \(history.count) shown" : ""))</span></h2>"
         html += "<div class=\"table\"><table><thead><tr><th>#</th><th>Recorded (UTC)</th><th>Event</th><th>Actor</th>"
         html += "<th class=\"wide\">Client</th><th class=\"wide\">Request</th><th>Recorded data</th></tr></thead><tbody>"
         for entry in history {
             let time = Timestamp.iso8601(milliseconds: entry.recordedAt)
             html += "<tr><td>\(entry.sequence)</td>"
-            html += "<td><a href=\"/console/users/\(id)?at=\(entry.recordedAt)\" title=\"The account as of this event\">\(time)</a></td>"
+            html += "<td><a href=\"\(path)?at=\(entry.recordedAt)\" title=\"The account as of this event\">\(time)</a></td>"
             html += "<td>\(HTMLPage.escaped(entry.type.name)) <span class=\"muted\">v\(entry.type.version)</span></td>"
-            html += "<td>\(HTMLPage.escaped(actor(entry.metadata)))</td>"
+            html += "<td>\(HTMLPage.escaped(Self.actor(entry.metadata)))</td>"
             html += "<td class=\"wide\">\(HTMLPage.escaped(entry.metadata.clientIp ?? ""))</td>"
             html += "<td class=\"wide\"><code>\(HTMLPage.escaped(entry.metadata.requestId ?? ""))</code></td>"
             html += "<td><pre>\(HTMLPage.escaped(entry.payload))\(entry.isErased ? "\n(personal data erased)" : "")</pre></td></tr>"
@@ -38,7 +60,7 @@ enum ConsoleAccountPage {
         return html + "</tbody></table></div>"
     }
 
-    private static func details(_ account: Account, purge: CleanupSchedule?) -> String {
+    private func details(_ account: Account) -> String {
         var rows: [(String, String)] = [
             ("Identifier", ConsoleUsersPage.identifier(account)),
             ("Providers", ConsoleUsersPage.providers(account).joined(separator: ", ")),

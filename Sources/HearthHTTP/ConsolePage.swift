@@ -58,9 +58,18 @@ enum ConsolePage {
         h2 { font-size: 1.1rem; margin: 1.5rem 0 .5rem; }
         form { display: flex; flex-wrap: wrap; gap: .5rem; align-items: end; margin-bottom: 1rem; }
         label { display: flex; flex-direction: column; font-size: .85rem; gap: .2rem; }
-        input, button { font: inherit; padding: .4rem .6rem; border: 1px solid #8a8f98; border-radius: 4px; }
-        button { background: #20304a; color: #fff; cursor: pointer; }
-        a:focus, input:focus, button:focus { outline: 3px solid #f2a900; outline-offset: 2px; }
+        input, button, select, textarea { font: inherit; padding: .4rem .6rem; border: 1px solid #8a8f98; border-radius: 4px; }
+        button, a.button { background: #20304a; color: #fff; cursor: pointer; }
+        a.button { padding: .4rem .6rem; border-radius: 4px; text-decoration: none; }
+        button.danger { background: #9b1c1c; }
+        a:focus, input:focus, button:focus, select:focus, textarea:focus { outline: 3px solid #f2a900; outline-offset: 2px; }
+        form.stack { display: grid; max-width: 32rem; align-items: stretch; }
+        label.check { flex-direction: row; align-items: center; gap: .4rem; font-size: 1rem; }
+        .actions, .toolbar { display: flex; flex-wrap: wrap; gap: .5rem; align-items: end; }
+        .actions form, .toolbar form { margin-bottom: 0; }
+        .toolbar { justify-content: space-between; margin-bottom: 1rem; }
+        .wide-field { max-width: 48rem; } .wide-field input { width: 100%; box-sizing: border-box; }
+        .notice { background: #e3f1e6; border-left: 4px solid #2e7d32; padding: .5rem .75rem; }
         .table { overflow-x: auto; }
         table { border-collapse: collapse; width: 100%; background: #fff; }
         th, td { text-align: left; padding: .45rem .6rem; border-bottom: 1px solid #e3e3e8; vertical-align: top; }
@@ -74,7 +83,7 @@ enum ConsolePage {
         dt { color: #555; }
         dd { margin: 0; word-break: break-all; }
         .signout { margin: 0; } .signout button { background: transparent; border-color: #fff; padding: .2rem .5rem; }
-        .error { color: #9b1c1c; font-weight: 600; }
+        .error { color: #9b1c1c; font-weight: 600; background: #fbe9e9; border-left: 4px solid #9b1c1c; padding: .5rem .75rem; }
         pre { margin: 0; white-space: pre-wrap; word-break: break-all; font-size: .8rem; }
         @media (max-width: 640px) { th.wide, td.wide { display: none; } main { padding: .5rem; } }
         """

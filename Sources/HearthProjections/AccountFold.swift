@@ -15,7 +15,7 @@ struct AccountKey: Hashable, Sendable {
 
 /// The index tables an account event can change.
 enum IndexTable: Sendable {
-    case emails, phones, federatedIds, refreshTokens
+    case emails, phones, federatedIds, refreshTokens, accountsByCreation, accountsBySignIn
 }
 
 /// One change to an index table that an account event implies, applied in event order.
@@ -30,6 +30,8 @@ enum IndexOp: Sendable {
     /// The account ended: its unused action codes go with it (their addresses were sealed under
     /// its key, destroyed with it).
     case endCodes(AccountKey)
+    /// An account of `project` began (+1) or ended (-1).
+    case counted(ProjectID, delta: Int64)
 }
 
 /// An account as a fold last loaded or left it, with its record key.
@@ -80,6 +82,9 @@ final class AccountFold {
     /// What the indexes derive from, captured before an event so its changes can be diffed.
     /// Holding the arrays costs a retain; they are copied only if the event changes them.
     private struct IndexedFields {
+        /// Creation time, if the account exists.
+        var createdAt: Int64?
+        var lastSignInAt: Int64?
         var email: String?
         var phoneNumber: String?
         var providers: [ProviderLink]
@@ -117,6 +122,13 @@ final class AccountFold {
         let after = indexedFields(slot)
         let project = key.project
         let uid = key.uid
+        if before.createdAt != after.createdAt {
+            if (before.createdAt == nil) != (after.createdAt == nil) {
+                ops.append(.counted(project, delta: after.createdAt == nil ? -1 : 1))
+            }
+            timeIndex(.accountsByCreation, before.createdAt, after.createdAt, key, &ops)
+        }
+        if before.lastSignInAt != after.lastSignInAt { timeIndex(.accountsBySignIn, before.lastSignInAt, after.lastSignInAt, key, &ops) }
         index(.emails, before.email, after.email, uid, &ops) { Keys.email(project, $0) }
         index(.phones, before.phoneNumber, after.phoneNumber, uid, &ops) { Keys.phone(project, $0) }
         if before.providers != after.providers { indexFederatedIds(key, before.providers, after.providers, &ops) }
@@ -160,10 +172,13 @@ final class AccountFold {
     private func indexedFields(_ slot: Int) -> IndexedFields {
         accounts.withUnsafeBufferPointer { buffer in
             guard let account = buffer[slot].account else {
-                return IndexedFields(email: nil, phoneNumber: nil, providers: [], refreshTokens: [], isAnonymous: false)
+                return IndexedFields(
+                    createdAt: nil, lastSignInAt: nil, email: nil, phoneNumber: nil, providers: [], refreshTokens: [],
+                    isAnonymous: false)
             }
             return IndexedFields(
-                email: account.email, phoneNumber: account.phoneNumber, providers: account.providers,
+                createdAt: account.createdAt, lastSignInAt: account.lastSignInAt, email: account.email, phoneNumber: account.phoneNumber,
+                providers: account.providers,
                 refreshTokens: account.refreshTokens, isAnonymous: account.isAnonymous)
         }
     }
@@ -175,6 +190,12 @@ final class AccountFold {
         guard old != new else { return }
         if let old { ops.append(.delete(table, key: key(old))) }
         if let new { ops.append(.put(table, key: key(new), value: Array(uid.rawValue.utf8))) }
+    }
+
+    /// Moves the account in a time-ordered listing (creation, last sign-in).
+    private func timeIndex(_ table: IndexTable, _ old: Int64?, _ new: Int64?, _ key: AccountKey, _ ops: inout [IndexOp]) {
+        if let old { ops.append(.delete(table, key: Keys.accountByTime(key.project, old, key.uid))) }
+        if let new { ops.append(.put(table, key: Keys.accountByTime(key.project, new, key.uid), value: [])) }
     }
 
     private func indexFederatedIds(_ key: AccountKey, _ before: [ProviderLink], _ after: [ProviderLink], _ ops: inout [IndexOp]) {

@@ -70,4 +70,13 @@ enum Keys {
         key.append(contentsOf: uid.rawValue.utf8)
         return key
     }
+
+    /// An account by a time of its own (creation, last sign-in): project, the time (big-endian,
+    /// so accounts sort by it; before 1970 counts as 1970), uid.
+    static func accountByTime(_ project: ProjectID, _ time: Int64, _ uid: UserID) -> [UInt8] {
+        var key = self.project(project)
+        withUnsafeBytes(of: UInt64(bitPattern: max(0, time)).bigEndian) { key.append(contentsOf: $0) }
+        key.append(contentsOf: uid.rawValue.utf8)
+        return key
+    }
 }

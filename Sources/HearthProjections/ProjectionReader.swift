@@ -152,14 +152,11 @@ public struct ProjectionReader<T: Transaction>: DecisionState {
 
     public func accountCount() throws -> Int { try txn.count(projections.accounts) }
 
-    /// Accounts of one project (a prefix scan of the account table).
+    /// Accounts of one project (kept as a count, not counted).
     public func accountCount(in project: ProjectID) throws -> Int {
-        var count = 0
-        try txn.forEach(projections.accounts, prefix: Keys.project(project)) { _, _ in
-            count += 1
-            return .continue
+        try txn.withValue(projections.accountCounts, forKey: Keys.project(project)) { bytes in
+            try bytes.map { Int(try BigEndianUInt64(decoding: $0).value) } ?? 0
         }
-        return count
     }
 
     /// Up to `limit` accounts of `project` in uid order, starting after `uid` (paging), past the
@@ -185,5 +182,50 @@ public struct ProjectionReader<T: Transaction>: DecisionState {
             }
         }
         return page
+    }
+
+    /// Up to `limit` accounts of `project`, the most recent first by `order` (creation, last
+    /// sign-in: those that never signed in are not listed then), after `position` (paging: the
+    /// time and uid of the last account of the page before).
+    public func accounts(
+        in project: ProjectID, newestBy order: AccountListOrder, after position: (time: Int64, uid: UserID)?, limit: Int
+    ) throws -> [Account] {
+        let table = order == .lastSignIn ? projections.accountsBySignIn : projections.accountsByCreation
+        let prefix = Keys.project(project)
+        // Past every key of the project: UTF-8 never holds a 0xFF byte.
+        let start = position.map { Keys.accountByTime(project, $0.time, $0.uid) } ?? prefix + [UInt8](repeating: 0xFF, count: 9)
+        var uids: [UserID] = []
+        guard limit > 0 else { return [] }
+        try txn.withCursor(table) { cursor in
+            var entry = try cursor.seek(atMost: start)
+            while let (key, _) = entry, key.starts(with: prefix) {
+                if !key.elementsEqual(start), let uid = UserID(String(decoding: key[(prefix.count + 8)...], as: UTF8.self)) {
+                    uids.append(uid)
+                    if uids.count == limit { return }
+                }
+                entry = try cursor.previous()
+            }
+        }
+        return try uids.compactMap { try account($0, in: project) }
+    }
+
+    /// Up to `limit` accounts of `project` whose email starts with `prefix` (case aside), in
+    /// email order, after the account with the email `after` (paging).
+    public func accounts(in project: ProjectID, emailPrefix prefix: String, after: String?, limit: Int) throws -> [Account] {
+        let prefixKey = Keys.email(project, normalizeEmail(prefix))
+        let start = after.map { Keys.email(project, normalizeEmail($0)) } ?? prefixKey
+        var uids: [UserID] = []
+        guard limit > 0 else { return [] }
+        try txn.withCursor(projections.emails) { cursor in
+            var entry = try cursor.seek(atLeast: start)
+            while let (key, value) = entry, key.starts(with: prefixKey) {
+                if !(after != nil && key.elementsEqual(start)), let uid = UserID(String(decoding: value, as: UTF8.self)) {
+                    uids.append(uid)
+                    if uids.count == limit { return }
+                }
+                entry = try cursor.next()
+            }
+        }
+        return try uids.compactMap { try account($0, in: project) }
     }
 }

@@ -16,6 +16,8 @@ public final class ProjectionWriter {
     private let fold: AccountFold
     private var ops: [IndexOp] = []
     private var configs: [ProjectID: ProjectConfig] = [:]
+    /// Accounts begun less ended, per project, since the last store: written once per job or chunk.
+    private var countChanges: [ProjectID: Int64] = [:]
     private var lastSequence: UInt64?
     private var encoder = ByteWriter(capacity: 512)
     /// The earliest cleanup due time this writer added to the schedule: after the commit, the
@@ -70,6 +72,19 @@ public final class ProjectionWriter {
     }
 
     private func store(_ accounts: FoldedAccounts) throws {
+        for (project, delta) in countChanges.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where delta != 0 {
+            let key = Keys.project(project)
+            let count = try txn.withValue(projections.accountCounts, forKey: key) { bytes in
+                try bytes.map { try BigEndianUInt64(decoding: $0).value } ?? 0
+            }
+            let updated = UInt64(max(0, Int64(count) + delta))
+            if updated == 0 {
+                try txn.delete(projections.accountCounts, key)
+            } else {
+                try txn.put(projections.accountCounts, key, withUnsafeBytes(of: updated.bigEndian) { Array($0) })
+            }
+        }
+        countChanges.removeAll(keepingCapacity: true)
         try accounts.forEachChanged { key, account in
             if let account {
                 encoder.removeAll()
@@ -135,6 +150,7 @@ public final class ProjectionWriter {
         case .put(let table, let key, let value): try txn.put(self.table(table), key, value)
         case .delete(let table, let key): try txn.delete(self.table(table), key)
         case .anonymous(let key, let since): try updateCleanup(key, anonymousSince: since)
+        case .counted(let project, let delta): countChanges[project, default: 0] += delta
         case .purged(let project, let day):
             let key = Keys.purgeDay(project, day: day)
             let count = try txn.withValue(projections.cleanupPurges, forKey: key) { bytes in
@@ -165,6 +181,8 @@ public final class ProjectionWriter {
         case .phones: projections.phones
         case .federatedIds: projections.federatedIds
         case .refreshTokens: projections.refreshTokens
+        case .accountsByCreation: projections.accountsByCreation
+        case .accountsBySignIn: projections.accountsBySignIn
         }
     }
 

@@ -11,7 +11,9 @@ public struct Projections: Sendable {
     /// 7: project configs keep their apps' Team IDs and signing certificates. 8: a used action
     /// code keeps no address (its key is destroyed; `PersonalData`), and an account's unused
     /// codes end with it (`account_codes`); codes are listed by expiry for the sweep (`code_expiry`).
-    public static let formatVersion: UInt64 = 9
+    /// 10: accounts are counted per project (`account_counts`) and listed by creation and by last
+    /// sign-in (`accounts_by_creation`, `accounts_by_sign_in`), for the console.
+    public static let formatVersion: UInt64 = 10
 
     public typealias Table = Database<[UInt8], [UInt8]>
 
@@ -39,6 +41,13 @@ public struct Projections: Sendable {
     public let codeExpiry: Table
     /// project -> `ProjectConfig`
     public let projects: Table
+    /// project -> how many accounts it has (8 bytes, big-endian)
+    public let accountCounts: Table
+    /// project, creation time (8 bytes, big-endian), uid -> empty: accounts in creation order
+    public let accountsByCreation: Table
+    /// project, last sign-in time (8 bytes, big-endian), uid -> empty: accounts that signed in,
+    /// in the order of their last sign-in
+    public let accountsBySignIn: Table
     /// "checkpoint" -> last applied sequence; "format" -> `formatVersion`; "term" -> the
     /// latest `cluster.term_started`'s term
     public let state: Database<String, BigEndianUInt64>
@@ -47,7 +56,7 @@ public struct Projections: Sendable {
     public var tables: [Table] {
         [
             accounts, emails, phones, federatedIds, anonymousAccounts, cleanupSchedule, cleanupPurges, refreshTokens, oobCodes,
-            accountCodes, codeExpiry, projects,
+            accountCodes, codeExpiry, projects, accountCounts, accountsByCreation, accountsBySignIn,
         ]
     }
 
@@ -60,6 +69,8 @@ public struct Projections: Sendable {
             refreshTokens: try table("refresh_tokens"),
             oobCodes: try table("oob_codes"), accountCodes: try table("account_codes"),
             codeExpiry: try table("code_expiry"), projects: try table("projects"),
+            accountCounts: try table("account_counts"), accountsByCreation: try table("accounts_by_creation"),
+            accountsBySignIn: try table("accounts_by_sign_in"),
             state: try environment.openDatabase(named: "projection.state"))
     }
 

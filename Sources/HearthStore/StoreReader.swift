@@ -91,4 +91,16 @@ public struct StoreReader: StoreQueries {
     public func accounts(in project: ProjectID, after uid: UserID? = nil, skipping: Int = 0, limit: Int) throws -> [Account] {
         try projectionReader.accounts(in: project, after: uid, skipping: skipping, limit: limit)
     }
+
+    /// Up to `limit` accounts, the most recent first by `order`, after `position` (paging).
+    public func accounts(
+        in project: ProjectID, newestBy order: AccountListOrder, after position: (time: Int64, uid: UserID)?, limit: Int
+    ) throws -> [Account] {
+        try projectionReader.accounts(in: project, newestBy: order, after: position, limit: limit)
+    }
+
+    /// Up to `limit` accounts whose email starts with `prefix`, in email order, after `after`.
+    public func accounts(in project: ProjectID, emailPrefix prefix: String, after: String?, limit: Int) throws -> [Account] {
+        try projectionReader.accounts(in: project, emailPrefix: prefix, after: after, limit: limit)
+    }
 }

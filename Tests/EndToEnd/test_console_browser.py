@@ -1,12 +1,15 @@
 """The console in a real browser: headless Chromium, driven through Debian's chromedriver by
 Selenium, against the real daemon. In development (open on loopback) it pages through the
 users, searches, opens an account's ledger and goes back to a moment before its email changed;
-a display name made of HTML shows as text and runs nothing. In production it signs in with an
-admin token for a session cookie, and signs out. Screenshots at 1280x800 and 390x844 go to
-.build/screenshots/."""
+a display name made of HTML shows as text and runs nothing. It adds, edits, disables, revokes
+and deletes through its forms; a change without the form's token and a framed console are
+refused; it pages through 10,000 users. In production it signs in with an admin token for a
+session cookie, and signs out. Screenshots at 1280x800 and 390x844 go to .build/screenshots/."""
 
+import http.server
 import json
 import pathlib
+import threading
 import time
 
 import requests
@@ -15,6 +18,8 @@ from selenium import webdriver
 from selenium.common.exceptions import NoAlertPresentException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions
+from selenium.webdriver.support.ui import WebDriverWait
 
 from conftest import PROJECT, Daemon, free_port
 
@@ -63,17 +68,17 @@ def test_the_console_pages_searches_and_travels_back_in_an_accounts_ledger(daemo
         assert len(rows) == 50
         assert rows[0].find_element(By.CSS_SELECTOR, "td.uid").text == "target"
         shoot(driver, "users")
-        driver.find_element(By.LINK_TEXT, "Next page").click()
+        navigates(driver, driver.find_element(By.LINK_TEXT, "Next page").click)
         uids = [cell.text for cell in driver.find_elements(By.CSS_SELECTOR, "td.uid")]
         assert uids[0] == "user049" and len(uids) == 50
 
         search = driver.find_element(By.NAME, "q")
         search.send_keys("u7@example.com")
-        search.submit()
+        navigates(driver, search.submit)
         assert [cell.text for cell in driver.find_elements(By.CSS_SELECTOR, "td.uid")] == ["user007"]
 
         driver.get(daemon.url + "/console/users?q=target")
-        driver.find_element(By.LINK_TEXT, "target").click()
+        navigates(driver, driver.find_element(By.LINK_TEXT, "target").click)
         assert no_alert(driver)
         details = dict(zip([e.text for e in driver.find_elements(By.TAG_NAME, "dt")], [e.text for e in driver.find_elements(By.TAG_NAME, "dd")]))
         assert details["Identifier"] == "after@example.com"
@@ -84,7 +89,7 @@ def test_the_console_pages_searches_and_travels_back_in_an_accounts_ledger(daemo
         shoot(driver, "account")
 
         # Back to the moment of its creation: the old address.
-        driver.find_elements(By.CSS_SELECTOR, "tbody tr td a")[0].click()
+        navigates(driver, driver.find_elements(By.CSS_SELECTOR, "tbody tr td a")[0].click)
         assert f"?at={created}" in driver.current_url or "?at=" in driver.current_url
         details = dict(zip([e.text for e in driver.find_elements(By.TAG_NAME, "dt")], [e.text for e in driver.find_elements(By.TAG_NAME, "dd")]))
         assert details["Identifier"] == "before@example.com"
@@ -115,20 +120,179 @@ def test_production_signs_in_with_an_admin_token_for_a_session_cookie(tmp_path):
         assert driver.current_url.endswith("/console/sign-in")
         field = driver.find_element(By.NAME, "token")
         field.send_keys("not-the-token")
-        field.submit()
+        navigates(driver, field.submit)
         assert "not accepted" in driver.find_element(By.CSS_SELECTOR, "[role=alert]").text
         shoot(driver, "sign-in")
         field = driver.find_element(By.NAME, "token")
         field.send_keys(token)
-        field.submit()
+        navigates(driver, field.submit)
         assert driver.current_url.endswith("/console/users")
         assert [cell.text for cell in driver.find_elements(By.CSS_SELECTOR, "tbody td:first-child")] == ["prod@example.com"]
         cookie = driver.get_cookie("hearth_console")
         assert cookie["httpOnly"] and cookie["sameSite"] == "Strict" and token not in cookie["value"]
-        driver.find_element(By.CSS_SELECTOR, "form.signout button").click()
+        navigates(driver, driver.find_element(By.CSS_SELECTOR, "form.signout button").click)
         assert driver.current_url.endswith("/console/sign-in")
         driver.get(daemon.url + "/console/users")
         assert driver.current_url.endswith("/console/sign-in")
     finally:
         driver.quit()
         daemon.stop()
+
+
+def details_of(driver):
+    return dict(zip([e.text for e in driver.find_elements(By.TAG_NAME, "dt")], [e.text for e in driver.find_elements(By.TAG_NAME, "dd")]))
+
+
+def submit(driver, action):
+    """Presses the submit button of the form posting to `…/<action>`, and waits for the next page."""
+    navigates(driver, lambda: driver.find_element(By.CSS_SELECTOR, f"form[action$='/{action}'] button[type=submit]").click())
+
+
+def navigates(driver, act):
+    """Does `act`, then waits until the page it was on has been replaced."""
+    page = driver.find_element(By.TAG_NAME, "html")
+    act()
+    WebDriverWait(driver, 10).until(expected_conditions.staleness_of(page))
+
+
+def test_the_console_adds_edits_disables_revokes_and_deletes(daemon, admin):
+    driver = browser()
+    try:
+        driver.get(daemon.url + "/console/users")
+        navigates(driver, driver.find_element(By.LINK_TEXT, "Add user").click)
+        for name, value in (("email", "ops@example.com"), ("password", "correct-horse-42"), ("displayName", HOSTILE), ("uid", "ops-1")):
+            driver.find_element(By.NAME, name).send_keys(value)
+        shoot(driver, "add-user")
+        navigates(driver, driver.find_element(By.CSS_SELECTOR, "form[action='/console/add-user'] button").click)
+        assert driver.current_url.endswith("/console/users/ops-1?done=created")
+        assert "The user was created." in driver.find_element(By.CSS_SELECTOR, "[role=status]").text
+        assert details_of(driver)["Display name"] == HOSTILE and no_alert(driver)
+        assert driver.find_elements(By.CSS_SELECTOR, "main script, main img") == []
+        signed_in = requests.post(f"{daemon.url}/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword",
+                                  params={"key": "fake-api-key"}, timeout=10,
+                                  json={"email": "ops@example.com", "password": "correct-horse-42", "returnSecureToken": True})
+        signed_in.raise_for_status()
+
+        # Edit: a new address and name, verified, with a claim; the form keyboard-driven.
+        email = driver.find_element(By.NAME, "email")
+        email.clear()
+        email.send_keys("ops@example.org")
+        name = driver.find_element(By.NAME, "displayName")
+        name.clear()
+        name.send_keys("Ops")
+        driver.find_element(By.NAME, "emailVerified").click()
+        claims = driver.find_element(By.NAME, "customClaims")
+        claims.clear()
+        claims.send_keys('{"role":"support"}')
+        shoot(driver, "edit")
+        submit(driver, "edit")
+        assert driver.current_url.endswith("?done=saved")
+        details = details_of(driver)
+        assert details["Identifier"] == "ops@example.org" and details["Display name"] == "Ops" and details["Email verified"] == "yes"
+        record = auth.get_user("ops-1", app=admin)
+        assert record.email == "ops@example.org" and record.custom_claims == {"role": "support"}
+
+        # A reserved claim is refused, with Firebase's reason, and nothing changes.
+        claims = driver.find_element(By.NAME, "customClaims")
+        claims.clear()
+        claims.send_keys('{"firebase":1}')
+        submit(driver, "edit")
+        assert "FORBIDDEN_CLAIM" in driver.find_element(By.CSS_SELECTOR, "[role=alert]").text
+        assert auth.get_user("ops-1", app=admin).custom_claims == {"role": "support"}
+
+        submit(driver, "disable")
+        assert driver.current_url.endswith("?done=disabled") and auth.get_user("ops-1", app=admin).disabled
+        driver.get(daemon.url + "/console/users?q=ops-1")
+        assert "disabled" in driver.find_element(By.CSS_SELECTOR, "tbody tr").text
+        navigates(driver, driver.find_element(By.LINK_TEXT, "ops-1").click)
+        submit(driver, "enable")
+        assert not auth.get_user("ops-1", app=admin).disabled
+
+        time.sleep(1.1)
+        submit(driver, "revoke")
+        assert driver.current_url.endswith("?done=revoked")
+        refreshed = requests.post(f"{daemon.url}/securetoken.googleapis.com/v1/token", params={"key": "fake-api-key"}, timeout=10,
+                                  data={"grant_type": "refresh_token", "refresh_token": signed_in.json()["refreshToken"]})
+        assert refreshed.status_code == 400
+
+        driver.find_element(By.CSS_SELECTOR, "select[name=type] option[value=PASSWORD_RESET]").click()
+        submit(driver, "link")
+        link = driver.find_element(By.ID, "generated-link").get_attribute("value")
+        assert "mode=resetPassword" in link and "oobCode=" in link
+        shoot(driver, "account-actions")
+
+        # A change without the form's token is refused, with the session's own cookie.
+        cookie = driver.get_cookie("hearth_console")["value"]
+        forged = requests.post(f"{daemon.url}/console/users/ops-1/disable", data={"csrf": "forged"}, timeout=10,
+                               headers={"Origin": daemon.url}, cookies={"hearth_console": cookie}, allow_redirects=False)
+        assert forged.status_code == 403 and not auth.get_user("ops-1", app=admin).disabled
+
+        driver.find_element(By.NAME, "confirm").click()
+        submit(driver, "delete")
+        assert driver.current_url.endswith("?done=deleted")
+        assert "Deleted: its history stays." in driver.find_element(By.TAG_NAME, "main").text
+        events = [row.find_elements(By.TAG_NAME, "td")[2].text for row in driver.find_elements(By.CSS_SELECTOR, "tbody tr")]
+        assert events[-1].startswith("account.deleted")
+        actors = {row.find_elements(By.TAG_NAME, "td")[3].text for row in driver.find_elements(By.CSS_SELECTOR, "tbody tr")}
+        assert "admin: console:owner" in actors
+        shoot(driver, "deleted")
+    finally:
+        driver.quit()
+
+
+class FramingPage(http.server.BaseHTTPRequestHandler):
+    """Another origin's page that puts the console in a frame."""
+    target = ""
+
+    def do_GET(self):
+        body = f'<!doctype html><title>framing</title><iframe id="console" src="{self.target}" width="800" height="600"></iframe>'.encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+def test_the_console_refuses_a_frame_and_pages_through_ten_thousand_users(daemon, admin):
+    for batch in range(10):
+        records = [auth.ImportUserRecord(f"p{batch * 1000 + index:05d}", email=f"p{batch * 1000 + index}@example.com")
+                   for index in range(1000)]
+        assert auth.import_users(records, app=admin).success_count == 1000
+
+    FramingPage.target = daemon.url + "/console/users"
+    framer = http.server.ThreadingHTTPServer(("127.0.0.1", 0), FramingPage)
+    threading.Thread(target=framer.serve_forever, daemon=True).start()
+    driver = browser()
+    try:
+        # The browser refuses to show it: the frame holds no console.
+        driver.get(f"http://localhost:{framer.server_address[1]}/")
+        driver.switch_to.frame(driver.find_element(By.ID, "console"))
+        assert "Hearth" not in driver.page_source and driver.find_elements(By.CSS_SELECTOR, "td.uid") == []
+        driver.switch_to.default_content()
+        shoot(driver, "framed")
+
+        driver.get(daemon.url + "/console/users")
+        assert "Users (10000)" in driver.find_element(By.TAG_NAME, "h1").text
+        seen = []
+        started = time.monotonic()
+        while True:
+            # One round trip per page, not one per cell.
+            seen += driver.execute_script("return [...document.querySelectorAll('td.uid')].map(cell => cell.textContent)")
+            following = driver.find_elements(By.LINK_TEXT, "Next page")
+            if not following:
+                break
+            navigates(driver, following[0].click)
+        assert len(seen) == 10000 and len(set(seen)) == 10000 and seen == sorted(seen)
+        print(f"paged through 10,000 users in {time.monotonic() - started:.1f} s")
+
+        # The most recent first, by creation.
+        navigates(driver, driver.find_element(By.CSS_SELECTOR, "th a[href$='sort=creation']").click)
+        assert "sort=creation" in driver.current_url
+        assert len(driver.find_elements(By.CSS_SELECTOR, "td.uid")) == 50
+        shoot(driver, "users-by-creation")
+    finally:
+        driver.quit()
+        framer.shutdown()

@@ -81,6 +81,56 @@ struct ConsoleTests {
         }
     }
 
+    /// The uids of a users page, in the order shown.
+    static func uids(_ html: String) -> [String] {
+        html.components(separatedBy: "<td class=\"uid\"><a href=\"").dropFirst().map { cell in
+            String(cell.drop { $0 != ">" }.dropFirst().prefix { $0 != "<" })
+        }
+    }
+
+    @Test("sorted by creation or last sign-in, the most recent first, a page at a time; found by the start of an email")
+    func sortedAndSearched() async throws {
+        try await APIHarness.run { harness, api in
+            for index in 0..<60 {
+                harness.clock.advance(milliseconds: 1000)
+                let uid = String(format: "s%02d", index)
+                let email = index % 2 == 0 ? "even\(index)@example.com" : "odd\(index)@example.org"
+                #expect(
+                    try await api.admin("accounts", ["localId": .string(uid), "email": .string(email), "password": "correct-horse-42"])
+                        .status == 200)
+            }
+            // s10 signs in last, s03 before it; the others never.
+            for email in ["odd3@example.org", "even10@example.com"] {
+                harness.clock.advance(milliseconds: 1000)
+                let signedIn = try await api.v1(
+                    "signInWithPassword", ["email": .string(email), "password": "correct-horse-42", "returnSecureToken": true])
+                #expect(signedIn.status == 200)
+            }
+            let newest = try await Self.page(api, "/console/users?sort=creation")
+            let first = Self.uids(newest.html)
+            #expect(first.count == 50 && first.first == "s59" && first.last == "s10")
+            #expect(newest.html.contains("aria-sort=\"descending\""))
+            let nextLink = try #require(
+                newest.html.components(separatedBy: "rel=\"next\" href=\"").dropFirst().first?.prefix { $0 != "\"" })
+            let second = try await Self.page(api, String(nextLink).replacingOccurrences(of: "&amp;", with: "&"))
+            #expect(Self.uids(second.html) == (0..<10).reversed().map { String(format: "s%02d", $0) })
+            #expect(!second.html.contains("rel=\"next\""))
+
+            let signIns = try await Self.page(api, "/console/users?sort=lastSignIn")
+            #expect(Self.uids(signIns.html) == ["s10", "s03"])
+
+            let prefix = try await Self.page(api, "/console/users?q=EVEN1")
+            #expect(Self.uids(prefix.html) == ["s10", "s12", "s14", "s16", "s18"])
+            let domain = try await Self.page(api, "/console/users?q=odd5%40")
+            #expect(Self.uids(domain.html) == ["s05"])
+            let byUid = try await Self.page(api, "/console/users?q=s07")
+            #expect(Self.uids(byUid.html) == ["s07"])
+            // The count is kept, not counted: it follows deletions.
+            #expect(try await api.admin("accounts:delete", ["localId": "s07"]).status == 200)
+            #expect(try await Self.page(api, "/console/users").html.contains("Users <span class=\"muted\">(59)</span>"))
+        }
+    }
+
     static func send(
         _ api: APIClient, _ method: HTTPRequest.Method, _ uri: String, cookie: String? = nil, origin: String? = "http://localhost",
         form: String? = nil

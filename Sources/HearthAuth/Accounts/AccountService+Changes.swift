@@ -239,4 +239,18 @@ extension AccountService {
     public func listAccounts(after uid: UserID?, skipping: Int = 0, limit: Int, _ caller: Caller) throws -> [Account] {
         try read { try $0.accounts(in: caller.project, after: uid, skipping: skipping, limit: limit) }
     }
+
+    /// Accounts, the most recent first by `order`, after the `(time, uid)` of the page before.
+    public func listAccounts(
+        newestBy order: AccountListOrder, after position: (time: Int64, uid: UserID)?, limit: Int, _ caller: Caller
+    ) throws -> [Account] {
+        guard caller.isAdmin else { throw FirebaseError.insufficientPermission }
+        return try read { try $0.accounts(in: caller.project, newestBy: order, after: position, limit: limit) }
+    }
+
+    /// Accounts whose email starts with `prefix`, in email order, after the email `after`.
+    public func listAccounts(emailPrefix prefix: String, after: String?, limit: Int, _ caller: Caller) throws -> [Account] {
+        guard caller.isAdmin else { throw FirebaseError.insufficientPermission }
+        return try read { try $0.accounts(in: caller.project, emailPrefix: prefix, after: after, limit: limit) }
+    }
 }
