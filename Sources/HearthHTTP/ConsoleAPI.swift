@@ -15,6 +15,7 @@ import Hummingbird
 struct ConsoleAPI: Sendable {
     let accounts: AccountService
     let actionCodes: ActionCodeService
+    let projects: ProjectService
     let access: APIAccess
     let secrets: SecretSealer
     /// Cookies marked `Secure`: the console is reached over TLS (`publicUrl` is https).

@@ -11,7 +11,7 @@ struct ConsoleAccountPage {
     var account: Account?
     var at: Int64?
     var purge: CleanupSchedule?
-    var history: [AccountService.HistoryEntry]
+    var history: [LedgerEntry]
     var total: Int
     /// The session's cross-site token, which every form carries.
     var csrf: String
@@ -24,13 +24,14 @@ struct ConsoleAccountPage {
     }
 
     func render() -> String {
-        let path = HTMLPage.escaped(Self.path(uid))
+        let path = Self.path(uid)
+        let escapedPath = HTMLPage.escaped(path)
         var html = "<h1>Account <code>\(HTMLPage.escaped(uid.rawValue))</code></h1>"
         html += outcome?.html ?? ""
         html += """
-            <form method="get" action="\(path)"><label>As of (UTC)\
+            <form method="get" action="\(escapedPath)"><label>As of (UTC)\
             <input type="datetime-local" name="at" step="1"\(at.map { " value=\"\(Self.local($0))\"" } ?? "")></label>\
-            <button type="submit">Show</button>\(at == nil ? "" : "<a href=\"\(path)\">Now</a>")</form>
+            <button type="submit">Show</button>\(at == nil ? "" : "<a href=\"\(escapedPath)\">Now</a>")</form>
             """
         html += "<h2>\(at.map { "As of " + HTMLPage.escaped(Timestamp.iso8601(milliseconds: $0)) } ?? "Now")</h2>"
         if let account {
@@ -43,21 +44,8 @@ struct ConsoleAccountPage {
     }
 
     private func timeline(_ path: String) -> String {
-        var html =
-            "<h2>Ledger <span class=\"muted\">(\(total) events\(total > history.count ? ", the last \(history.count) shown" : ""))</span></h2>"
-        html += "<div class=\"table\"><table><thead><tr><th>#</th><th>Recorded (UTC)</th><th>Event</th><th>Actor</th>"
-        html += "<th class=\"wide\">Client</th><th class=\"wide\">Request</th><th>Recorded data</th></tr></thead><tbody>"
-        for entry in history {
-            let time = Timestamp.iso8601(milliseconds: entry.recordedAt)
-            html += "<tr><td>\(entry.sequence)</td>"
-            html += "<td><a href=\"\(path)?at=\(entry.recordedAt)\" title=\"The account as of this event\">\(time)</a></td>"
-            html += "<td>\(HTMLPage.escaped(entry.type.name)) <span class=\"muted\">v\(entry.type.version)</span></td>"
-            html += "<td>\(HTMLPage.escaped(Self.actor(entry.metadata)))</td>"
-            html += "<td class=\"wide\">\(HTMLPage.escaped(entry.metadata.clientIp ?? ""))</td>"
-            html += "<td class=\"wide\"><code>\(HTMLPage.escaped(entry.metadata.requestId ?? ""))</code></td>"
-            html += "<td><pre>\(HTMLPage.escaped(entry.payload))\(entry.isErased ? "\n(personal data erased)" : "")</pre></td></tr>"
-        }
-        return html + "</tbody></table></div>"
+        "<h2>Ledger <span class=\"muted\">(\(total) events\(total > history.count ? ", the last \(history.count) shown" : ""))</span></h2>"
+            + ConsoleTimeline.render(history) { "\(path)?at=\($0)" }
     }
 
     private func details(_ account: Account) -> String {
@@ -82,10 +70,6 @@ struct ConsoleAccountPage {
             rows.append(("Anonymous cleanup", "purged at \(Timestamp.iso8601(milliseconds: purge.dueAt)) (\(rule))"))
         }
         return "<dl>" + rows.map { "<dt>\(HTMLPage.escaped($0.0))</dt><dd>\(HTMLPage.escaped($0.1))</dd>" }.joined() + "</dl>"
-    }
-
-    private static func actor(_ metadata: Metadata) -> String {
-        metadata.actorId.map { "\(metadata.actor.rawValue): \($0)" } ?? metadata.actor.rawValue
     }
 
     /// A `datetime-local` value: UTC to the second.

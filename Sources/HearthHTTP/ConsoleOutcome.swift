@@ -7,7 +7,7 @@ enum ConsoleOutcome: Sendable {
     case link(ActionLinkKind, String)
 
     enum Change: String, Sendable {
-        case created, saved, unchanged, disabled, enabled, revoked, deleted
+        case created, saved, unchanged, disabled, enabled, revoked, deleted, cleanupOn, cleanupOff
 
         var text: String {
             switch self {
@@ -18,6 +18,8 @@ enum ConsoleOutcome: Sendable {
             case .enabled: "The account is enabled."
             case .revoked: "Every session of the account was revoked: its refresh tokens no longer work."
             case .deleted: "The account was deleted. Its history stays."
+            case .cleanupOn: "Anonymous cleanup is on: each anonymous account is purged a period after its creation."
+            case .cleanupOff: "Anonymous cleanup is off: nothing more is purged."
             }
         }
     }

@@ -27,7 +27,7 @@ enum ConsolePage {
             <title>\(HTMLPage.escaped(title)) · Hearth</title><link rel="stylesheet" href="/console/assets/console.css"></head>\
             <body><header><a class="brand" href="/console/users">Hearth</a>\
             <span class="project">\(HTMLPage.escaped(project))</span>\
-            <nav><a href="/console/users">Users</a></nav>\(form ?? "")</header><main>\(body)</main></body></html>
+            <nav><a href="/console/users">Users</a><a href="/console/project">Project</a><a href="/console/cleanup">Cleanup</a></nav>\(form ?? "")</header><main>\(body)</main></body></html>
             """
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
     }
@@ -52,7 +52,10 @@ enum ConsolePage {
         header a { color: #fff; text-decoration: none; }
         .brand { font-weight: 700; font-size: 1.2rem; }
         .project { opacity: .8; }
-        nav { margin-left: auto; }
+        nav { margin-left: auto; display: flex; gap: 1rem; }
+        figure.chart { margin: 0 0 1rem; background: #fff; padding: .5rem; } figure.chart svg { width: 100%; height: auto; }
+        figcaption { font-size: .85rem; color: #555; }
+        fieldset { border: 1px solid #c9ccd3; border-radius: 4px; display: grid; gap: .4rem; }
         main { padding: 1rem; max-width: 72rem; margin: 0 auto; }
         h1 { font-size: 1.4rem; margin: .5rem 0 1rem; }
         h2 { font-size: 1.1rem; margin: 1.5rem 0 .5rem; }

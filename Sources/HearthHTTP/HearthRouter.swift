@@ -135,13 +135,18 @@ public enum HearthRouter {
         }
         if access.console {
             let console = ConsoleAPI(
-                accounts: services.accounts, actionCodes: services.actionCodes, access: access, secrets: services.context.secrets,
+                accounts: services.accounts, actionCodes: services.actionCodes, projects: services.projects, access: access,
+                secrets: services.context.secrets,
                 secureCookies: publicURL?.lowercased().hasPrefix("https://") == true, now: { services.context.now })
             router.get("/console") { _, _ in Response(status: .seeOther, headers: [.location: "/console/users"]) }
             router.get("/console/users") { request, context in try console.users(request, context) }
             router.get("/console/users/{uid}") { request, context in try console.account(request, context) }
             router.post("/console/users/{uid}/{action}") { request, context in try await console.changeAccount(request, context) }
             router.get("/console/add-user") { request, context in try console.newUserPage(request, context) }
+            router.get("/console/project") { request, context in try console.project(request, context) }
+            router.post("/console/project") { request, context in try await console.changeProject(request, context) }
+            router.get("/console/cleanup") { request, context in try await console.cleanup(request, context) }
+            router.post("/console/cleanup") { request, context in try await console.changeCleanup(request, context) }
             router.post("/console/add-user") { request, context in try await console.addUser(request, context) }
             router.get("/console/sign-in") { request, context in try console.signInPage(request, context) }
             router.post("/console/sign-in") { request, context in try await console.signIn(request, context) }

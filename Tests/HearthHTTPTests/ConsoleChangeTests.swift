@@ -116,6 +116,21 @@ struct ConsoleChangeTests {
         }
     }
 
+    @Test("a quote followed by a combining mark is escaped too: one Swift Character, but a quote to the browser")
+    func combiningQuote() async throws {
+        try await APIHarness.run { _, api in
+            let name = "x\"\u{301} autofocus onfocus=alert(1) y=\"\u{301}"
+            #expect(try await api.admin("accounts", ["localId": "quoted", "displayName": .string(name)]).status == 200)
+            let session = try await Self.session(api)
+            let page = try await session.get(api, "/console/users/quoted")
+            // The edit form's value attribute holds it: no quote of it survives unescaped.
+            let escaped = "value=\"x&quot;\u{301} autofocus onfocus=alert(1) y=&quot;\u{301}\""
+            let raw = "\"\u{301} autofocus"
+            #expect(page.html.contains(escaped))
+            #expect(!page.html.contains(raw))
+        }
+    }
+
     @Test("a change without the session's token, from another origin or without a session is refused")
     func forgedChanges() async throws {
         try await APIHarness.run { harness, api in

@@ -4,32 +4,15 @@ import HearthStore
 /// An account's ledger, for the people who run a project (the console): every event of its
 /// stream, and the account as it was at any moment, from the same fold as `hearth audit show`.
 extension AccountService {
-    /// One event of an account's history, as the console shows it.
-    public struct HistoryEntry: Sendable {
-        public var sequence: UInt64
-        public var type: EventType
-        public var recordedAt: Int64
-        public var metadata: Metadata
-        /// The payload's JSON form (personal data opened, or left out once erased).
-        public var payload: String
-        /// The account's key was destroyed: its personal fields are named, not shown.
-        public var isErased: Bool
-    }
-
     /// The longest history a page shows: its most recent events.
     public static let historyPageLimit = 2000
 
     /// The account's events, oldest first (the most recent `historyPageLimit`), and how many
     /// there are in all. Admins only; an account deleted long ago keeps its history.
-    public func history(of uid: UserID, _ caller: Caller) throws -> (entries: [HistoryEntry], total: Int) {
+    public func history(of uid: UserID, _ caller: Caller) throws -> (entries: [LedgerEntry], total: Int) {
         guard caller.isAdmin else { throw FirebaseError.insufficientPermission }
         let events = try store.audit.events(of: .account(caller.project, uid))
-        let shown = try events.suffix(Self.historyPageLimit).map { event in
-            HistoryEntry(
-                sequence: event.sequence, type: event.type, recordedAt: event.recordedAt, metadata: event.metadata,
-                payload: try event.payloadJSON(), isErased: event.isErased)
-        }
-        return (shown, events.count)
+        return (try events.suffix(Self.historyPageLimit).map(LedgerEntry.init), events.count)
     }
 
     /// The account as of `time` (Unix ms): `nil` if it did not exist then (not yet, or deleted).

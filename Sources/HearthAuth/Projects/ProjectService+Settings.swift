@@ -62,3 +62,12 @@ extension ProjectService {
         return try await store.scan { try $0.cleanupPreview(of: project, now: now) }
     }
 }
+
+/// The settings' history, for the console (`hearth project history` reads the same stream).
+extension ProjectService {
+    /// Every recorded change of the project's settings, oldest first: few, one per change.
+    public func settingsHistory(_ caller: Caller) throws -> [LedgerEntry] {
+        guard caller.isAdmin else { throw FirebaseError.insufficientPermission }
+        return try store.audit.events(of: .project(caller.project)).map(LedgerEntry.init)
+    }
+}
