@@ -18,18 +18,8 @@ enum HTMLPage {
     static func escaped(_ text: String) -> String {
         let utf8 = text.utf8
         guard utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 }) else { return text }
-        var out: [UInt8] = []
-        out.reserveCapacity(utf8.count + utf8.count / 8)
-        for byte in utf8 {
-            switch byte {
-            case 0x26: out += "&amp;".utf8
-            case 0x3C: out += "&lt;".utf8
-            case 0x3E: out += "&gt;".utf8
-            case 0x22: out += "&quot;".utf8
-            case 0x27: out += "&#39;".utf8
-            default: out.append(byte)
-            }
-        }
-        return String(decoding: out, as: UTF8.self)
+        var out = HTMLBuffer(capacity: utf8.count + utf8.count / 8)
+        out.escaping(text)
+        return out.text
     }
 }

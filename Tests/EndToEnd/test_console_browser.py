@@ -296,3 +296,37 @@ def test_the_console_refuses_a_frame_and_pages_through_ten_thousand_users(daemon
     finally:
         driver.quit()
         framer.shutdown()
+
+
+def test_a_settings_change_shows_in_the_history_and_the_cleanup_preview_is_charted(daemon, admin):
+    for _ in range(3):
+        requests.post(f"{daemon.url}/identitytoolkit.googleapis.com/v1/accounts:signUp", params={"key": "fake-api-key"},
+                      json={"returnSecureToken": True}, timeout=10).raise_for_status()
+    driver = browser()
+    try:
+        driver.get(daemon.url + "/console/users")
+        navigates(driver, driver.find_element(By.LINK_TEXT, "Project").click)
+        domains = driver.find_element(By.NAME, "authorizedDomains")
+        domains.send_keys("\napp.example.com")
+        submit_settings = driver.find_element(By.CSS_SELECTOR, "form[action='/console/project'] button[type=submit]")
+        navigates(driver, submit_settings.click)
+        assert driver.current_url.endswith("/console/project?done=saved")
+        history = driver.find_elements(By.CSS_SELECTOR, "tbody tr")
+        last = history[-1].text
+        assert "project.config_changed" in last and "app.example.com" in last and "admin: console:owner" in last
+        assert "app.example.com" in driver.find_element(By.NAME, "authorizedDomains").get_attribute("value")
+        shoot(driver, "project")
+
+        navigates(driver, driver.find_element(By.LINK_TEXT, "Cleanup").click)
+        caption = driver.find_element(By.CSS_SELECTOR, "figure.chart:last-of-type figcaption").text
+        assert caption == "Accounts the cleanup would purge, by day (3 in all)"
+        bars = driver.find_elements(By.CSS_SELECTOR, "figure.chart:last-of-type rect")
+        assert sum(1 for bar in bars if float(bar.get_attribute("height")) > 0) == 1
+        assert "3 anonymous accounts would be scheduled" in driver.find_element(By.TAG_NAME, "main").text
+        shoot(driver, "cleanup-preview")
+        navigates(driver, driver.find_element(By.CSS_SELECTOR, "form[action='/console/cleanup'] button").click)
+        details = details_of(driver)
+        assert details["Scheduled"] == "3" and details["Cleanup"].startswith("on")
+        shoot(driver, "cleanup-on")
+    finally:
+        driver.quit()
