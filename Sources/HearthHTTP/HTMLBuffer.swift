@@ -10,16 +10,26 @@ struct HTMLBuffer {
         bytes += text.utf8
     }
 
+    /// Runs of ordinary bytes are copied whole; only the five special ones are replaced.
     mutating func escaping(_ text: String) {
-        for byte in text.utf8 {
-            switch byte {
-            case 0x26: bytes += "&amp;".utf8
-            case 0x3C: bytes += "&lt;".utf8
-            case 0x3E: bytes += "&gt;".utf8
-            case 0x22: bytes += "&quot;".utf8
-            case 0x27: bytes += "&#39;".utf8
-            default: bytes.append(byte)
+        var text = text
+        text.withUTF8 { utf8 in
+            var start = 0
+            for index in utf8.indices {
+                let replacement: StaticString
+                switch utf8[index] {
+                case 0x26: replacement = "&amp;"
+                case 0x3C: replacement = "&lt;"
+                case 0x3E: replacement = "&gt;"
+                case 0x22: replacement = "&quot;"
+                case 0x27: replacement = "&#39;"
+                default: continue
+                }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
+                replacement.withUTF8Buffer { bytes.append(contentsOf: $0) }
+                start = index + 1
             }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
         }
     }
 
