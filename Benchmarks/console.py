@@ -6,11 +6,12 @@ measured in the same run on the same machine.
 
 Builds a data directory of `--accounts` accounts (`hearth demo --accounts`, project `bench`,
 about six events each), starts the daemon on it (development profile, so the console is open on
-loopback), gives one account 1,000 events through the Admin API, then measures with wrk, at
-`--connections` connections: the HTTP floor (Hearth's constant `GET /`), and each console page:
-the users page (uid order, a page deep in it, the most recent first by creation and by last
-sign-in), searches (an email's start, a uid, a provider identity) and the account page with
-1,000 events. The target is a p99 under 50 ms for each page.
+loopback), gives one account 1,000 events through the Admin API, then measures with wrk: the
+HTTP floor (Hearth's constant `GET /`), and each console page: the users page (uid order, a
+page deep in it, the most recent first by creation and by last sign-in), searches (an email's
+start, a uid, a provider identity) and the account page with 1,000 events, each by one
+administrator (one connection) and by `--connections` at once. The target is a p99 under 50 ms
+for each page.
 """
 
 import argparse
@@ -88,18 +89,22 @@ def main():
                 ("search: a provider identity", f"/console/users?q=google.com%3Ag{(args.accounts // 8) * 4}"),
                 ("account page with 1,000 events", "/console/users/history-1000"),
             ]
-            for _, path in pages:
-                with urllib.request.urlopen(url + path, timeout=30) as response:
-                    assert response.status == 200 and b"<td" in response.read(), path
-            floor, floor_p99, _ = wrk(url + "/", args.duration, args.connections)
-            print(f"\n{'HTTP floor (GET /)':<44}{floor:>10,.0f} req/s  p99 {floor_p99:>7.2f} ms")
-            worst = 0.0
             for name, path in pages:
-                rate, p99, bad = wrk(url + path, args.duration, args.connections)
-                assert bad == 0, f"{name}: {bad} answers not 2xx"
-                worst = max(worst, p99)
-                print(f"{name:<44}{rate:>10,.0f} req/s  p99 {p99:>7.2f} ms  {100 * rate / floor:6.1f}% of the floor"
-                      f"  {'ok' if p99 < TARGET_MS else 'OVER'} (< {TARGET_MS} ms)")
+                with urllib.request.urlopen(url + path, timeout=30) as response:
+                    body = response.read()
+                # Each page finds what it is measured on: accounts, or the account's events.
+                assert response.status == 200 and (b'class="uid"' in body or b"account.profile_updated" in body), name
+            worst = 0.0
+            for connections in sorted({1, args.connections}):
+                floor, floor_p99, _ = wrk(url + "/", args.duration, connections)
+                print(f"\n{connections} connection{'s' if connections > 1 else ''}\n"
+                      f"{'  HTTP floor (GET /)':<46}{floor:>10,.0f} req/s  p99 {floor_p99:>7.2f} ms")
+                for name, path in pages:
+                    rate, p99, bad = wrk(url + path, args.duration, connections)
+                    assert bad == 0, f"{name}: {bad} answers not 2xx"
+                    worst = max(worst, p99)
+                    print(f"  {name:<44}{rate:>10,.0f} req/s  p99 {p99:>7.2f} ms  {100 * rate / floor:6.1f}% of the floor"
+                          f"  {'ok' if p99 < TARGET_MS else 'OVER'} (< {TARGET_MS} ms)")
             print(f"\nworst p99 {worst:.2f} ms: {'every page under' if worst < TARGET_MS else 'OVER'} the {TARGET_MS} ms target")
         finally:
             stop(process)

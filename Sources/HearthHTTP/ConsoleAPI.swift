@@ -16,6 +16,8 @@ struct ConsoleAPI: Sendable {
     let accounts: AccountService
     let actionCodes: ActionCodeService
     let projects: ProjectService
+    /// `/readyz`'s checks, shared with it.
+    let readiness: ReadinessCache
     let access: APIAccess
     let secrets: SecretSealer
     /// Cookies marked `Secure`: the console is reached over TLS (`publicUrl` is https).

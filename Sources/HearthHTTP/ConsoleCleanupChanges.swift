@@ -39,3 +39,15 @@ extension ConsoleAPI {
         return Response(status: .seeOther, headers: [.location: "/console/cleanup?done=" + done.rawValue, .cacheControl: "no-store"])
     }
 }
+
+/// The overview (`/console`).
+extension ConsoleAPI {
+    func overview(_ request: Request, _ context: some RemoteAddressRequestContext) async throws -> Response {
+        guard let visitor = try visitor(request, context) else { return Self.toSignIn }
+        let caller = visitor.caller
+        let page = ConsoleOverviewPage(
+            overview: try accounts.overview(days: ConsoleOverviewPage.days, caller), today: now() / DayCount.millisecondsPerDay,
+            checks: await readiness.checks(), ledger: caller.isOperator ? try projects.ledgerStatus(caller) : nil)
+        return self.page(visitor, title: "Overview", body: page.render())
+    }
+}

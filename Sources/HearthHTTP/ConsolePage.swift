@@ -27,7 +27,7 @@ enum ConsolePage {
             <title>\(HTMLPage.escaped(title)) · Hearth</title><link rel="stylesheet" href="/console/assets/console.css"></head>\
             <body><header><a class="brand" href="/console/users">Hearth</a>\
             <span class="project">\(HTMLPage.escaped(project))</span>\
-            <nav><a href="/console/users">Users</a><a href="/console/project">Project</a><a href="/console/cleanup">Cleanup</a></nav>\(form ?? "")</header><main>\(body)</main></body></html>
+            <nav><a href="/console">Overview</a><a href="/console/users">Users</a><a href="/console/project">Project</a><a href="/console/cleanup">Cleanup</a></nav>\(form ?? "")</header><main>\(body)</main></body></html>
             """
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
     }

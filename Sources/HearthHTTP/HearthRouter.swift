@@ -47,7 +47,8 @@ public enum HearthRouter {
             JSONResponse.ok(["authEmulator": ["ready": true, "server": "hearth"]])
         }
         // For load balancers and monitors: not under the Google path prefixes.
-        let health = HealthAPI(readiness: ReadinessCache(readiness, now: { services.context.now }), access: access)
+        let readinessCache = ReadinessCache(readiness, now: { services.context.now })
+        let health = HealthAPI(readiness: readinessCache, access: access)
         router.get("/healthz") { _, _ in health.healthz() }
         router.get("/readyz") { request, _ in await health.readyz(request) }
         let metricsAPI = MetricsAPI(access: access, exposition: metrics)
@@ -135,10 +136,11 @@ public enum HearthRouter {
         }
         if access.console {
             let console = ConsoleAPI(
-                accounts: services.accounts, actionCodes: services.actionCodes, projects: services.projects, access: access,
+                accounts: services.accounts, actionCodes: services.actionCodes, projects: services.projects, readiness: readinessCache,
+                access: access,
                 secrets: services.context.secrets,
                 secureCookies: publicURL?.lowercased().hasPrefix("https://") == true, now: { services.context.now })
-            router.get("/console") { _, _ in Response(status: .seeOther, headers: [.location: "/console/users"]) }
+            router.get("/console") { request, context in try await console.overview(request, context) }
             router.get("/console/users") { request, context in try console.users(request, context) }
             router.get("/console/users/{uid}") { request, context in try console.account(request, context) }
             router.post("/console/users/{uid}/{action}") { request, context in try await console.changeAccount(request, context) }

@@ -30,8 +30,19 @@ enum IndexOp: Sendable {
     /// The account ended: its unused action codes go with it (their addresses were sealed under
     /// its key, destroyed with it).
     case endCodes(AccountKey)
-    /// An account of `project` began (+1) or ended (-1).
-    case counted(ProjectID, delta: Int64)
+}
+
+/// A count the projections keep, which account events move up or down. Counts commute, so a
+/// fold tallies them and the writer applies the sums once per job or chunk.
+enum Tally: Hashable, Sendable {
+    /// Accounts of a project.
+    case accounts(ProjectID)
+    /// A project's accounts that sign in with this provider (`password`, `phone`,
+    /// `anonymous`, or a provider id).
+    case provider(ProjectID, String)
+    /// A project's accounts created, or sign-ins, on a UTC day (days since 1970).
+    case signUps(ProjectID, day: Int64)
+    case signIns(ProjectID, day: Int64)
 }
 
 /// An account as a fold last loaded or left it, with its record key.
@@ -47,6 +58,8 @@ struct CachedAccount: Sendable {
 struct FoldedAccounts: Sendable {
     fileprivate var slots: [AccountKey: Int] = [:]
     fileprivate var accounts: [CachedAccount] = []
+    /// The counts' changes (none zero).
+    fileprivate(set) var tallies: [Tally: Int64] = [:]
 
     /// `nil` if the fold never saw the account; `.some(nil)` if it ended it.
     func account(_ key: AccountKey) -> Account?? {
@@ -85,6 +98,8 @@ final class AccountFold {
         /// Creation time, if the account exists.
         var createdAt: Int64?
         var lastSignInAt: Int64?
+        /// A password, or email-link sign-in: the `password` provider.
+        var signsInByEmail: Bool
         var email: String?
         var phoneNumber: String?
         var providers: [ProviderLink]
@@ -99,6 +114,7 @@ final class AccountFold {
     @exclusivity(unchecked) private var accounts: [CachedAccount] = []
     /// The slot used last: an account's events mostly come together (a sign-in is two).
     @exclusivity(unchecked) private var lastSlot = 0
+    @exclusivity(unchecked) private var tallies: [Tally: Int64] = [:]
 
     /// `capacity`: how many events the fold expects, an upper bound on its accounts.
     init(capacity: Int = 0, load: @escaping (AccountKey) throws -> Account?) {
@@ -124,9 +140,21 @@ final class AccountFold {
         let uid = key.uid
         if before.createdAt != after.createdAt {
             if (before.createdAt == nil) != (after.createdAt == nil) {
-                ops.append(.counted(project, delta: after.createdAt == nil ? -1 : 1))
+                tallies[.accounts(project), default: 0] += after.createdAt == nil ? -1 : 1
             }
             timeIndex(.accountsByCreation, before.createdAt, after.createdAt, key, &ops)
+        }
+        switch payload {
+        case .accountCreated: tallies[.signUps(project, day: recordedAt / 86_400_000), default: 0] += 1
+        case .signInRecorded: tallies[.signIns(project, day: recordedAt / 86_400_000), default: 0] += 1
+        default: break
+        }
+        if before.signsInByEmail != after.signsInByEmail || (before.phoneNumber == nil) != (after.phoneNumber == nil)
+            || before.isAnonymous != after.isAnonymous || before.providers != after.providers
+        {
+            let (old, new) = (Self.providerNames(before), Self.providerNames(after))
+            for name in old where !new.contains(name) { tallies[.provider(project, name), default: 0] -= 1 }
+            for name in new where !old.contains(name) { tallies[.provider(project, name), default: 0] += 1 }
         }
         if before.lastSignInAt != after.lastSignInAt { timeIndex(.accountsBySignIn, before.lastSignInAt, after.lastSignInAt, key, &ops) }
         index(.emails, before.email, after.email, uid, &ops) { Keys.email(project, $0) }
@@ -146,11 +174,22 @@ final class AccountFold {
 
     /// Ends the fold: hands over its accounts and starts again empty.
     func finish() -> FoldedAccounts {
-        let folded = FoldedAccounts(slots: slots, accounts: accounts)
+        let folded = FoldedAccounts(slots: slots, accounts: accounts, tallies: tallies.filter { $0.value != 0 })
         slots = [:]
         accounts = []
+        tallies = [:]
         lastSlot = 0
         return folded
+    }
+
+    /// The providers an account signs in with, as the console names them.
+    private static func providerNames(_ fields: IndexedFields) -> [String] {
+        guard fields.createdAt != nil else { return [] }
+        var names = fields.providers.map(\.providerId.rawValue)
+        if fields.signsInByEmail { names.append("password") }
+        if fields.phoneNumber != nil { names.append("phone") }
+        if fields.isAnonymous { names.append("anonymous") }
+        return names
     }
 
     /// The cache slot of an account, loaded on first use. A creation needs no load: a stream
@@ -173,11 +212,13 @@ final class AccountFold {
         accounts.withUnsafeBufferPointer { buffer in
             guard let account = buffer[slot].account else {
                 return IndexedFields(
-                    createdAt: nil, lastSignInAt: nil, email: nil, phoneNumber: nil, providers: [], refreshTokens: [],
+                    createdAt: nil, lastSignInAt: nil, signsInByEmail: false, email: nil, phoneNumber: nil, providers: [],
+                    refreshTokens: [],
                     isAnonymous: false)
             }
             return IndexedFields(
-                createdAt: account.createdAt, lastSignInAt: account.lastSignInAt, email: account.email, phoneNumber: account.phoneNumber,
+                createdAt: account.createdAt, lastSignInAt: account.lastSignInAt,
+                signsInByEmail: account.password != nil || account.emailLinkSignIn, email: account.email, phoneNumber: account.phoneNumber,
                 providers: account.providers,
                 refreshTokens: account.refreshTokens, isAnonymous: account.isAnonymous)
         }

@@ -79,4 +79,22 @@ enum Keys {
         key.append(contentsOf: uid.rawValue.utf8)
         return key
     }
+
+    /// A count's key: project (and provider name, or day big-endian and 0 for sign-ups, 1 for
+    /// sign-ins, so a project's days sort and each day's two counts sit together).
+    static func tally(_ tally: Tally) -> [UInt8] {
+        switch tally {
+        case .accounts(let project): return self.project(project)
+        case .provider(let project, let name): return joined(project.rawValue, name)
+        case .signUps(let project, let day): return activity(project, day: day, kind: 0)
+        case .signIns(let project, let day): return activity(project, day: day, kind: 1)
+        }
+    }
+
+    static func activity(_ project: ProjectID, day: Int64, kind: UInt8) -> [UInt8] {
+        var key = self.project(project)
+        withUnsafeBytes(of: UInt64(bitPattern: day).bigEndian) { key.append(contentsOf: $0) }
+        key.append(kind)
+        return key
+    }
 }

@@ -228,4 +228,33 @@ public struct ProjectionReader<T: Transaction>: DecisionState {
         }
         return try uids.compactMap { try account($0, in: project) }
     }
+
+    /// How many of the project's accounts sign in with each provider, the most used first.
+    public func providerCounts(in project: ProjectID) throws -> [ProviderCount] {
+        let prefix = Keys.project(project)
+        var counts: [ProviderCount] = []
+        try txn.forEach(projections.providerCounts, prefix: prefix) { key, value in
+            let count = Int(try BigEndianUInt64(decoding: value).value)
+            counts.append(ProviderCount(provider: String(decoding: key[prefix.count...], as: UTF8.self), accounts: count))
+            return .continue
+        }
+        return counts.sorted { $0.accounts != $1.accounts ? $0.accounts > $1.accounts : $0.provider < $1.provider }
+    }
+
+    /// The project's sign-ups and sign-ins per UTC day, from `firstDay` on (days without either
+    /// left out).
+    public func activity(in project: ProjectID, from firstDay: Int64) throws -> [DailyActivity] {
+        let prefix = Keys.project(project)
+        var days: [DailyActivity] = []
+        try txn.forEach(projections.activityByDay, from: Keys.activity(project, day: max(0, firstDay), kind: 0)) { key, value in
+            guard key.starts(with: prefix), key.count == prefix.count + 9 else { return .stop }
+            let day = Int64(
+                bitPattern: try BigEndianUInt64(decoding: UnsafeRawBufferPointer(rebasing: key[prefix.count..<(prefix.count + 8)])).value)
+            let count = Int(try BigEndianUInt64(decoding: value).value)
+            if days.last?.day != day { days.append(DailyActivity(day: day, signUps: 0, signIns: 0)) }
+            if key[prefix.count + 8] == 0 { days[days.count - 1].signUps = count } else { days[days.count - 1].signIns = count }
+            return .continue
+        }
+        return days
+    }
 }

@@ -16,8 +16,6 @@ public final class ProjectionWriter {
     private let fold: AccountFold
     private var ops: [IndexOp] = []
     private var configs: [ProjectID: ProjectConfig] = [:]
-    /// Accounts begun less ended, per project, since the last store: written once per job or chunk.
-    private var countChanges: [ProjectID: Int64] = [:]
     private var lastSequence: UInt64?
     private var encoder = ByteWriter(capacity: 512)
     /// The earliest cleanup due time this writer added to the schedule: after the commit, the
@@ -72,19 +70,7 @@ public final class ProjectionWriter {
     }
 
     private func store(_ accounts: FoldedAccounts) throws {
-        for (project, delta) in countChanges.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where delta != 0 {
-            let key = Keys.project(project)
-            let count = try txn.withValue(projections.accountCounts, forKey: key) { bytes in
-                try bytes.map { try BigEndianUInt64(decoding: $0).value } ?? 0
-            }
-            let updated = UInt64(max(0, Int64(count) + delta))
-            if updated == 0 {
-                try txn.delete(projections.accountCounts, key)
-            } else {
-                try txn.put(projections.accountCounts, key, withUnsafeBytes(of: updated.bigEndian) { Array($0) })
-            }
-        }
-        countChanges.removeAll(keepingCapacity: true)
+        try store(accounts.tallies)
         try accounts.forEachChanged { key, account in
             if let account {
                 encoder.removeAll()
@@ -93,6 +79,33 @@ public final class ProjectionWriter {
             } else {
                 try txn.delete(projections.accounts, key)
             }
+        }
+    }
+
+    /// Adds a fold's count changes to the stored counts, in key order; a count of 0 is no entry.
+    private func store(_ tallies: [Tally: Int64]) throws {
+        let changes = tallies.map { (table: countTable($0.key), key: Keys.tally($0.key), delta: $0.value) }
+        let ordered = changes.sorted {
+            $0.table.name != $1.table.name ? $0.table.name < $1.table.name : $0.key.lexicographicallyPrecedes($1.key)
+        }
+        for change in ordered {
+            let count = try txn.withValue(change.table.database, forKey: change.key) { bytes in
+                try bytes.map { Int64(bitPattern: try BigEndianUInt64(decoding: $0).value) } ?? 0
+            }
+            let updated = max(0, count + change.delta)
+            if updated == 0 {
+                try txn.delete(change.table.database, change.key)
+            } else {
+                try txn.put(change.table.database, change.key, withUnsafeBytes(of: UInt64(updated).bigEndian) { Array($0) })
+            }
+        }
+    }
+
+    private func countTable(_ tally: Tally) -> (name: Int, database: Projections.Table) {
+        switch tally {
+        case .accounts: (0, projections.accountCounts)
+        case .provider: (1, projections.providerCounts)
+        case .signUps, .signIns: (2, projections.activityByDay)
         }
     }
 
@@ -150,7 +163,6 @@ public final class ProjectionWriter {
         case .put(let table, let key, let value): try txn.put(self.table(table), key, value)
         case .delete(let table, let key): try txn.delete(self.table(table), key)
         case .anonymous(let key, let since): try updateCleanup(key, anonymousSince: since)
-        case .counted(let project, let delta): countChanges[project, default: 0] += delta
         case .purged(let project, let day):
             let key = Keys.purgeDay(project, day: day)
             let count = try txn.withValue(projections.cleanupPurges, forKey: key) { bytes in

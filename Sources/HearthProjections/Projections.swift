@@ -11,8 +11,10 @@ public struct Projections: Sendable {
     /// 7: project configs keep their apps' Team IDs and signing certificates. 8: a used action
     /// code keeps no address (its key is destroyed; `PersonalData`), and an account's unused
     /// codes end with it (`account_codes`); codes are listed by expiry for the sweep (`code_expiry`).
-    /// 10: accounts are counted per project (`account_counts`) and listed by creation and by last
-    /// sign-in (`accounts_by_creation`, `accounts_by_sign_in`), for the console.
+    /// 10: accounts are counted per project (`account_counts`) and per provider
+    /// (`provider_counts`), listed by creation and by last sign-in (`accounts_by_creation`,
+    /// `accounts_by_sign_in`), and sign-ups and sign-ins counted per day (`activity_by_day`), for
+    /// the console.
     public static let formatVersion: UInt64 = 10
 
     public typealias Table = Database<[UInt8], [UInt8]>
@@ -48,6 +50,10 @@ public struct Projections: Sendable {
     /// project, last sign-in time (8 bytes, big-endian), uid -> empty: accounts that signed in,
     /// in the order of their last sign-in
     public let accountsBySignIn: Table
+    /// project, provider name -> accounts that sign in with it (8 bytes)
+    public let providerCounts: Table
+    /// project, UTC day (8 bytes, big-endian), 0 (sign-ups) or 1 (sign-ins) -> that day's count
+    public let activityByDay: Table
     /// "checkpoint" -> last applied sequence; "format" -> `formatVersion`; "term" -> the
     /// latest `cluster.term_started`'s term
     public let state: Database<String, BigEndianUInt64>
@@ -56,7 +62,8 @@ public struct Projections: Sendable {
     public var tables: [Table] {
         [
             accounts, emails, phones, federatedIds, anonymousAccounts, cleanupSchedule, cleanupPurges, refreshTokens, oobCodes,
-            accountCodes, codeExpiry, projects, accountCounts, accountsByCreation, accountsBySignIn,
+            accountCodes, codeExpiry, projects, accountCounts, accountsByCreation, accountsBySignIn, providerCounts,
+            activityByDay,
         ]
     }
 
@@ -70,7 +77,8 @@ public struct Projections: Sendable {
             oobCodes: try table("oob_codes"), accountCodes: try table("account_codes"),
             codeExpiry: try table("code_expiry"), projects: try table("projects"),
             accountCounts: try table("account_counts"), accountsByCreation: try table("accounts_by_creation"),
-            accountsBySignIn: try table("accounts_by_sign_in"),
+            accountsBySignIn: try table("accounts_by_sign_in"), providerCounts: try table("provider_counts"),
+            activityByDay: try table("activity_by_day"),
             state: try environment.openDatabase(named: "projection.state"))
     }
 

@@ -28,6 +28,9 @@ public struct DataDirectory: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { path }
 
+    /// The last `hearth audit verify`'s result (`AuditVerificationRecord`).
+    public var auditVerificationFile: String { path + "/audit-verification.json" }
+
     /// The PEM file of the signing key for `algorithm` (e.g. "rs256"), created on first start.
     public func signingKeyFile(algorithm: String) -> String {
         path + "/signing-key-\(algorithm.lowercased()).pem"

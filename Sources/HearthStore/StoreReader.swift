@@ -99,6 +99,13 @@ public struct StoreReader: StoreQueries {
         try projectionReader.accounts(in: project, newestBy: order, after: position, limit: limit)
     }
 
+    /// The project's accounts, by provider, and its sign-ups and sign-ins per day from `firstDay`.
+    public func overview(of project: ProjectID, from firstDay: Int64) throws -> AccountOverview {
+        AccountOverview(
+            accounts: try projectionReader.accountCount(in: project), byProvider: try projectionReader.providerCounts(in: project),
+            activity: try projectionReader.activity(in: project, from: firstDay))
+    }
+
     /// Up to `limit` accounts whose email starts with `prefix`, in email order, after `after`.
     public func accounts(in project: ProjectID, emailPrefix prefix: String, after: String?, limit: Int) throws -> [Account] {
         try projectionReader.accounts(in: project, emailPrefix: prefix, after: after, limit: limit)

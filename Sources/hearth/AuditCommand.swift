@@ -56,6 +56,13 @@ struct Audit: AsyncParsableCommand {
                 let progress = ProgressBar(label: "verifying")
                 let outcome = try store.audit.verify(progress: progress.update)
                 progress.finish()
+                // For the console's "last verified"; a directory this user can not write keeps the last one.
+                do {
+                    try store.audit.record(outcome, at: store.clock.now())
+                } catch {
+                    Output.standardError.line("note: the result was not recorded for the console: \(error)")
+                    Output.standardError.flush()
+                }
                 if let failure = outcome.failure {
                     let err = Output.standardError
                     err.line("ledger verification FAILED at sequence \(failure.sequence): \(failure.reason)")

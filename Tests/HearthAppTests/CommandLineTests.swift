@@ -3,6 +3,7 @@ import HearthDomain
 import HearthLedger
 import HearthStore
 import HearthTesting
+import HearthWire
 import LMDB
 import Testing
 
@@ -90,6 +91,11 @@ struct CommandLineTests {
         let ok = try hearth(["audit", "verify"], data: data)
         #expect(ok.status == 0)
         #expect(ok.standardOutput.contains("ledger intact: 9 events"))
+        // Recorded for the console: when, and what the walk found.
+        func recorded() -> JSONValue? {
+            FileManager.default.contents(atPath: data + "/audit-verification.json").flatMap { JSONValue.parse(Array($0)) }
+        }
+        #expect(recorded()?["intact"] == true && recorded()?["eventsChecked"] == 9 && recorded()?["verifiedAt"] != nil)
 
         // Flip one byte of event 5, as an attacker with file access might.
         let environment = try Environment(path: data)
@@ -103,6 +109,7 @@ struct CommandLineTests {
         let tampered = try hearth(["audit", "verify"], data: data)
         #expect(tampered.status == 1)
         #expect(tampered.standardError.contains("FAILED at sequence 5"))
+        #expect(recorded()?["intact"] == false && recorded()?["failedAt"] == 5)
         #expect(!intact.isEmpty)
     }
 

@@ -110,4 +110,43 @@ struct ConsoleProjectTests {
             #expect(after.html.contains(charted) && after.html.contains("<dt>Due now</dt><dd>0</dd>"))
         }
     }
+
+    @Test("the overview: accounts, sign-ups and sign-ins per day, accounts by provider, health; the ledger for the operator only")
+    func overview() async throws {
+        try await APIHarness.run(configure: ConsoleTests.production) { harness, api in
+            func signUp(_ body: JSONValue) async throws -> Reply {
+                try await api.post(APIClient.v1 + "accounts:signUp?key=key-a", body)
+            }
+            #expect(try await signUp(["returnSecureToken": true]).status == 200)
+            #expect(try await signUp(["email": "a@example.com", "password": "correct-horse-42", "returnSecureToken": true]).status == 200)
+            #expect(try await signUp(["email": "b@example.com", "password": "correct-horse-42", "returnSecureToken": true]).status == 200)
+            let signedIn = try await api.post(
+                APIClient.v1 + "accounts:signInWithPassword?key=key-a",
+                ["email": "a@example.com", "password": "correct-horse-42", "returnSecureToken": true])
+            #expect(signedIn.status == 200)
+
+            let tenant = try await ConsoleTests.send(api, .post, "/console/sign-in", form: "token=\(TenantIsolationTests.tenantToken)")
+            let tenantCookie: String = try #require(ConsoleTests.cookie(tenant.headers))
+            let page = try await ConsoleTests.send(api, .get, "/console", cookie: tenantCookie, origin: nil)
+            #expect(page.status == 200 && page.html.contains("<dt>Accounts</dt><dd>3</dd>"))
+            #expect(page.html.contains("<dt>Sign-ups, last 30 days</dt><dd>3</dd>"))
+            // Each sign-up signs in, and one more sign-in.
+            #expect(page.html.contains("<dt>Sign-ins, last 30 days</dt><dd>4</dd>"))
+            #expect(page.html.contains("<tr><td>password</td><td>2</td></tr><tr><td>anonymous</td><td>1</td></tr>"))
+            #expect(page.html.contains("<td>ledger</td>") && page.html.contains("Accounts created per day, last 30 days (3 in all)"))
+            // The ledger is every project's: not a project admin's to see.
+            #expect(!page.html.contains("Head hash") && !page.html.contains("head "))
+
+            let operatorSession = try await ConsoleTests.send(
+                api, .post, "/console/sign-in", form: "token=\(TenantIsolationTests.operatorToken)")
+            let operatorCookie: String = try #require(ConsoleTests.cookie(operatorSession.headers))
+            let head = try harness.context.store.ledgerHead()
+            let full = try await ConsoleTests.send(api, .get, "/console", cookie: operatorCookie, origin: nil)
+            #expect(full.html.contains("<dt>Head hash</dt><dd>\(head.hash)</dd>"))
+            #expect(full.html.contains("never: run hearth audit verify"))
+            try harness.context.store.audit.record(try harness.context.store.audit.verify(), at: harness.clock.now())
+            let verified = try await ConsoleTests.send(api, .get, "/console", cookie: operatorCookie, origin: nil)
+            #expect(verified.html.contains("<dt>Result</dt><dd>intact: \(head.sequence) events, head hash \(head.hash)</dd>"))
+        }
+    }
 }

@@ -29,4 +29,12 @@ extension AccountService {
         guard caller.isAdmin else { throw FirebaseError.insufficientPermission }
         return try read { try $0.cleanupSchedule(uid, in: caller.project) }
     }
+
+    /// The project's accounts at a glance: how many, by provider, and the sign-ups and sign-ins
+    /// of the last `days` days (today included).
+    public func overview(days: Int64, _ caller: Caller) throws -> AccountOverview {
+        guard caller.isAdmin else { throw FirebaseError.insufficientPermission }
+        let today = now / DayCount.millisecondsPerDay
+        return try read { try $0.overview(of: caller.project, from: today - days + 1) }
+    }
 }
