@@ -30,6 +30,8 @@ struct ConsoleAPI: Sendable {
         var caller: Caller
         var session: ConsoleSession
         var setCookie: String?
+        /// The credential, as the configuration has it now.
+        var identity: AdminIdentity
     }
 
     /// The request's visitor, or (no live session in production) `nil`.
@@ -44,14 +46,15 @@ struct ConsoleAPI: Sendable {
                 session.seenAt = now
                 setCookie = ConsoleSession.cookie(try session.sealed(by: secrets), secure: secureCookies)
             }
-            return try Visitor(caller: caller(identity, request, context), session: session, setCookie: setCookie)
+            return try Visitor(
+                caller: caller(identity, session, request, context), session: session, setCookie: setCookie, identity: identity)
         }
         guard access.profile == .development else { return nil }
         // Development: open on loopback; a session still, for the forms' cross-site token.
         let session = ConsoleSession.new(tokenDigest: [], now: now)
         return Visitor(
-            caller: try caller(Self.developer, request, context), session: session,
-            setCookie: ConsoleSession.cookie(try session.sealed(by: secrets), secure: secureCookies))
+            caller: try caller(Self.developer, session, request, context), session: session,
+            setCookie: ConsoleSession.cookie(try session.sealed(by: secrets), secure: secureCookies), identity: Self.developer)
     }
 
     /// The emulator's owner, whom development's console acts as.
@@ -63,9 +66,13 @@ struct ConsoleAPI: Sendable {
         return access.admin(tokenDigest: session.tokenDigest)
     }
 
-    /// The administrator's project (a project-scoped token's own, else the default one).
-    private func caller(_ identity: AdminIdentity, _ request: Request, _ context: some RemoteAddressRequestContext) throws -> Caller {
-        let project = identity.scope.onlyProject ?? access.defaultProject
+    /// The administrator's project: the one the session chose if the credential covers it, else
+    /// a project-scoped token's own, else the default one.
+    private func caller(
+        _ identity: AdminIdentity, _ session: ConsoleSession, _ request: Request, _ context: some RemoteAddressRequestContext
+    ) throws -> Caller {
+        let chosen = session.project.flatMap(ProjectID.init).flatMap { identity.scope.covers($0) ? $0 : nil }
+        let project = chosen ?? identity.scope.onlyProject ?? access.defaultProject
         guard identity.scope.covers(project) else { throw FirebaseError.permissionDenied }
         let acting = AdminIdentity(name: "console:" + identity.name, scope: identity.scope)
         return access.caller(request, context, project: project, admin: acting)
@@ -108,9 +115,11 @@ struct ConsoleAPI: Sendable {
     }
 
     func page(_ visitor: Visitor, status: HTTPResponse.Status = .ok, title: String, body: String) -> Response {
+        let choices = visitor.identity.scope == .everyProject ? (try? projectChoices(visitor)) : nil
         var response = ConsolePage.response(
             status, title: title, project: visitor.caller.project.rawValue, body: body,
-            signOut: access.profile == .production ? visitor.session.csrf : nil)
+            signOut: access.profile == .production ? visitor.session.csrf : nil,
+            switcher: choices.map { (projects: $0.map(\.rawValue), csrf: visitor.session.csrf) })
         if let cookie = visitor.setCookie { response.headers[.setCookie] = cookie }
         return response
     }

@@ -15,8 +15,10 @@ enum ConsolePage {
     ]
 
     /// `signOut`: the session's cross-site token, for the sign-out form (production).
+    /// `switcher`: the projects an operator may look at, and the token for that form.
     static func response(
-        _ status: HTTPResponse.Status = .ok, title: String, project: String, body: String, signOut: String? = nil
+        _ status: HTTPResponse.Status = .ok, title: String, project: String, body: String, signOut: String? = nil,
+        switcher: (projects: [String], csrf: String)? = nil
     ) -> Response {
         let form = signOut.map {
             "<form method=\"post\" action=\"/console/sign-out\" class=\"signout\"><input type=\"hidden\" name=\"csrf\" value=\"\(HTMLPage.escaped($0))\"><button type=\"submit\">Sign out</button></form>"
@@ -26,10 +28,21 @@ enum ConsolePage {
             <meta name="viewport" content="width=device-width, initial-scale=1">\
             <title>\(HTMLPage.escaped(title)) · Hearth</title><link rel="stylesheet" href="/console/assets/console.css"></head>\
             <body><header><a class="brand" href="/console/users">Hearth</a>\
-            <span class="project">\(HTMLPage.escaped(project))</span>\
+            \(switcher.map { projectForm(project, $0.projects, csrf: $0.csrf) } ?? "<span class=\"project\">\(HTMLPage.escaped(project))</span>")\
             <nav><a href="/console">Overview</a><a href="/console/users">Users</a><a href="/console/project">Project</a><a href="/console/cleanup">Cleanup</a></nav>\(form ?? "")</header><main>\(body)</main></body></html>
             """
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
+    }
+
+    /// The operator's project choice: a select and its button (no script).
+    private static func projectForm(_ current: String, _ projects: [String], csrf: String) -> String {
+        var html = "<form method=\"post\" action=\"/console/project-choice\" class=\"choice\">"
+        html += "<input type=\"hidden\" name=\"csrf\" value=\"\(HTMLPage.escaped(csrf))\">"
+        html += "<label>Project<select name=\"project\">"
+        for project in projects {
+            html += "<option\(project == current ? " selected" : "")>\(HTMLPage.escaped(project))</option>"
+        }
+        return html + "</select></label><button type=\"submit\">Show</button></form>"
     }
 
     /// A change the console did not ask for (no session, another origin, no cross-site token).
@@ -85,6 +98,8 @@ enum ConsolePage {
         dl { display: grid; grid-template-columns: max-content 1fr; gap: .3rem 1rem; background: #fff; padding: 1rem; margin: 0; }
         dt { color: #555; }
         dd { margin: 0; word-break: break-all; }
+        form.choice { margin: 0; flex-direction: row; align-items: center; } form.choice label { flex-direction: row; align-items: center; gap: .4rem; }
+        form.choice select, form.choice button { padding: .15rem .4rem; }
         .signout { margin: 0; } .signout button { background: transparent; border-color: #fff; padding: .2rem .5rem; }
         .error { color: #9b1c1c; font-weight: 600; background: #fbe9e9; border-left: 4px solid #9b1c1c; padding: .5rem .75rem; }
         pre { margin: 0; white-space: pre-wrap; word-break: break-all; font-size: .8rem; }

@@ -12,6 +12,8 @@ struct ConsoleSession: Equatable, Sendable {
     var seenAt: Int64
     /// Forms carry it; a change without it is refused.
     var csrf: String
+    /// The project an operator chose to look at (its credential must still cover it).
+    var project: String?
 
     static let cookieName = "hearth_console"
     /// Unused this long, a session ends (ms).
@@ -22,7 +24,7 @@ struct ConsoleSession: Equatable, Sendable {
     static let renewAfter: Int64 = 60 * 1000
 
     static func new(tokenDigest: [UInt8], now: Int64) -> ConsoleSession {
-        ConsoleSession(tokenDigest: tokenDigest, issuedAt: now, seenAt: now, csrf: AuthContext.randomID())
+        ConsoleSession(tokenDigest: tokenDigest, issuedAt: now, seenAt: now, csrf: AuthContext.randomID(), project: nil)
     }
 
     /// Whether a form's token is this session's, compared without stopping at the first difference.
@@ -37,19 +39,21 @@ struct ConsoleSession: Equatable, Sendable {
     }
 
     func sealed(by secrets: SecretSealer) throws -> String {
-        let body: JSONValue = [
+        var body: [String: JSONValue] = [
             "d": .string(Base64URL.encode(tokenDigest)), "i": .int(issuedAt), "s": .int(seenAt), "c": .string(csrf),
         ]
-        return Base64URL.encode(try secrets.seal(body.encoded(), for: .consoleSession))
+        body["p"] = project.map(JSONValue.string)
+        return Base64URL.encode(try secrets.seal(JSONValue.object(body).encoded(), for: .consoleSession))
     }
 
     static func opened(_ text: String, by secrets: SecretSealer) throws -> ConsoleSession? {
-        guard text.utf8.count <= 512, let sealed = Base64URL.decode(text),
+        guard text.utf8.count <= 1024, let sealed = Base64URL.decode(text),
             let bytes = try secrets.open(sealed, for: .consoleSession), let body = JSONValue.parse(bytes),
             let digest = body["d"]?.stringValue.flatMap({ Base64URL.decode($0) }), case .int(let issuedAt)? = body["i"],
             case .int(let seenAt)? = body["s"], let csrf = body["c"]?.stringValue
         else { return nil }
-        return ConsoleSession(tokenDigest: digest, issuedAt: issuedAt, seenAt: seenAt, csrf: csrf)
+        return ConsoleSession(
+            tokenDigest: digest, issuedAt: issuedAt, seenAt: seenAt, csrf: csrf, project: body["p"]?.stringValue)
     }
 
     /// The cookie: never readable by a script, sent on no request another site starts, only to

@@ -147,6 +147,7 @@ public enum HearthRouter {
             router.get("/console/add-user") { request, context in try console.newUserPage(request, context) }
             router.get("/console/project") { request, context in try console.project(request, context) }
             router.post("/console/project") { request, context in try await console.changeProject(request, context) }
+            router.post("/console/project-choice") { request, context in try await console.chooseProject(request, context) }
             router.get("/console/cleanup") { request, context in try await console.cleanup(request, context) }
             router.post("/console/cleanup") { request, context in try await console.changeCleanup(request, context) }
             router.post("/console/add-user") { request, context in try await console.addUser(request, context) }

@@ -149,4 +149,28 @@ struct ConsoleProjectTests {
             #expect(verified.html.contains("<dt>Result</dt><dd>intact: \(head.sequence) events, head hash \(head.hash)</dd>"))
         }
     }
+
+    @Test("an operator chooses the project it looks at; a project's admin has no choice and can not make one")
+    func projectChoice() async throws {
+        try await APIHarness.run(configure: ConsoleTests.production) { _, api in
+            #expect(try await api.post(APIClient.v1 + "accounts:signUp?key=key-b", ["returnSecureToken": true]).status == 200)
+            let signedIn = try await ConsoleTests.send(api, .post, "/console/sign-in", form: "token=\(TenantIsolationTests.operatorToken)")
+            let operatorCookie: String = try #require(ConsoleTests.cookie(signedIn.headers))
+            let session = try await ConsoleChangeTests.session(api, cookie: operatorCookie)
+            let users = try await session.get(api, "/console/users")
+            #expect(users.html.contains("<option>project-a</option><option>project-b</option>"))
+            let chosen = try await session.post(api, "/console/project-choice", [("project", "project-b")])
+            #expect(chosen.status == 303)
+            let cookie: String = try #require(ConsoleTests.cookie(chosen.headers))
+            let page = try await ConsoleTests.send(api, .get, "/console/users", cookie: cookie, origin: nil)
+            #expect(page.html.contains("<option selected>project-b</option>") && page.html.contains("Users <span class=\"muted\">(1)</span>"))
+
+            let tenant = try await ConsoleTests.send(api, .post, "/console/sign-in", form: "token=\(TenantIsolationTests.tenantToken)")
+            let tenantCookie: String = try #require(ConsoleTests.cookie(tenant.headers))
+            let tenantSession = try await ConsoleChangeTests.session(api, cookie: tenantCookie)
+            #expect(!(try await tenantSession.get(api, "/console/users")).html.contains("<select name=\"project\""))
+            let refused = try await tenantSession.post(api, "/console/project-choice", [("project", "project-b")])
+            #expect(refused.status == 403 && refused.headers[.setCookie] == nil)
+        }
+    }
 }

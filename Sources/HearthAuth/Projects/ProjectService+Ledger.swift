@@ -31,3 +31,11 @@ extension ProjectService {
         return LedgerStatus(headSequence: head.sequence, headHash: head.hash, lastVerification: verification)
     }
 }
+
+extension ProjectService {
+    /// The projects with settings of their own, for the operator to choose among.
+    public func configuredProjects(_ caller: Caller) throws -> [ProjectID] {
+        guard caller.isOperator else { throw FirebaseError.insufficientPermission }
+        return try read { try $0.configuredProjects() }
+    }
+}
