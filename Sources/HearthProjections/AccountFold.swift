@@ -50,6 +50,8 @@ struct CachedAccount: Sendable {
     var id: AccountKey
     var key: [UInt8]
     var account: Account?
+    /// The account as loaded (nil: created here): what the listings and counts held for it.
+    var original: Account?
     var changed = false
 }
 
@@ -60,6 +62,9 @@ struct FoldedAccounts: Sendable {
     fileprivate var accounts: [CachedAccount] = []
     /// The counts' changes (none zero).
     fileprivate(set) var tallies: [Tally: Int64] = [:]
+    /// The listings' changes (by creation, by last sign-in), one pair per account however many
+    /// of its events the fold saw.
+    fileprivate(set) var listingOps: [IndexOp] = []
 
     /// `nil` if the fold never saw the account; `.some(nil)` if it ended it.
     func account(_ key: AccountKey) -> Account?? {
@@ -95,11 +100,6 @@ final class AccountFold {
     /// What the indexes derive from, captured before an event so its changes can be diffed.
     /// Holding the arrays costs a retain; they are copied only if the event changes them.
     private struct IndexedFields {
-        /// Creation time, if the account exists.
-        var createdAt: Int64?
-        var lastSignInAt: Int64?
-        /// A password, or email-link sign-in: the `password` provider.
-        var signsInByEmail: Bool
         var email: String?
         var phoneNumber: String?
         var providers: [ProviderLink]
@@ -115,6 +115,7 @@ final class AccountFold {
     /// The slot used last: an account's events mostly come together (a sign-in is two).
     @exclusivity(unchecked) private var lastSlot = 0
     @exclusivity(unchecked) private var tallies: [Tally: Int64] = [:]
+    @exclusivity(unchecked) private var activity = ActivityRun()
 
     /// `capacity`: how many events the fold expects, an upper bound on its accounts.
     init(capacity: Int = 0, load: @escaping (AccountKey) throws -> Account?) {
@@ -138,25 +139,11 @@ final class AccountFold {
         let after = indexedFields(slot)
         let project = key.project
         let uid = key.uid
-        if before.createdAt != after.createdAt {
-            if (before.createdAt == nil) != (after.createdAt == nil) {
-                tallies[.accounts(project), default: 0] += after.createdAt == nil ? -1 : 1
-            }
-            timeIndex(.accountsByCreation, before.createdAt, after.createdAt, key, &ops)
-        }
         switch payload {
-        case .accountCreated: tallies[.signUps(project, day: recordedAt / 86_400_000), default: 0] += 1
-        case .signInRecorded: tallies[.signIns(project, day: recordedAt / 86_400_000), default: 0] += 1
+        case .accountCreated: activity.count(project, day: recordedAt / 86_400_000, signIn: false, into: &tallies)
+        case .signInRecorded: activity.count(project, day: recordedAt / 86_400_000, signIn: true, into: &tallies)
         default: break
         }
-        if before.signsInByEmail != after.signsInByEmail || (before.phoneNumber == nil) != (after.phoneNumber == nil)
-            || before.isAnonymous != after.isAnonymous || before.providers != after.providers
-        {
-            let (old, new) = (Self.providerNames(before), Self.providerNames(after))
-            for name in old where !new.contains(name) { tallies[.provider(project, name), default: 0] -= 1 }
-            for name in new where !old.contains(name) { tallies[.provider(project, name), default: 0] += 1 }
-        }
-        if before.lastSignInAt != after.lastSignInAt { timeIndex(.accountsBySignIn, before.lastSignInAt, after.lastSignInAt, key, &ops) }
         index(.emails, before.email, after.email, uid, &ops) { Keys.email(project, $0) }
         index(.phones, before.phoneNumber, after.phoneNumber, uid, &ops) { Keys.phone(project, $0) }
         if before.providers != after.providers { indexFederatedIds(key, before.providers, after.providers, &ops) }
@@ -173,8 +160,26 @@ final class AccountFold {
     }
 
     /// Ends the fold: hands over its accounts and starts again empty.
+    /// The listings and counts follow each account from as it was loaded to as the fold left
+    /// it: computed here once per account, not per event (a sign-in would otherwise move it in
+    /// the sign-in listing twice a session).
     func finish() -> FoldedAccounts {
-        let folded = FoldedAccounts(slots: slots, accounts: accounts, tallies: tallies.filter { $0.value != 0 })
+        activity.flush(into: &tallies)
+        var listingOps: [IndexOp] = []
+        for cached in accounts where cached.changed {
+            let (key, before, after) = (cached.id, cached.original, cached.account)
+            let project = key.project
+            if (before == nil) != (after == nil) { tallies[.accounts(project), default: 0] += after == nil ? -1 : 1 }
+            Self.list(.accountsByCreation, before?.createdAt, after?.createdAt, key, &listingOps)
+            Self.list(.accountsBySignIn, before?.lastSignInAt, after?.lastSignInAt, key, &listingOps)
+            let (old, new) = (Self.providerNames(before), Self.providerNames(after))
+            if old != new {
+                for name in old where !new.contains(name) { tallies[.provider(project, name), default: 0] -= 1 }
+                for name in new where !old.contains(name) { tallies[.provider(project, name), default: 0] += 1 }
+            }
+        }
+        let folded = FoldedAccounts(
+            slots: slots, accounts: accounts, tallies: tallies.filter { $0.value != 0 }, listingOps: listingOps)
         slots = [:]
         accounts = []
         tallies = [:]
@@ -182,13 +187,20 @@ final class AccountFold {
         return folded
     }
 
+    /// Moves an account in a time-ordered listing (creation, last sign-in).
+    private static func list(_ table: IndexTable, _ old: Int64?, _ new: Int64?, _ key: AccountKey, _ ops: inout [IndexOp]) {
+        guard old != new else { return }
+        if let old { ops.append(.delete(table, key: Keys.accountByTime(key.project, old, key.uid))) }
+        if let new { ops.append(.put(table, key: Keys.accountByTime(key.project, new, key.uid), value: [])) }
+    }
+
     /// The providers an account signs in with, as the console names them.
-    private static func providerNames(_ fields: IndexedFields) -> [String] {
-        guard fields.createdAt != nil else { return [] }
-        var names = fields.providers.map(\.providerId.rawValue)
-        if fields.signsInByEmail { names.append("password") }
-        if fields.phoneNumber != nil { names.append("phone") }
-        if fields.isAnonymous { names.append("anonymous") }
+    private static func providerNames(_ account: Account?) -> [String] {
+        guard let account else { return [] }
+        var names = account.providers.map(\.providerId.rawValue)
+        if account.password != nil || account.emailLinkSignIn { names.append("password") }
+        if account.phoneNumber != nil { names.append("phone") }
+        if account.isAnonymous { names.append("anonymous") }
         return names
     }
 
@@ -201,7 +213,7 @@ final class AccountFold {
             return slot
         }
         let stored = creating ? nil : try load(key)
-        accounts.append(CachedAccount(id: key, key: Keys.account(key.project, key.uid), account: stored))
+        accounts.append(CachedAccount(id: key, key: Keys.account(key.project, key.uid), account: stored, original: stored))
         lastSlot = accounts.count - 1
         slots[key] = lastSlot
         return lastSlot
@@ -211,15 +223,10 @@ final class AccountFold {
     private func indexedFields(_ slot: Int) -> IndexedFields {
         accounts.withUnsafeBufferPointer { buffer in
             guard let account = buffer[slot].account else {
-                return IndexedFields(
-                    createdAt: nil, lastSignInAt: nil, signsInByEmail: false, email: nil, phoneNumber: nil, providers: [],
-                    refreshTokens: [],
-                    isAnonymous: false)
+                return IndexedFields(email: nil, phoneNumber: nil, providers: [], refreshTokens: [], isAnonymous: false)
             }
             return IndexedFields(
-                createdAt: account.createdAt, lastSignInAt: account.lastSignInAt,
-                signsInByEmail: account.password != nil || account.emailLinkSignIn, email: account.email, phoneNumber: account.phoneNumber,
-                providers: account.providers,
+                email: account.email, phoneNumber: account.phoneNumber, providers: account.providers,
                 refreshTokens: account.refreshTokens, isAnonymous: account.isAnonymous)
         }
     }
@@ -231,12 +238,6 @@ final class AccountFold {
         guard old != new else { return }
         if let old { ops.append(.delete(table, key: key(old))) }
         if let new { ops.append(.put(table, key: key(new), value: Array(uid.rawValue.utf8))) }
-    }
-
-    /// Moves the account in a time-ordered listing (creation, last sign-in).
-    private func timeIndex(_ table: IndexTable, _ old: Int64?, _ new: Int64?, _ key: AccountKey, _ ops: inout [IndexOp]) {
-        if let old { ops.append(.delete(table, key: Keys.accountByTime(key.project, old, key.uid))) }
-        if let new { ops.append(.put(table, key: Keys.accountByTime(key.project, new, key.uid), value: [])) }
     }
 
     private func indexFederatedIds(_ key: AccountKey, _ before: [ProviderLink], _ after: [ProviderLink], _ ops: inout [IndexOp]) {
@@ -267,5 +268,33 @@ final class AccountFold {
         guard let indexing, new.contains(indexing), !old.contains(indexing) else { return }
         let record = RefreshTokenRecord(project: key.project, uid: key.uid, issuedAt: at).binaryEncoded
         ops.append(.put(.refreshTokens, key: Array(indexing.utf8), value: record))
+    }
+}
+
+/// Sign-ups and sign-ins of one project and day, counted in place while events come in that
+/// order (they mostly do), and added to the tallies when another project or day begins: a
+/// dictionary update per event would cost a string hash each.
+struct ActivityRun {
+    private var project: ProjectID?
+    private var day: Int64 = 0
+    private var signUps: Int64 = 0
+    private var signIns: Int64 = 0
+
+    mutating func count(_ project: ProjectID, day: Int64, signIn: Bool, into tallies: inout [Tally: Int64]) {
+        if self.project != project || self.day != day {
+            flush(into: &tallies)
+            self.project = project
+            self.day = day
+        }
+        if signIn { signIns += 1 } else { signUps += 1 }
+    }
+
+    mutating func flush(into tallies: inout [Tally: Int64]) {
+        guard let project else { return }
+        if signUps > 0 { tallies[.signUps(project, day: day), default: 0] += signUps }
+        if signIns > 0 { tallies[.signIns(project, day: day), default: 0] += signIns }
+        self.project = nil
+        signUps = 0
+        signIns = 0
     }
 }

@@ -70,6 +70,7 @@ public final class ProjectionWriter {
     }
 
     private func store(_ accounts: FoldedAccounts) throws {
+        for op in accounts.listingOps { try perform(op) }
         try store(accounts.tallies)
         try accounts.forEachChanged { key, account in
             if let account {

@@ -163,7 +163,8 @@ struct ConsoleProjectTests {
             #expect(chosen.status == 303)
             let cookie: String = try #require(ConsoleTests.cookie(chosen.headers))
             let page = try await ConsoleTests.send(api, .get, "/console/users", cookie: cookie, origin: nil)
-            #expect(page.html.contains("<option selected>project-b</option>") && page.html.contains("Users <span class=\"muted\">(1)</span>"))
+            #expect(
+                page.html.contains("<option selected>project-b</option>") && page.html.contains("Users <span class=\"muted\">(1)</span>"))
 
             let tenant = try await ConsoleTests.send(api, .post, "/console/sign-in", form: "token=\(TenantIsolationTests.tenantToken)")
             let tenantCookie: String = try #require(ConsoleTests.cookie(tenant.headers))
