@@ -15,7 +15,7 @@ struct AccountKey: Hashable, Sendable {
 
 /// The index tables an account event can change.
 enum IndexTable: Sendable {
-    case emails, phones, federatedIds, refreshTokens, accountsByCreation, accountsBySignIn
+    case emails, phones, federatedIds, refreshTokens, accountListings
 }
 
 /// One change to an index table that an account event implies, applied in event order.
@@ -170,8 +170,8 @@ final class AccountFold {
             let (key, before, after) = (cached.id, cached.original, cached.account)
             let project = key.project
             if (before == nil) != (after == nil) { tallies[.accounts(project), default: 0] += after == nil ? -1 : 1 }
-            Self.list(.accountsByCreation, before?.createdAt, after?.createdAt, key, &listingOps)
-            Self.list(.accountsBySignIn, before?.lastSignInAt, after?.lastSignInAt, key, &listingOps)
+            Self.list(.creation, before?.createdAt, after?.createdAt, key, &listingOps)
+            Self.list(.lastSignIn, before?.lastSignInAt, after?.lastSignInAt, key, &listingOps)
             let (old, new) = (Self.providerNames(before), Self.providerNames(after))
             if old != new {
                 for name in old where !new.contains(name) { tallies[.provider(project, name), default: 0] -= 1 }
@@ -188,10 +188,10 @@ final class AccountFold {
     }
 
     /// Moves an account in a time-ordered listing (creation, last sign-in).
-    private static func list(_ table: IndexTable, _ old: Int64?, _ new: Int64?, _ key: AccountKey, _ ops: inout [IndexOp]) {
+    private static func list(_ order: AccountListOrder, _ old: Int64?, _ new: Int64?, _ key: AccountKey, _ ops: inout [IndexOp]) {
         guard old != new else { return }
-        if let old { ops.append(.delete(table, key: Keys.accountByTime(key.project, old, key.uid))) }
-        if let new { ops.append(.put(table, key: Keys.accountByTime(key.project, new, key.uid), value: [])) }
+        if let old { ops.append(.delete(.accountListings, key: Keys.listing(key.project, order, old, key.uid))) }
+        if let new { ops.append(.put(.accountListings, key: Keys.listing(key.project, order, new, key.uid), value: [])) }
     }
 
     /// The providers an account signs in with, as the console names them.

@@ -71,30 +71,41 @@ enum Keys {
         return key
     }
 
-    /// An account by a time of its own (creation, last sign-in): project, the time (big-endian,
-    /// so accounts sort by it; before 1970 counts as 1970), uid.
-    static func accountByTime(_ project: ProjectID, _ time: Int64, _ uid: UserID) -> [UInt8] {
-        var key = self.project(project)
+    /// An account in a listing: project, the order (0 creation, 1 last sign-in), the time
+    /// (big-endian, so accounts sort by it; before 1970 counts as 1970), uid.
+    static func listing(_ project: ProjectID, _ order: AccountListOrder, _ time: Int64, _ uid: UserID) -> [UInt8] {
+        var key = listing(project, order)
         withUnsafeBytes(of: UInt64(bitPattern: max(0, time)).bigEndian) { key.append(contentsOf: $0) }
         key.append(contentsOf: uid.rawValue.utf8)
         return key
     }
 
-    /// A count's key: project (and provider name, or day big-endian and 0 for sign-ups, 1 for
-    /// sign-ins, so a project's days sort and each day's two counts sit together).
+    /// What every key of one of a project's listings starts with.
+    static func listing(_ project: ProjectID, _ order: AccountListOrder) -> [UInt8] {
+        self.project(project) + [order == .creation ? 0 : 1]
+    }
+
+    /// A count's key: project, then 0 (accounts); 1 and a provider name; or 2, a day
+    /// (big-endian, so a project's days sort) and 0 for sign-ups, 1 for sign-ins.
     static func tally(_ tally: Tally) -> [UInt8] {
         switch tally {
-        case .accounts(let project): return self.project(project)
-        case .provider(let project, let name): return joined(project.rawValue, name)
+        case .accounts(let project): return self.project(project) + [0]
+        case .provider(let project, let name): return providers(project) + Array(name.utf8)
         case .signUps(let project, let day): return activity(project, day: day, kind: 0)
         case .signIns(let project, let day): return activity(project, day: day, kind: 1)
         }
     }
 
+    static func providers(_ project: ProjectID) -> [UInt8] { self.project(project) + [1] }
+
+    /// The counts of a day: project, 2, the day.
     static func activity(_ project: ProjectID, day: Int64, kind: UInt8) -> [UInt8] {
-        var key = self.project(project)
+        var key = self.project(project) + [2]
         withUnsafeBytes(of: UInt64(bitPattern: day).bigEndian) { key.append(contentsOf: $0) }
         key.append(kind)
         return key
     }
+
+    /// What every day's count of a project starts with.
+    static func activity(_ project: ProjectID) -> [UInt8] { self.project(project) + [2] }
 }

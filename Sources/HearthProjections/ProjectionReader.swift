@@ -154,7 +154,7 @@ public struct ProjectionReader<T: Transaction>: DecisionState {
 
     /// Accounts of one project (kept as a count, not counted).
     public func accountCount(in project: ProjectID) throws -> Int {
-        try txn.withValue(projections.accountCounts, forKey: Keys.project(project)) { bytes in
+        try txn.withValue(projections.counts, forKey: Keys.tally(.accounts(project))) { bytes in
             try bytes.map { Int(try BigEndianUInt64(decoding: $0).value) } ?? 0
         }
     }
@@ -190,10 +190,10 @@ public struct ProjectionReader<T: Transaction>: DecisionState {
     public func accounts(
         in project: ProjectID, newestBy order: AccountListOrder, after position: (time: Int64, uid: UserID)?, limit: Int
     ) throws -> [Account] {
-        let table = order == .lastSignIn ? projections.accountsBySignIn : projections.accountsByCreation
-        let prefix = Keys.project(project)
-        // Past every key of the project: UTF-8 never holds a 0xFF byte.
-        let start = position.map { Keys.accountByTime(project, $0.time, $0.uid) } ?? prefix + [UInt8](repeating: 0xFF, count: 9)
+        let table = projections.accountListings
+        let prefix = Keys.listing(project, order)
+        // Past every key of the listing: UTF-8 never holds a 0xFF byte.
+        let start = position.map { Keys.listing(project, order, $0.time, $0.uid) } ?? prefix + [UInt8](repeating: 0xFF, count: 9)
         var uids: [UserID] = []
         guard limit > 0 else { return [] }
         try txn.withCursor(table) { cursor in
@@ -231,9 +231,9 @@ public struct ProjectionReader<T: Transaction>: DecisionState {
 
     /// How many of the project's accounts sign in with each provider, the most used first.
     public func providerCounts(in project: ProjectID) throws -> [ProviderCount] {
-        let prefix = Keys.project(project)
+        let prefix = Keys.providers(project)
         var counts: [ProviderCount] = []
-        try txn.forEach(projections.providerCounts, prefix: prefix) { key, value in
+        try txn.forEach(projections.counts, prefix: prefix) { key, value in
             let count = Int(try BigEndianUInt64(decoding: value).value)
             counts.append(ProviderCount(provider: String(decoding: key[prefix.count...], as: UTF8.self), accounts: count))
             return .continue
@@ -244,9 +244,9 @@ public struct ProjectionReader<T: Transaction>: DecisionState {
     /// The project's sign-ups and sign-ins per UTC day, from `firstDay` on (days without either
     /// left out).
     public func activity(in project: ProjectID, from firstDay: Int64) throws -> [DailyActivity] {
-        let prefix = Keys.project(project)
+        let prefix = Keys.activity(project)
         var days: [DailyActivity] = []
-        try txn.forEach(projections.activityByDay, from: Keys.activity(project, day: max(0, firstDay), kind: 0)) { key, value in
+        try txn.forEach(projections.counts, from: Keys.activity(project, day: max(0, firstDay), kind: 0)) { key, value in
             guard key.starts(with: prefix), key.count == prefix.count + 9 else { return .stop }
             let day = Int64(
                 bitPattern: try BigEndianUInt64(decoding: UnsafeRawBufferPointer(rebasing: key[prefix.count..<(prefix.count + 8)])).value)

@@ -85,28 +85,16 @@ public final class ProjectionWriter {
 
     /// Adds a fold's count changes to the stored counts, in key order; a count of 0 is no entry.
     private func store(_ tallies: [Tally: Int64]) throws {
-        let changes = tallies.map { (table: countTable($0.key), key: Keys.tally($0.key), delta: $0.value) }
-        let ordered = changes.sorted {
-            $0.table.name != $1.table.name ? $0.table.name < $1.table.name : $0.key.lexicographicallyPrecedes($1.key)
-        }
-        for change in ordered {
-            let count = try txn.withValue(change.table.database, forKey: change.key) { bytes in
+        for (key, delta) in tallies.map({ (Keys.tally($0.key), $0.value) }).sorted(by: { $0.0.lexicographicallyPrecedes($1.0) }) {
+            let count = try txn.withValue(projections.counts, forKey: key) { bytes in
                 try bytes.map { Int64(bitPattern: try BigEndianUInt64(decoding: $0).value) } ?? 0
             }
-            let updated = max(0, count + change.delta)
+            let updated = max(0, count + delta)
             if updated == 0 {
-                try txn.delete(change.table.database, change.key)
+                try txn.delete(projections.counts, key)
             } else {
-                try txn.put(change.table.database, change.key, withUnsafeBytes(of: UInt64(updated).bigEndian) { Array($0) })
+                try txn.put(projections.counts, key, withUnsafeBytes(of: UInt64(updated).bigEndian) { Array($0) })
             }
-        }
-    }
-
-    private func countTable(_ tally: Tally) -> (name: Int, database: Projections.Table) {
-        switch tally {
-        case .accounts: (0, projections.accountCounts)
-        case .provider: (1, projections.providerCounts)
-        case .signUps, .signIns: (2, projections.activityByDay)
         }
     }
 
@@ -194,8 +182,7 @@ public final class ProjectionWriter {
         case .phones: projections.phones
         case .federatedIds: projections.federatedIds
         case .refreshTokens: projections.refreshTokens
-        case .accountsByCreation: projections.accountsByCreation
-        case .accountsBySignIn: projections.accountsBySignIn
+        case .accountListings: projections.accountListings
         }
     }
 

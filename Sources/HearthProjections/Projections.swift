@@ -11,10 +11,8 @@ public struct Projections: Sendable {
     /// 7: project configs keep their apps' Team IDs and signing certificates. 8: a used action
     /// code keeps no address (its key is destroyed; `PersonalData`), and an account's unused
     /// codes end with it (`account_codes`); codes are listed by expiry for the sweep (`code_expiry`).
-    /// 10: accounts are counted per project (`account_counts`) and per provider
-    /// (`provider_counts`), listed by creation and by last sign-in (`accounts_by_creation`,
-    /// `accounts_by_sign_in`), and sign-ups and sign-ins counted per day (`activity_by_day`), for
-    /// the console.
+    /// 10: accounts are listed by creation and by last sign-in (`account_listings`), and counted
+    /// per project, per provider and (sign-ups, sign-ins) per day (`counts`), for the console.
     public static let formatVersion: UInt64 = 10
 
     public typealias Table = Database<[UInt8], [UInt8]>
@@ -43,17 +41,14 @@ public struct Projections: Sendable {
     public let codeExpiry: Table
     /// project -> `ProjectConfig`
     public let projects: Table
-    /// project -> how many accounts it has (8 bytes, big-endian)
-    public let accountCounts: Table
-    /// project, creation time (8 bytes, big-endian), uid -> empty: accounts in creation order
-    public let accountsByCreation: Table
-    /// project, last sign-in time (8 bytes, big-endian), uid -> empty: accounts that signed in,
-    /// in the order of their last sign-in
-    public let accountsBySignIn: Table
-    /// project, provider name -> accounts that sign in with it (8 bytes)
-    public let providerCounts: Table
-    /// project, UTC day (8 bytes, big-endian), 0 (sign-ups) or 1 (sign-ins) -> that day's count
-    public let activityByDay: Table
+    /// project, 0 (by creation) or 1 (by last sign-in), the time (8 bytes, big-endian), uid ->
+    /// empty: accounts in the order of their creation, and those that signed in in the order of
+    /// their last sign-in. One table for both, and one for the counts: each table a write
+    /// transaction touches is more pages to write at its commit.
+    public let accountListings: Table
+    /// project, then 0 -> its accounts; 1, provider name -> accounts that sign in with it;
+    /// 2, UTC day (8 bytes, big-endian), 0 or 1 -> that day's sign-ups or sign-ins (8 bytes each)
+    public let counts: Table
     /// "checkpoint" -> last applied sequence; "format" -> `formatVersion`; "term" -> the
     /// latest `cluster.term_started`'s term
     public let state: Database<String, BigEndianUInt64>
@@ -62,8 +57,7 @@ public struct Projections: Sendable {
     public var tables: [Table] {
         [
             accounts, emails, phones, federatedIds, anonymousAccounts, cleanupSchedule, cleanupPurges, refreshTokens, oobCodes,
-            accountCodes, codeExpiry, projects, accountCounts, accountsByCreation, accountsBySignIn, providerCounts,
-            activityByDay,
+            accountCodes, codeExpiry, projects, accountListings, counts,
         ]
     }
 
@@ -76,9 +70,7 @@ public struct Projections: Sendable {
             refreshTokens: try table("refresh_tokens"),
             oobCodes: try table("oob_codes"), accountCodes: try table("account_codes"),
             codeExpiry: try table("code_expiry"), projects: try table("projects"),
-            accountCounts: try table("account_counts"), accountsByCreation: try table("accounts_by_creation"),
-            accountsBySignIn: try table("accounts_by_sign_in"), providerCounts: try table("provider_counts"),
-            activityByDay: try table("activity_by_day"),
+            accountListings: try table("account_listings"), counts: try table("counts"),
             state: try environment.openDatabase(named: "projection.state"))
     }
 

@@ -304,7 +304,13 @@ def test_a_settings_change_shows_in_the_history_and_the_cleanup_preview_is_chart
                       json={"returnSecureToken": True}, timeout=10).raise_for_status()
     driver = browser()
     try:
-        driver.get(daemon.url + "/console/users")
+        # The overview: sign-ups and sign-ins per day, accounts by provider, health, the ledger.
+        driver.get(daemon.url + "/console")
+        captions = [caption.text for caption in driver.find_elements(By.CSS_SELECTOR, "figcaption")]
+        assert "Accounts created per day, last 30 days (3 in all)" in captions
+        assert "Sign-ins per day, last 30 days (3 in all)" in captions
+        assert details_of(driver)["Accounts"] == "3" and "Head hash" in details_of(driver)
+        shoot(driver, "overview")
         navigates(driver, driver.find_element(By.LINK_TEXT, "Project").click)
         domains = driver.find_element(By.NAME, "authorizedDomains")
         domains.send_keys("\napp.example.com")
