@@ -16,6 +16,12 @@ extension ConsoleAPI {
             order: query["sort"].flatMap(AccountListOrder.init(rawValue:)))
         if !search.isEmpty {
             (page.accounts, page.next) = try self.search(search, after: after, caller)
+            // A deleted or purged account is still found by its uid, for its history.
+            if after == nil, let uid = UserID(search), !page.accounts.contains(where: { $0.uid == uid }),
+                try accounts.account(uid, caller) == nil, try accounts.hasHistory(uid, caller)
+            {
+                page.endedAccount = uid
+            }
         } else if let order = page.order {
             page.accounts = try accounts.listAccounts(newestBy: order, after: after.flatMap(Self.position), limit: Self.pageSize, caller)
             if page.accounts.count == Self.pageSize, let last = page.accounts.last, let time = Self.time(of: last, order) {

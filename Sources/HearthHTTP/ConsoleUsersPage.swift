@@ -12,6 +12,8 @@ struct ConsoleUsersPage {
     var order: AccountListOrder?
     /// The next page's `after`, when there may be one.
     var next: String?
+    /// A uid searched for whose account was deleted or purged: its history remains.
+    var endedAccount: UserID?
 
     func render() -> String {
         var html = "<h1>Users <span class=\"muted\">(\(total))</span></h1>"
@@ -35,7 +37,15 @@ struct ConsoleUsersPage {
             html += "<td class=\"uid\"><a href=\"\(path)\">\(uid)</a></td>"
             html += "<td>\(account.disabled ? "<span class=\"tag off\">disabled</span>" : "")</td></tr>"
         }
-        if accounts.isEmpty { html += "<tr><td colspan=\"6\" class=\"muted\">No users\(search.isEmpty ? "" : " match")</td></tr>" }
+        if let uid = endedAccount {
+            let path = HTMLPage.escaped(ConsoleAccountPage.path(uid))
+            html += "<tr><td class=\"muted\">(deleted)</td><td></td><td class=\"wide\"></td><td class=\"wide\"></td>"
+            html +=
+                "<td class=\"uid\"><a href=\"\(path)\">\(HTMLPage.escaped(uid.rawValue))</a></td><td><span class=\"tag off\">deleted</span></td></tr>"
+        }
+        if accounts.isEmpty && endedAccount == nil {
+            html += "<tr><td colspan=\"6\" class=\"muted\">No users\(search.isEmpty ? "" : " match")</td></tr>"
+        }
         html += "</tbody></table></div><nav class=\"pager\" aria-label=\"Pages\">"
         if !search.isEmpty { html += "<a href=\"/console/users\">All users</a>" }
         if let next {

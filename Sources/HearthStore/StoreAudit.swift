@@ -153,6 +153,11 @@ public struct StoreAudit: Sendable {
         try store.environment.read { txn in try store.ledger.events(of: stream, in: txn) }
     }
 
+    /// Whether the stream has any event (an account deleted or purged long ago still has).
+    public func hasEvents(_ stream: StreamID) throws -> Bool {
+        try translatingErrors { try store.environment.read { txn in try store.ledger.version(of: stream, in: txn) } > 0 }
+    }
+
     /// The account as of `time`: the fold of its events recorded at or before then, and the
     /// last of those events (`nil` if it had none; the account is `nil` if it was deleted).
     public func account(_ uid: UserID, in project: ProjectID, at time: Int64) throws

@@ -115,8 +115,9 @@ public struct LedgerBenchmark {
                 group.addTask {
                     for index in 0..<perSubmitter {
                         let uid = UserID("g\(submitter)-\(index)")!
-                        _ = try await store.execute(
-                            .createAccount(benchProject, uid, AccountCreated(method: .anonymous, createdAt: 0)), metadata: metadata)
+                        // Created now, as a sign-up is: the creation listing then grows at its end.
+                        let created = AccountCreated(method: .anonymous, createdAt: store.clock.now())
+                        _ = try await store.execute(.createAccount(benchProject, uid, created), metadata: metadata)
                     }
                 }
             }

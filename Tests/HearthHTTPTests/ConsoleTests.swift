@@ -128,6 +128,10 @@ struct ConsoleTests {
             // The count is kept, not counted: it follows deletions.
             #expect(try await api.admin("accounts:delete", ["localId": "s07"]).status == 200)
             #expect(try await Self.page(api, "/console/users").html.contains("Users <span class=\"muted\">(59)</span>"))
+            // A deleted account is still found by its uid, for its history.
+            let deleted = try await Self.page(api, "/console/users?q=s07")
+            #expect(Self.uids(deleted.html) == ["s07"] && deleted.html.contains("<span class=\"tag off\">deleted</span>"))
+            #expect(Self.uids(try await Self.page(api, "/console/users?q=never-was").html).isEmpty)
         }
     }
 

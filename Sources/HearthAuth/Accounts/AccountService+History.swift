@@ -15,6 +15,12 @@ extension AccountService {
         return (try events.suffix(Self.historyPageLimit).map(LedgerEntry.init), events.count)
     }
 
+    /// Whether the uid ever had an account in the project (deleted and purged ones included).
+    public func hasHistory(_ uid: UserID, _ caller: Caller) throws -> Bool {
+        guard caller.isAdmin else { throw FirebaseError.insufficientPermission }
+        return try store.audit.hasEvents(.account(caller.project, uid))
+    }
+
     /// The account as of `time` (Unix ms): `nil` if it did not exist then (not yet, or deleted).
     /// Erased personal fields stay empty.
     public func account(_ uid: UserID, asOf time: Int64, _ caller: Caller) throws -> Account? {
