@@ -163,7 +163,8 @@ public enum ProjectConfigJSON {
         }
     }
 
-    private static func insert(_ value: JSONValue, at path: ArraySlice<Substring>, into object: inout [String: JSONValue]) {
+    /// Sets `value` at a dotted path inside `object`, making the objects on the way.
+    package static func insert(_ value: JSONValue, at path: ArraySlice<Substring>, into object: inout [String: JSONValue]) {
         guard let first = path.first else { return }
         let key = String(first)
         if path.count == 1 {

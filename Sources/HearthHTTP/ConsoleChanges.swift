@@ -163,9 +163,12 @@ extension ConsoleAPI {
 
     /// Post, redirect, get: a reload of the page repeats nothing.
     static func redirect(_ uid: UserID, _ done: ConsoleOutcome.Change) -> Response {
-        Response(
-            status: .seeOther,
-            headers: [.location: ConsoleAccountPage.path(uid) + "?done=" + done.rawValue, .cacheControl: "no-store"])
+        redirect(to: ConsoleAccountPage.path(uid), done)
+    }
+
+    /// A change made: back to its page, which names the outcome (`done=`).
+    static func redirect(to path: String, _ done: ConsoleOutcome.Change) -> Response {
+        Response(status: .seeOther, headers: [.location: path + "?done=" + done.rawValue, .cacheControl: "no-store"])
     }
 
     /// A change the rules or the input refused, to show on the page; anything else is a fault.

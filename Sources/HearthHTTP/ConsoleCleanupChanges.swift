@@ -36,7 +36,7 @@ extension ConsoleAPI {
             try ProjectConfigJSON.apply(body, updateMask: "autodeleteAnonymousUsers", to: config)
         }
         let done: ConsoleOutcome.Change = enabled ? .cleanupOn : .cleanupOff
-        return Response(status: .seeOther, headers: [.location: "/console/cleanup?done=" + done.rawValue, .cacheControl: "no-store"])
+        return Self.redirect(to: "/console/cleanup", done)
     }
 }
 

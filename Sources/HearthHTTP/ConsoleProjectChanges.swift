@@ -59,23 +59,12 @@ extension ConsoleAPI {
         var mask: [String] = []
         for (path, value) in leaves where ConsoleProjectPage.value(current, path) != value {
             mask.append(path)
-            insert(value, at: path.split(separator: ".")[...], into: &body)
+            ProjectConfigJSON.insert(value, at: path.split(separator: ".")[...], into: &body)
         }
         return (.object(body), mask)
     }
 
-    private static func insert(_ value: JSONValue, at path: ArraySlice<Substring>, into object: inout [String: JSONValue]) {
-        guard let first = path.first else { return }
-        guard path.count > 1 else {
-            object[String(first)] = value
-            return
-        }
-        var inner = object[String(first)]?.objectValue ?? [:]
-        insert(value, at: path.dropFirst(), into: &inner)
-        object[String(first)] = .object(inner)
-    }
-
     static func redirectToProject(_ done: ConsoleOutcome.Change) -> Response {
-        Response(status: .seeOther, headers: [.location: "/console/project?done=" + done.rawValue, .cacheControl: "no-store"])
+        redirect(to: "/console/project", done)
     }
 }
