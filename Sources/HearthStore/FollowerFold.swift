@@ -124,8 +124,13 @@ final class FollowerFold: Sendable {
             }
             previous = .now
             var failure = pass()
-            // Closing: a batch appended while the pass began is folded too (none can follow).
-            while last, failure == nil, hasUnfolded() { failure = pass() }
+            // Closing: a batch appended while the pass began is folded too (none can follow),
+            // for as long as each pass gets further: a pass a pause interrupted (a tail being
+            // dropped as the store closes) returns having folded nothing, and would again.
+            while last, failure == nil, let before = unfolded() {
+                failure = pass()
+                guard failure == nil, let after = unfolded(), after.folded > before.folded else { break }
+            }
             let checkpoint = try? checkpoint()
             let released = state.withLock { state in
                 state.busy = false
@@ -151,13 +156,13 @@ final class FollowerFold: Sendable {
         }
     }
 
-    /// Whether the ledger holds records the projections have not folded (no, when either can
-    /// not be read).
-    private func hasUnfolded() -> Bool {
+    /// The projections' checkpoint while the ledger holds records past it (`nil` when it holds
+    /// none, or either can not be read).
+    private func unfolded() -> (folded: UInt64, head: UInt64)? {
         guard let head = try? maintenance.environment.read({ try maintenance.ledger.head(in: $0).sequence }),
-            let folded = try? checkpoint()
-        else { return false }
-        return folded < head
+            let folded = try? checkpoint(), folded < head
+        else { return nil }
+        return (folded, head)
     }
 
     /// One catch-up to the head. A write that moved the checkpoint meanwhile (a promoted

@@ -219,6 +219,24 @@ struct ReplicationTests {
         #expect(try reopened.maintenance.digest() == leader.store.maintenance.digest())
     }
 
+    /// The fold's closing passes stop once one folds nothing: a pause (a tail being dropped)
+    /// interrupts each before its first chunk, and the close used to wait on them for ever.
+    @Test("a follower closed while its fold is held back closes; its next start folds the rest")
+    func closedWhileTheFoldIsHeldBack() async throws {
+        let leader = try TestStore(label: "leader")
+        defer { try? leader.close() }
+        try await Self.record([5, 17, 23], on: leader)
+        let follower = try Follower(of: leader)
+        try await follower.store.followerFold.paused {
+            try await follower.catchUp(with: leader.store, limit: 4)
+            #expect(try follower.store.followerFold.checkpoint() < follower.store.ledgerHead().sequence)
+            follower.store.close()
+        }
+        let reopened = try DataDirectory(follower.directory.path).open(as: "test")
+        defer { reopened.close() }
+        #expect(try reopened.maintenance.digest() == leader.store.maintenance.digest())
+    }
+
     @Test("a tail that forgot an account is not dropped: only a copy of the leader restores its key")
     func tailThatForgets() async throws {
         let leader = try TestStore(label: "leader")

@@ -55,7 +55,8 @@ struct WriteCursorTests {
         async let failed: Bool = {
             do {
                 try await environment.writer.submit { txn in
-                    try txn.withWriteCursor(log) { cursor in try cursor.put(BigEndianUInt64(1), [1], options: .append) }
+                    // Past the other job's key, so an append in either order of the two.
+                    try txn.withWriteCursor(log) { cursor in try cursor.put(BigEndianUInt64(3), [3], options: .append) }
                     throw HalfDone()
                 }
                 return false
@@ -68,7 +69,7 @@ struct WriteCursorTests {
         }
         #expect(try await failed)
         try await kept
-        #expect(try environment.snapshot { try $0.get(log, BigEndianUInt64(1)) } == nil)
+        #expect(try environment.snapshot { try $0.get(log, BigEndianUInt64(3)) } == nil)
         #expect(try environment.snapshot { try $0.get(log, BigEndianUInt64(2)) } == [2])
     }
 }
