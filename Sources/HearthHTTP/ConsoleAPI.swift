@@ -18,6 +18,8 @@ struct ConsoleAPI: Sendable {
     let projects: ProjectService
     /// `/readyz`'s checks, shared with it.
     let readiness: ReadinessCache
+    /// `/metrics`' text, for the overview's key metrics.
+    let metrics: MetricsExposition
     let access: APIAccess
     let secrets: SecretSealer
     /// Cookies marked `Secure`: the console is reached over TLS (`publicUrl` is https).

@@ -47,7 +47,8 @@ extension ConsoleAPI {
         let caller = visitor.caller
         let page = ConsoleOverviewPage(
             overview: try accounts.overview(days: ConsoleOverviewPage.days, caller), today: now() / DayCount.millisecondsPerDay,
-            checks: await readiness.checks(), ledger: caller.isOperator ? try projects.ledgerStatus(caller) : nil)
+            checks: await readiness.checks(), ledger: caller.isOperator ? try projects.ledgerStatus(caller) : nil,
+            metrics: caller.isOperator ? ConsoleMetrics(exposition: metrics()).rows : nil)
         return self.page(visitor, title: "Overview", body: page.render())
     }
 }

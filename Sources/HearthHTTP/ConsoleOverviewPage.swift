@@ -2,13 +2,15 @@ import HearthAuth
 import HearthDomain
 
 /// The overview: accounts, sign-ups and sign-ins per day, accounts by provider, the daemon's
-/// readiness, and (for the operator) the ledger's head and its last verification.
+/// readiness, and (for the operator) its key metrics, the ledger's head and its last verification.
 struct ConsoleOverviewPage {
     var overview: AccountOverview
     var today: Int64
     var checks: [ReadinessCheck]
     /// The operator's only: the ledger is every project's.
     var ledger: LedgerStatus?
+    /// The operator's only, as `/metrics` in production: every project's traffic.
+    var metrics: [(String, String)]?
     static let days: Int64 = 30
 
     func render() -> String {
@@ -41,6 +43,11 @@ struct ConsoleOverviewPage {
             html += "<td>\(HTMLPage.escaped(ledger == nil ? "" : check.detail ?? ""))</td></tr>"
         }
         html += "</tbody></table></div>"
+        if let metrics, !metrics.isEmpty {
+            html += "<h2>Key metrics</h2><dl>"
+            html += metrics.map { "<dt>\(HTMLPage.escaped($0.0))</dt><dd>\(HTMLPage.escaped($0.1))</dd>" }.joined()
+            html += "</dl><p class=\"muted\">Since the daemon started; every figure of <code>/metrics</code> for Prometheus.</p>"
+        }
         if let ledger { html += Self.ledger(ledger) }
         return html
     }

@@ -137,7 +137,7 @@ public enum HearthRouter {
         if access.console {
             let console = ConsoleAPI(
                 accounts: services.accounts, actionCodes: services.actionCodes, projects: services.projects, readiness: readinessCache,
-                access: access,
+                metrics: metrics, access: access,
                 secrets: services.context.secrets,
                 secureCookies: publicURL?.lowercased().hasPrefix("https://") == true, now: { services.context.now })
             router.get("/console") { request, context in try await console.overview(request, context) }

@@ -310,6 +310,10 @@ def test_a_settings_change_shows_in_the_history_and_the_cleanup_preview_is_chart
         assert "Accounts created per day, last 30 days (3 in all)" in captions
         assert "Sign-ins per day, last 30 days (3 in all)" in captions
         assert details_of(driver)["Accounts"] == "3" and "Head hash" in details_of(driver)
+        # Key metrics, from what /metrics renders: the sign-ups above among the requests, none a 5xx.
+        metrics = details_of(driver)
+        assert int(metrics["Requests answered"].split()[0]) >= 3 and "5xx: 0)" in metrics["Requests answered"]
+        assert int(metrics["Ledger commits"].split(";")[0]) >= 3 and metrics["Disk full"] == "no"
         shoot(driver, "overview")
         navigates(driver, driver.find_element(By.LINK_TEXT, "Project").click)
         domains = driver.find_element(By.NAME, "authorizedDomains")

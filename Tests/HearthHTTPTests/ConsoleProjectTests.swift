@@ -134,8 +134,8 @@ struct ConsoleProjectTests {
             #expect(page.html.contains("<dt>Sign-ins, last 30 days</dt><dd>4</dd>"))
             #expect(page.html.contains("<tr><td>password</td><td>2</td></tr><tr><td>anonymous</td><td>1</td></tr>"))
             #expect(page.html.contains("<td>ledger</td>") && page.html.contains("Accounts created per day, last 30 days (3 in all)"))
-            // The ledger is every project's: not a project admin's to see.
-            #expect(!page.html.contains("Head hash") && !page.html.contains("head "))
+            // The ledger and the daemon's metrics are every project's: not a project admin's to see.
+            #expect(!page.html.contains("Head hash") && !page.html.contains("head ") && !page.html.contains("Key metrics"))
 
             let operatorSession = try await ConsoleTests.send(
                 api, .post, "/console/sign-in", form: "token=\(TenantIsolationTests.operatorToken)")
@@ -144,6 +144,9 @@ struct ConsoleProjectTests {
             let full = try await ConsoleTests.send(api, .get, "/console", cookie: operatorCookie, origin: nil)
             #expect(full.html.contains("<dt>Head hash</dt><dd>\(head.hash)</dd>"))
             #expect(full.html.contains("never: run hearth audit verify"))
+            // Read from what /metrics renders: the live data file and projections.
+            #expect(full.html.contains("<h2>Key metrics</h2>") && full.html.contains("<dt>Disk full</dt><dd>no</dd>"))
+            #expect(full.html.contains("<dt>Projections behind the ledger</dt><dd>0 events</dd>"))
             try harness.context.store.audit.record(try harness.context.store.audit.verify(), at: harness.clock.now())
             let verified = try await ConsoleTests.send(api, .get, "/console", cookie: operatorCookie, origin: nil)
             #expect(verified.html.contains("<dt>Result</dt><dd>intact: \(head.sequence) events, head hash \(head.hash)</dd>"))
