@@ -9,6 +9,8 @@ import Synchronization
 public final class SecretSealer: Sendable {
     private let path: String
     private let loaded = Mutex<SymmetricKey?>(nil)
+    /// Each purpose's key, derived once (a refresh token's tag is made in every sign-in's write).
+    private let derived = Mutex<[Purpose: SymmetricKey]>([:])
 
     /// The key file is read, or created, on first use.
     public init(keyFile path: String) { self.path = path }
@@ -58,6 +60,13 @@ public final class SecretSealer: Sendable {
         case pendingCredential = "hearth mfa pending credential v1"
         /// The console's session cookie.
         case consoleSession = "hearth console session v1"
+        /// A refresh token's tag (`tag(_:for:)`): a token this daemon issued is told from a guessed one.
+        case refreshToken = "hearth refresh token v1"
+    }
+
+    /// HMAC-SHA256 of `bytes` under `purpose`'s key: only a holder of the secrets key makes it.
+    public func tag(_ bytes: [UInt8], for purpose: Purpose) throws -> [UInt8] {
+        Array(HMAC<SHA256>.authenticationCode(for: bytes, using: try key(for: purpose)))
     }
 
     /// Seals `bytes` for `purpose` (nonce, ciphertext and tag, combined).
@@ -79,7 +88,10 @@ public final class SecretSealer: Sendable {
     }
 
     private func key(for purpose: Purpose) throws -> SymmetricKey {
-        HKDF<SHA256>.deriveKey(inputKeyMaterial: try key(), info: Array(purpose.rawValue.utf8), outputByteCount: 32)
+        if let known = derived.withLock({ $0[purpose] }) { return known }
+        let key = HKDF<SHA256>.deriveKey(inputKeyMaterial: try key(), info: Array(purpose.rawValue.utf8), outputByteCount: 32)
+        derived.withLock { $0[purpose] = key }
+        return key
     }
 
     private func key() throws -> SymmetricKey {

@@ -182,14 +182,17 @@ public struct TokenIssuer: Sendable {
     /// token index to write at sign-in); the sign-in method, the instant the session signed in
     /// (its ID tokens' `auth_time`, which recent-login checks read) and any custom-token claims
     /// ride along so a refresh re-issues them. The recorded hash covers every byte, so none of
-    /// them can be altered.
+    /// them can be altered. The secret is 16 random bytes and a 16-byte tag of them and what
+    /// precedes them (`RefreshToken.isIssued(by:)`).
     public static func newRefreshToken(
-        for uid: UserID, method: SignInMethod, signedInAt: Int64, claims: [String: JSONValue] = [:]
-    ) -> RefreshToken {
-        let secret = SecureRandom.bytes(32)
-        var text =
+        for uid: UserID, method: SignInMethod, signedInAt: Int64, claims: [String: JSONValue] = [:], secrets: SecretSealer
+    ) throws -> RefreshToken {
+        let random = SecureRandom.bytes(16)
+        let issued =
             "3." + Base64URL.encode(Array(uid.rawValue.utf8)) + "." + Base64URL.encode(Array(method.rawValue.utf8)) + "."
-            + String(signedInAt) + "." + Base64URL.encode(secret)
+            + String(signedInAt) + "."
+        let tag = try secrets.tag(Array(issued.utf8) + random, for: .refreshToken)
+        var text = issued + Base64URL.encode(random + tag.prefix(16))
         if !claims.isEmpty { text += "." + Base64URL.encode(JSONValue.object(claims).encoded()) }
         return RefreshToken(text: text)
     }
@@ -211,6 +214,23 @@ public struct RefreshToken: Sendable, Equatable {
         public var method: SignInMethod
         public var signedInAt: Int64?
         public var claims: [String: JSONValue]
+    }
+
+    /// Whether a holder of the secrets key issued this token: its secret's second half tags its
+    /// first and the fields before it. A refresh may then say more about a token the account
+    /// no longer holds (revoked: `TOKEN_EXPIRED`; the account gone: `USER_NOT_FOUND`) than
+    /// about a guessed one, which must not tell which uids exist. Tokens issued before tags
+    /// (32 random bytes) are not told from guessed ones.
+    public func isIssued(by secrets: SecretSealer) -> Bool {
+        let bytes = Array(text.utf8)
+        let fields = bytes.split(separator: UInt8(ascii: "."), maxSplits: 5, omittingEmptySubsequences: false)
+        guard fields.count >= 5, fields[0].elementsEqual("3".utf8), let secret = Base64URL.decode(fields[4]), secret.count == 32 else {
+            return false
+        }
+        let issued = Array(bytes[..<fields[4].startIndex])
+        guard let tag = try? secrets.tag(issued + secret.prefix(16), for: .refreshToken) else { return false }
+        // In constant time: a comparison that stops at the first difference would time the tag out.
+        return zip(tag.prefix(16), secret.suffix(16)).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
     }
 
     /// `nil` when the token is not one of ours: `3.<uid>.<method>.<signedInAt>.<secret>[.<claims>]`,

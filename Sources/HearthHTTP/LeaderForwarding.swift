@@ -61,7 +61,7 @@ public struct LeaderForwarding: Sendable {
     /// What a follower answers from its own projections but the leader may know better (an
     /// ID token's signature is checked alike everywhere: a bad one is not asked about twice).
     static let notFoundHere = [
-        "USER_NOT_FOUND", "EMAIL_NOT_FOUND", "INVALID_REFRESH_TOKEN", "INVALID_OOB_CODE", "INVALID_LOGIN_CREDENTIALS",
+        "USER_NOT_FOUND", "EMAIL_NOT_FOUND", "INVALID_REFRESH_TOKEN", "TOKEN_EXPIRED", "INVALID_OOB_CODE", "INVALID_LOGIN_CREDENTIALS",
         "INVALID_PASSWORD", "CONFIGURATION_NOT_FOUND", "PROJECT_NOT_FOUND", "MFA_ENROLLMENT_NOT_FOUND",
     ]
 

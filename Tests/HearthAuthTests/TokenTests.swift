@@ -3,6 +3,7 @@ import CryptoExtras
 import Foundation
 import HearthAuth
 import HearthDomain
+import HearthTesting
 import HearthWire
 import Synchronization
 import Testing
@@ -107,17 +108,21 @@ struct TokenTests {
     }
 
     @Test("refresh tokens carry their account and provider; v1 tokens (no account) still parse; anything else is not ours")
-    func refreshTokens() {
+    func refreshTokens() throws {
+        let directory = TemporaryDirectory("refresh-tokens")
+        let secrets = SecretSealer(keyFile: directory.path + "/secrets.key")
         let uid = UserID("0V70MWDgAbCdEfGhIjKlMnOpQrSt")!
-        let token = TokenIssuer.newRefreshToken(for: uid, method: "github.com", signedInAt: 1_790_000_000)
+        let token = try TokenIssuer.newRefreshToken(for: uid, method: "github.com", signedInAt: 1_790_000_000, secrets: secrets)
         #expect(token.text.hasPrefix("3."))
         #expect(token.session?.uid == uid)
         #expect(token.session?.method == "github.com")
         #expect(token.session?.signedInAt == 1_790_000_000)
         #expect(token.session?.claims.isEmpty == true)
         #expect(token.hash.count == 64)
-        #expect(TokenIssuer.newRefreshToken(for: uid, method: "github.com", signedInAt: 1_790_000_000).hash != token.hash)
-        let custom = TokenIssuer.newRefreshToken(for: UserID("an.admin's uid")!, method: .custom, signedInAt: 5, claims: ["tier": 2])
+        #expect(
+            try TokenIssuer.newRefreshToken(for: uid, method: "github.com", signedInAt: 1_790_000_000, secrets: secrets).hash != token.hash)
+        let custom = try TokenIssuer.newRefreshToken(
+            for: UserID("an.admin's uid")!, method: .custom, signedInAt: 5, claims: ["tier": 2], secrets: secrets)
         #expect(custom.session?.uid == UserID("an.admin's uid"))
         #expect(custom.session?.claims == ["tier": 2])
 
@@ -136,6 +141,33 @@ struct TokenTests {
         ] {
             #expect(RefreshToken(text: garbage).session == nil, "\(garbage)")
         }
+    }
+
+    @Test("a refresh token the daemon issued is told from a forged, altered or untagged one only with its secrets key")
+    func issuedRefreshTokens() throws {
+        let directory = TemporaryDirectory("refresh-token-tags")
+        let secrets = SecretSealer(keyFile: directory.path + "/secrets.key")
+        let forger = SecretSealer(keyFile: directory.path + "/forger.key")
+        let uid = UserID("0V70MWDgAbCdEfGhIjKlMnOpQrSt")!
+        let token = try TokenIssuer.newRefreshToken(
+            for: uid, method: .password, signedInAt: 1_790_000_000, claims: ["a": 1], secrets: secrets)
+        #expect(token.isIssued(by: secrets))
+        #expect(!token.isIssued(by: forger))
+        #expect(
+            !(try TokenIssuer.newRefreshToken(for: uid, method: .password, signedInAt: 1_790_000_000, secrets: forger)).isIssued(
+                by: secrets))
+        // Another uid or sign-in time with the same secret: the tag covers them.
+        let other = UserID("someone-else")!
+        let moved = token.text.replacingOccurrences(
+            of: Base64URL.encode(Array(uid.rawValue.utf8)), with: Base64URL.encode(Array(other.rawValue.utf8)))
+        #expect(RefreshToken(text: moved).session?.uid == other && !RefreshToken(text: moved).isIssued(by: secrets))
+        let earlier = RefreshToken(text: token.text.replacingOccurrences(of: ".1790000000.", with: ".1690000000."))
+        #expect(earlier.session?.signedInAt == 1_690_000_000 && !earlier.isIssued(by: secrets))
+        // A v3 token from before tags: 32 random bytes.
+        let untagged =
+            "3.\(Base64URL.encode(Array(uid.rawValue.utf8))).cGFzc3dvcmQ.5.\(Base64URL.encode((0..<32).map { _ in UInt8.random(in: 0...255) }))"
+        #expect(RefreshToken(text: untagged).session != nil && !RefreshToken(text: untagged).isIssued(by: secrets))
+        #expect(!RefreshToken(text: "garbage").isIssued(by: secrets))
     }
 }
 

@@ -92,7 +92,7 @@ struct ConsoleChangeTests {
             harness.clock.advance(milliseconds: 2000)
             #expect(try await session.post(api, path + "/revoke", []).headers[.location] == path + "?done=revoked")
             // Revoked: the token is retired with the account's other sessions.
-            #expect(try await api.refresh(refreshToken).errorCode == "INVALID_REFRESH_TOKEN")
+            #expect(try await api.refresh(refreshToken).errorCode == "TOKEN_EXPIRED")
 
             let link = try await session.post(api, path + "/link", [("type", "PASSWORD_RESET"), ("continueUrl", "")])
             #expect(link.status == 200 && link.html.contains("mode=resetPassword") && link.html.contains("id=\"generated-link\""))

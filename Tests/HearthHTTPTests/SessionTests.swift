@@ -79,22 +79,32 @@ struct SessionTests {
             let revoked = try await api.admin(
                 "accounts:update", ["localId": .string(uid.rawValue), "validSince": .int(harness.clock.now() / 1000)])
             #expect(revoked.status == 200)
+            // A v1 token carries no tag: revoked, it is told from no guessed one. Today's answers
+            // as Firebase does: the session's token has expired.
             #expect(try await api.refresh(legacy.text).errorCode == "INVALID_REFRESH_TOKEN")
-            #expect(try await api.refresh(try #require(created.string("refreshToken"))).errorCode == "INVALID_REFRESH_TOKEN")
+            #expect(try await api.refresh(try #require(created.string("refreshToken"))).errorCode == "TOKEN_EXPIRED")
         }
     }
 
-    @Test("a refresh token names its account: a forged one for a real uid is just unknown, even for a disabled account")
+    @Test("a refresh token names its account: a forged one for a real uid is just unknown, even for a disabled or deleted account")
     func forgedRefreshToken() async throws {
         try await APIHarness.run { _, api in
             let created = try await api.signUp(email: "forged@example.com")
             let uid = try #require(created.string("localId").flatMap { UserID($0) })
-            let forged = TokenIssuer.newRefreshToken(for: uid, method: .password, signedInAt: 0).text
+            // Made as the daemon makes them, but by a forger without its secrets key.
+            let forgersDirectory = TemporaryDirectory("forger")
+            let forger = SecretSealer(keyFile: forgersDirectory.path + "/secrets.key")
+            let forged = try TokenIssuer.newRefreshToken(for: uid, method: .password, signedInAt: 0, secrets: forger).text
             #expect(try await api.refresh(forged).errorCode == "INVALID_REFRESH_TOKEN")
             let disabled = try await api.admin("accounts:update", ["localId": .string(uid.rawValue), "disableUser": true])
             #expect(disabled.status == 200)
             #expect(try await api.refresh(forged).errorCode == "INVALID_REFRESH_TOKEN")
-            #expect(try await api.refresh(try #require(created.string("refreshToken"))).errorCode == "USER_DISABLED")
+            let issued = try #require(created.string("refreshToken"))
+            #expect(try await api.refresh(issued).errorCode == "USER_DISABLED")
+            #expect(try await api.admin("accounts:delete", ["localId": .string(uid.rawValue)]).status == 200)
+            #expect(try await api.refresh(forged).errorCode == "INVALID_REFRESH_TOKEN")
+            // The daemon's own token, its account gone: as Firebase answers.
+            #expect(try await api.refresh(issued).errorCode == "USER_NOT_FOUND")
         }
     }
 

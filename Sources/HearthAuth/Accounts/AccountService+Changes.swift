@@ -143,7 +143,7 @@ extension AccountService {
             // The signed-in caller ended its own session too: it continues in a new one.
             var session: AuthContext.RecordedSignIn?
             if revoked, issuedAt != nil, let method {
-                session = try AuthContext.record(.continuedSession(project, uid, method: method), in: tx)
+                session = try context.record(.continuedSession(project, uid, method: method), in: tx)
             }
             let replaced = try recovery?.issue(for: uid, project, replacing: before, in: tx)
             return (try tx.account(uid, project), replaced, session)

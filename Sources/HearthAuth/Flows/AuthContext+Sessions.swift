@@ -34,7 +34,7 @@ extension AuthContext {
     /// account, then records the plan's commands. An account with a second factor gets only
     /// the plan's preparation, and a pending credential after the commit, unless `secondFactor`
     /// says which factor's code this sign-in proved (its step was recorded before the plan).
-    static func record(
+    func record(
         _ plan: SignInPlan, in tx: StoreTransaction, claims: [String: JSONValue] = [:], secondFactor: SecondFactor? = nil
     ) throws -> RecordedSignIn {
         // A new account has no factor yet: only an existing one is read for it.
@@ -55,7 +55,8 @@ extension AuthContext {
         }
         var claims = claims
         if let secondFactor { claims["firebase"] = SecondFactorClaims.claims(of: secondFactor) }
-        let refresh = TokenIssuer.newRefreshToken(for: plan.uid, method: plan.method, signedInAt: tx.now / 1000, claims: claims)
+        let refresh = try TokenIssuer.newRefreshToken(
+            for: plan.uid, method: plan.method, signedInAt: tx.now / 1000, claims: claims, secrets: secrets)
         for command in plan.commands(refreshTokenHash: refresh.hash) { try tx.execute(command) }
         return RecordedSignIn(
             account: try tx.account(plan.uid, plan.project), method: plan.method, refresh: refresh,

@@ -67,7 +67,7 @@ public struct SecondFactorService: AuthFlow {
                 lastUsedStep: step)
             try tx.execute(.enrollSecondFactor(project, uid, factor))
             // A session whose first factor may enrol carries no custom-token claims to keep.
-            return try AuthContext.record(.continuedSession(project, uid, method: session.method), in: tx, secondFactor: factor)
+            return try context.record(.continuedSession(project, uid, method: session.method), in: tx, secondFactor: factor)
         }
         return try await issueTokens(for: recorded, caller)
     }
@@ -86,7 +86,7 @@ public struct SecondFactorService: AuthFlow {
         let recorded = try await write(caller, uid: uid) { tx in
             _ = try AuthContext.reverifiedAccount(uid, project, sessionIssuedAt: session.issuedAt, in: tx)
             try tx.execute(.withdrawSecondFactor(project, uid, enrollmentId: enrollmentId, by: .user))
-            return try AuthContext.record(.continuedSession(project, uid, method: session.method), in: tx)
+            return try context.record(.continuedSession(project, uid, method: session.method), in: tx)
         }
         return try await issueTokens(for: recorded, caller)
     }
@@ -128,7 +128,7 @@ public struct SecondFactorService: AuthFlow {
             guard let proven = try tx.account(uid, project).secondFactor(enrollmentId) else {
                 throw FirebaseError(AuthError.secondFactorNotFound)
             }
-            return try AuthContext.record(
+            return try context.record(
                 .existingAccount(project, uid, method: pending.method), in: tx, claims: pending.claims, secondFactor: proven)
         }
         return try await issueTokens(for: recorded, caller)

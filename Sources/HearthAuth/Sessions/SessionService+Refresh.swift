@@ -16,18 +16,21 @@ extension SessionService {
         guard let session = token.session else { throw FirebaseError.invalidRefreshToken }
         let hash = token.hash
         let project = caller.project
-        let found = try read { reader -> Account? in
+        let found = try read { reader -> (account: Account?, holdsToken: Bool) in
             if let uid = session.uid {
-                // A token the account does not hold (revoked, or never issued) answers as an
-                // unknown one: a guessed token must not tell which uids exist or are disabled.
-                guard let account = try reader.account(uid, in: project), account.refreshTokens.contains(hash) else {
-                    return nil
-                }
-                return account
+                let account = try reader.account(uid, in: project)
+                return (account, account?.refreshTokens.contains(hash) == true)
             }
-            return try reader.account(issuedRefreshToken: hash, in: project)
+            let account = try reader.account(issuedRefreshToken: hash, in: project)
+            return (account, account != nil)
         }
-        guard let account = found else { throw FirebaseError.invalidRefreshToken }
+        guard let account = found.account, found.holdsToken else {
+            // As Firebase: a revoked session's token has expired, a deleted account's is not
+            // found; but only for a token this daemon issued. Any other answers as unknown: a
+            // guessed token must not tell which uids exist.
+            guard session.uid != nil, token.isIssued(by: secrets) else { throw FirebaseError.invalidRefreshToken }
+            throw found.account == nil ? FirebaseError.userNotFound : FirebaseError.tokenExpired
+        }
         do {
             try account.admitsRefresh(tokenHash: hash)
         } catch {

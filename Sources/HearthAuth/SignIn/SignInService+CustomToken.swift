@@ -13,7 +13,7 @@ extension SignInService {
                 try tx.account(uid, in: project) == nil
                 ? .newAccount(project, uid, AccountCreated(method: .custom, createdAt: tx.now), method: .custom)
                 : .existingAccount(project, uid, method: .custom)
-            return try AuthContext.record(plan, in: tx, claims: custom.claims)
+            return try context.record(plan, in: tx, claims: custom.claims)
         }
         return try await issueTokens(for: session, caller)
     }

@@ -31,7 +31,7 @@ extension SignInService {
             }
             let plan = try Decide.planEmailLinkSignIn(
                 project, email: address, linkingTo: linking?.0.uid, newUid: tx.newUserID(), now: tx.now, state: tx)
-            return try AuthContext.record(plan, in: tx)
+            return try context.record(plan, in: tx)
         }
         return try await issueTokens(for: session, caller)
     }

@@ -35,7 +35,7 @@ extension SignInService {
                 newUid: tx.newUserID(), now: tx.now, state: tx)
             switch decided {
             case .signIn(let plan):
-                return .success(try AuthContext.record(plan, in: tx))
+                return .success(try context.record(plan, in: tx))
             case .needConfirmation(let email, let owner, let providers):
                 return .failure(NeedConfirmation(email: email, uid: owner, providers: providers))
             }

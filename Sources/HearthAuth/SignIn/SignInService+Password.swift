@@ -43,7 +43,7 @@ extension SignInService {
                 throw privacy ? FirebaseError.invalidLoginCredentials : FirebaseError.invalidPassword
             }
             let rehash = rehashed.map { Command.setPassword(project, uid, $0, email: nil, reason: .rehashed) }
-            return try AuthContext.record(.existingAccount(project, uid, method: .password, after: rehash.map { [$0] } ?? []), in: tx)
+            return try context.record(.existingAccount(project, uid, method: .password, after: rehash.map { [$0] } ?? []), in: tx)
         }
         return try await issueTokens(for: session, caller)
     }

@@ -9,7 +9,7 @@ extension SignInService {
         let session = try await write(caller) { tx in
             let uid = tx.newUserID()
             let created = AccountCreated(method: .anonymous, createdAt: tx.now)
-            return try AuthContext.record(
+            return try context.record(
                 .newAccount(project, uid, created, method: .anonymous), in: tx.recording(as: AuthContext.metadata(caller, uid: uid)))
         }
         return try await issueTokens(for: session, caller)
@@ -31,7 +31,7 @@ extension SignInService {
             let uid = tx.newUserID()
             let created = AccountCreated(
                 method: .password, createdAt: tx.now, email: email, password: hash, displayName: displayName)
-            return try AuthContext.record(
+            return try context.record(
                 .newAccount(project, uid, created, method: .password), in: tx.recording(as: AuthContext.metadata(caller, uid: uid)))
         }
         return try await issueTokens(for: session, caller)
@@ -64,7 +64,7 @@ extension SignInService {
                 preparation.append(.update(project, uid, AccountUpdate(profile: ProfileUpdated(displayName: displayName))))
             }
             let plan = SignInPlan.existingAccount(project, uid, method: .password, after: preparation)
-            return (try AuthContext.record(plan, in: tx), try recovery?.issue(for: uid, project, replacing: before.email, in: tx))
+            return (try context.record(plan, in: tx), try recovery?.issue(for: uid, project, replacing: before.email, in: tx))
         }
         if let recovery, let replaced { deliver(recovery, replaced: replaced, by: recorded.account, project) }
         return try await issueTokens(for: recorded, caller)
