@@ -228,10 +228,15 @@ public enum HearthServer {
             threads: configuration.passwords.hashThreads, name: "hearth-scrypt", maxQueuedPerClient: policy?.hashQueuePerAddress)
         let refusals = RefusalLog(
             logger: logger, addresses: configuration.observability.logClientAddresses, clock: { clock.now() })
-        return AuthContext(
+        let context = AuthContext(
             store: store, tokens: TokenIssuer(keyring: keyring, signingPool: signing),
             passwords: PasswordHasher(parameters: configuration.passwords.parameters, pool: hashing),
             outbox: configuration.profile == .development ? Outbox() : nil, mailer: mailer, identityProviders: gateway,
             settings: settings, limits: policy.map { AbuseGuard(policy: $0, onRefusal: refusals.record) })
+        // The secrets key is made at the first start, with the signing key, not at its first
+        // use: a node that joins a cluster then copies it (`hearth cluster join`), and what one
+        // leader sealed or tagged (secrets, second factors, refresh tokens) opens on the next.
+        try context.secrets.prepare()
+        return context
     }
 }

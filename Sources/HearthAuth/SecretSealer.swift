@@ -12,8 +12,11 @@ public final class SecretSealer: Sendable {
     /// Each purpose's key, derived once (a refresh token's tag is made in every sign-in's write).
     private let derived = Mutex<[Purpose: SymmetricKey]>([:])
 
-    /// The key file is read, or created, on first use.
+    /// The key file is read, or created, on first use (or by `prepare`).
     public init(keyFile path: String) { self.path = path }
+
+    /// Reads the key file, or creates it: a daemon does so as it starts.
+    public func prepare() throws { _ = try key() }
 
     public func seal(_ secret: String) throws -> ClientSecret {
         let box = try AES.GCM.seal(Array(secret.utf8), using: try key())

@@ -96,9 +96,13 @@ struct ConsoleMetrics {
         return rows
     }
 
-    private static func count(_ value: Double) -> String { value.isFinite ? String(Int64(value)) : "-" }
+    /// Whole figures; anything no count could be (not finite, negative, past 2^53) is a dash.
+    private static func count(_ value: Double) -> String {
+        (0...9_007_199_254_740_992).contains(value) ? String(Int64(value)) : "-"
+    }
 
     private static func decimal(_ value: Double) -> String {
+        guard (0...900_719_925_474_099).contains(value) else { return "-" }
         let tenths = Int64((value * 10).rounded())
         return "\(tenths / 10).\(tenths % 10)"
     }

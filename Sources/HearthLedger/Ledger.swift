@@ -230,6 +230,29 @@ public struct Ledger: Sendable {
             sequences.append(try BigEndianUInt64(decoding: value).value)
             return .continue
         }
+        return try envelopes(at: sequences, in: txn)
+    }
+
+    /// A stream's last `limit` events, in stream order, and how many it holds in all: O(limit),
+    /// however long the stream (a page of an account's history).
+    public func events(of stream: StreamID, last limit: Int, in txn: some Transaction) throws -> (
+        events: [EventEnvelope], total: UInt64
+    ) {
+        let total = try version(of: stream, in: txn)
+        guard total > 0, limit > 0 else { return ([], total) }
+        let first = total > UInt64(limit) ? total - UInt64(limit) + 1 : 1
+        let prefix = Self.streamPrefix(stream)
+        var sequences: [UInt64] = []
+        sequences.reserveCapacity(Int(total - first + 1))
+        try txn.forEach(streams, from: Self.streamKey(stream, first)) { key, value in
+            guard key.starts(with: prefix) else { return .stop }
+            sequences.append(try BigEndianUInt64(decoding: value).value)
+            return .continue
+        }
+        return (try envelopes(at: sequences, in: txn), total)
+    }
+
+    private func envelopes(at sequences: [UInt64], in txn: some Transaction) throws -> [EventEnvelope] {
         let cache = KeyCache()
         return try sequences.map { sequence in
             guard let envelope = try envelope(at: sequence, in: txn, cache: cache) else { throw LedgerError.missingEvent(sequence) }

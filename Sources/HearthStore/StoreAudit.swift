@@ -149,6 +149,14 @@ public struct StoreAudit: Sendable {
         try translatingErrors { try envelopes(of: stream).map(StoredEvent.init) }
     }
 
+    /// A stream's last `limit` events in stream order, and how many it holds: O(limit).
+    public func events(of stream: StreamID, last limit: Int) throws -> (events: [StoredEvent], total: UInt64) {
+        try translatingErrors {
+            let (envelopes, total) = try store.environment.read { txn in try store.ledger.events(of: stream, last: limit, in: txn) }
+            return (envelopes.map(StoredEvent.init), total)
+        }
+    }
+
     private func envelopes(of stream: StreamID) throws -> [EventEnvelope] {
         try store.environment.read { txn in try store.ledger.events(of: stream, in: txn) }
     }

@@ -338,7 +338,9 @@ def test_restore_swaps_in_the_backup_and_keeps_the_replaced_directory(daemon, ad
     assert {path[len(name) + 1:]: digest for path, digest in snapshot(daemon.data_dir).items()
             if path.startswith(name + "/") and path != name + "/"} == {path: digest for path, digest in before.items()
                                                 if path not in ("hearth.lock", "lock.mdb")}
-    assert sorted(os.listdir(daemon.data_dir)) == sorted(["data.mdb", "hearth.lock", "ledger-key", name, "signing-key-rs256.pem"])
+    # The secrets key too: made at the first sign-in (refresh tokens' tags).
+    assert sorted(os.listdir(daemon.data_dir)) == sorted(
+        ["data.mdb", "hearth.lock", "ledger-key", name, "secrets-key", "signing-key-rs256.pem"])
 
     verify = hearth("audit", "verify", "--data", daemon.data_dir)
     assert verify.returncode == 0, verify.stdout + verify.stderr

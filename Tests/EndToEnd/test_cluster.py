@@ -97,6 +97,8 @@ def three_nodes(etcd_url_for):
         alone = Daemon(first, free_port())
         alone.start()
         alone.stop()
+        # The secrets key among them, made at the first start, not at its first use.
+        assert os.path.exists(os.path.join(first, "secrets-key"))
         for name in ["n2", "n3"]:
             os.makedirs(os.path.join(root, name))
             for key in os.listdir(first):

@@ -48,9 +48,13 @@ struct ConsoleMetricsTests {
         #expect(rows["Ledger commits"] == nil && rows["Mail"] == nil && rows["Cluster role"] == nil)
     }
 
-    @Test("an empty or foreign text gives no rows")
+    @Test("an empty or foreign text gives no rows; a figure no count could be is a dash, never a crash")
     func nothing() {
         #expect(ConsoleMetrics(exposition: "").rows.isEmpty)
         #expect(ConsoleMetrics(exposition: "<html>\nnot metrics\n").rows.isEmpty)
+        let odd = ConsoleMetrics(
+            exposition: "hearth_cleanup_purged_total 1e300\nhearth_password_hash_queue_waiting -Inf\nhearth_disk_full NaN")
+        let rows = Dictionary(uniqueKeysWithValues: odd.rows)
+        #expect(rows["Anonymous accounts purged"] == "-" && rows["Password hashes waiting"] == "-")
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 import HearthAuth
 import HearthDomain
@@ -88,7 +89,9 @@ struct SessionTests {
 
     @Test("a refresh token names its account: a forged one for a real uid is just unknown, even for a disabled or deleted account")
     func forgedRefreshToken() async throws {
-        try await APIHarness.run { _, api in
+        try await APIHarness.run { harness, api in
+            // Made as the daemon starts, before any sign-in tags a token with it.
+            #expect(FileManager.default.fileExists(atPath: harness.context.store.directory.secretsKeyFile))
             let created = try await api.signUp(email: "forged@example.com")
             let uid = try #require(created.string("localId").flatMap { UserID($0) })
             // Made as the daemon makes them, but by a forger without its secrets key.

@@ -135,6 +135,33 @@ struct LedgerTests {
         }
     }
 
+    @Test("a stream's last events through the stream index: in stream order, with its total, none of a neighbour's")
+    func lastEventsOfAStream() throws {
+        try withLedger { environment, ledger throws in
+            let alice = StreamID.account(project, UserID("alice")!)
+            // A name that extends alice's: its index entries sort right after hers.
+            let alicia = StreamID.account(project, UserID("alice2")!)
+            try environment.writer.perform { txn in
+                for round in 0..<7 {
+                    _ = try ledger.append([.accountDisabled], to: alice, metadata: metadata, at: Int64(round), in: txn)
+                    _ = try ledger.append([.accountEnabled], to: alicia, metadata: metadata, at: Int64(round), in: txn)
+                }
+            }
+            try environment.read { txn throws in
+                let last3 = try ledger.events(of: alice, last: 3, in: txn)
+                #expect(last3.total == 7 && last3.events.map(\.sequence) == [9, 11, 13])
+                #expect(last3.events.map(\.streamVersion) == [5, 6, 7])
+                let all = try ledger.events(of: alice, last: 100, in: txn)
+                let whole = try ledger.events(of: alice, in: txn).map(\.sequence)
+                #expect(all.total == 7 && all.events.map(\.sequence) == whole)
+                #expect(try ledger.events(of: alicia, last: 1, in: txn).events.map(\.sequence) == [14])
+                #expect(try ledger.events(of: alice, last: 0, in: txn).events.isEmpty)
+                let nobody = try ledger.events(of: .account(project, UserID("nobody")!), last: 5, in: txn)
+                #expect(nobody.total == 0 && nobody.events.isEmpty)
+            }
+        }
+    }
+
     @Test func appendsAssignGaplessSequencesAndStreamVersions() throws {
         try withLedger { environment, ledger throws in
             let alice = StreamID.account(project, UserID("alice")!)

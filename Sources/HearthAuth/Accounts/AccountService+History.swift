@@ -7,12 +7,13 @@ extension AccountService {
     /// The longest history a page shows: its most recent events.
     public static let historyPageLimit = 2000
 
-    /// The account's events, oldest first (the most recent `historyPageLimit`), and how many
-    /// there are in all. Admins only; an account deleted long ago keeps its history.
+    /// The account's events, oldest first (the most recent `historyPageLimit`, read through the
+    /// stream index without the older ones), and how many there are in all. Admins only; an
+    /// account deleted long ago keeps its history.
     public func history(of uid: UserID, _ caller: Caller) throws -> (entries: [LedgerEntry], total: Int) {
         guard caller.isAdmin else { throw FirebaseError.insufficientPermission }
-        let events = try store.audit.events(of: .account(caller.project, uid))
-        return (try events.suffix(Self.historyPageLimit).map(LedgerEntry.init), events.count)
+        let (events, total) = try store.audit.events(of: .account(caller.project, uid), last: Self.historyPageLimit)
+        return (try events.map(LedgerEntry.init), Int(total))
     }
 
     /// Whether the uid ever had an account in the project (deleted and purged ones included).
