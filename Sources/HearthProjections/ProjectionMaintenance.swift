@@ -176,25 +176,45 @@ public struct ProjectionMaintenance: Sendable {
     public func digest() throws -> String {
         try environment.read { txn in
             var hasher = SHA256()
-            func feed(_ bytes: UnsafeRawBufferPointer) {
-                var length = UInt64(bytes.count).bigEndian
-                withUnsafeBytes(of: &length) { hasher.update(bufferPointer: $0) }
-                hasher.update(bufferPointer: bytes)
-            }
-            for table in projections.tables {
-                table.name.withEncodedBytes { feed($0) }
-                try txn.forEach(table) { key, value in
-                    feed(key)
-                    feed(value)
-                    return .continue
-                }
-            }
-            BigEndianUInt64(try projections.checkpoint(in: txn)).withEncodedBytes { feed($0) }
-            return hasher.finalize().map { byte in
-                let hex = String(byte, radix: 16)
-                return byte < 16 ? "0" + hex : hex
-            }.joined()
+            for table in projections.tables { try Self.feed(table, in: txn, to: &hasher) }
+            BigEndianUInt64(try projections.checkpoint(in: txn)).withEncodedBytes { Self.feed($0, to: &hasher) }
+            return Self.hex(hasher.finalize())
         }
+    }
+
+    /// Each table's SHA-256 (its name, keys and values, as `digest` feeds them) and the
+    /// checkpoint: which table two data directories' projections differ in.
+    public func tableDigests() throws -> (tables: [(name: String, digest: String)], checkpoint: UInt64) {
+        try environment.read { txn in
+            let tables = try projections.tables.map { table in
+                var hasher = SHA256()
+                try Self.feed(table, in: txn, to: &hasher)
+                return (table.name, Self.hex(hasher.finalize()))
+            }
+            return (tables, try projections.checkpoint(in: txn))
+        }
+    }
+
+    private static func feed(_ table: Projections.Table, in txn: ReadTransaction, to hasher: inout SHA256) throws {
+        table.name.withEncodedBytes { feed($0, to: &hasher) }
+        try txn.forEach(table) { key, value in
+            feed(key, to: &hasher)
+            feed(value, to: &hasher)
+            return .continue
+        }
+    }
+
+    private static func feed(_ bytes: UnsafeRawBufferPointer, to hasher: inout SHA256) {
+        var length = UInt64(bytes.count).bigEndian
+        withUnsafeBytes(of: &length) { hasher.update(bufferPointer: $0) }
+        hasher.update(bufferPointer: bytes)
+    }
+
+    private static func hex(_ digest: SHA256.Digest) -> String {
+        digest.map { byte in
+            let hex = String(byte, radix: 16)
+            return byte < 16 ? "0" + hex : hex
+        }.joined()
     }
 }
 

@@ -58,6 +58,11 @@ public struct StoreMaintenance: Sendable {
         try translatingErrors { try projections.digest() }
     }
 
+    /// Each projection table's digest, and the checkpoint (`hearth projections digest --tables`).
+    public func tableDigests() throws -> (tables: [(name: String, digest: String)], checkpoint: UInt64) {
+        try translatingErrors { try projections.tableDigests() }
+    }
+
     /// Events the projections have yet to apply (the ledger's head less their checkpoint), or
     /// every event when a format change means they must be rebuilt.
     public func eventsBehind() throws -> UInt64 {

@@ -34,10 +34,18 @@ struct Projections: AsyncParsableCommand {
 
         @OptionGroup var data: DataOptions
 
+        @Flag(help: "Also print each table's digest and the checkpoint: where two copies differ.")
+        var tables = false
+
         func run() throws {
             try data.directory.reading { store in
                 let out = Output.standardOutput
                 out.line(try store.maintenance.digest())
+                if tables {
+                    let (digests, checkpoint) = try store.maintenance.tableDigests()
+                    for (name, digest) in digests { out.line("\(name) \(digest)") }
+                    out.line("checkpoint \(checkpoint)")
+                }
                 out.flush()
             }
         }

@@ -154,6 +154,13 @@ def stop_and_compare(nodes):
     for node in nodes.values():
         node.stop()
     digests = {name: digest(node.data_dir) for name, node in nodes.items()}
+    if len(set(digests.values())) != 1:
+        # Which tables differ, each node's checkpoint and chain head: what a diagnosis starts from.
+        for name, node in nodes.items():
+            tables = subprocess.run([BINARY, "projections", "digest", "--tables", "--data", node.data_dir],
+                                    capture_output=True, text=True, timeout=60)
+            verified = subprocess.run([BINARY, "audit", "verify", "--data", node.data_dir], capture_output=True, text=True, timeout=60)
+            print(f"{name}:\n{tables.stdout}{verified.stdout}")
     assert len(set(digests.values())) == 1, digests
     for node in nodes.values():
         verified = subprocess.run([BINARY, "audit", "verify", "--data", node.data_dir], capture_output=True, text=True, timeout=60)

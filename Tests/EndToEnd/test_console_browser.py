@@ -15,7 +15,7 @@ import time
 import requests
 from firebase_admin import auth
 from selenium import webdriver
-from selenium.common.exceptions import NoAlertPresentException
+from selenium.common.exceptions import NoAlertPresentException, WebDriverException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions
@@ -148,9 +148,18 @@ def submit(driver, action):
 
 
 def navigates(driver, act):
-    """Does `act`, then waits until the page it was on has been replaced."""
-    page = driver.find_element(By.TAG_NAME, "html")
-    act()
+    """Does `act`, then waits until the page it was on has been replaced. Chromedriver now and
+    then fails to resolve a node it has just found ("does not belong to the document") before it
+    acts on it: nothing was done then, so it is tried again."""
+    for attempt in range(3):
+        try:
+            page = driver.find_element(By.TAG_NAME, "html")
+            act()
+            break
+        except WebDriverException as error:
+            if attempt == 2 or "does not belong to the document" not in str(error):
+                raise
+            time.sleep(0.5)
     WebDriverWait(driver, 10).until(expected_conditions.staleness_of(page))
     WebDriverWait(driver, 10).until(lambda d: d.execute_script("return document.readyState") == "complete")
 
