@@ -15,10 +15,9 @@ import time
 import requests
 from firebase_admin import auth
 from selenium import webdriver
-from selenium.common.exceptions import NoAlertPresentException, WebDriverException
+from selenium.common.exceptions import NoAlertPresentException, StaleElementReferenceException, WebDriverException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import WebDriverWait
 
 from conftest import PROJECT, Daemon, free_port
@@ -148,20 +147,26 @@ def submit(driver, action):
 
 
 def navigates(driver, act):
-    """Does `act`, then waits until the page it was on has been replaced. Chromedriver now and
-    then fails to resolve a node it has just found ("does not belong to the document") before it
-    acts on it: nothing was done then, so it is tried again."""
-    for attempt in range(3):
-        try:
-            page = driver.find_element(By.TAG_NAME, "html")
-            act()
-            break
-        except WebDriverException as error:
-            if attempt == 2 or "does not belong to the document" not in str(error):
-                raise
-            time.sleep(0.5)
-    WebDriverWait(driver, 10).until(expected_conditions.staleness_of(page))
+    """Does `act`, then waits until the page it was on has been replaced."""
+    page = driver.find_element(By.TAG_NAME, "html")
+    act()
+    WebDriverWait(driver, 10).until(lambda _: replaced(page))
     WebDriverWait(driver, 10).until(lambda d: d.execute_script("return document.readyState") == "complete")
+
+
+def replaced(element):
+    """Whether the element's page is gone. Chromedriver says so with a stale-element error, or
+    now and then with an inspector error that the node "does not belong to the document", which
+    Selenium's `staleness_of` does not take for one."""
+    try:
+        element.is_enabled()
+        return False
+    except StaleElementReferenceException:
+        return True
+    except WebDriverException as error:
+        if "does not belong to the document" in str(error):
+            return True
+        raise
 
 
 def test_the_console_adds_edits_disables_revokes_and_deletes(daemon, admin):
