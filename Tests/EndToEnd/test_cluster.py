@@ -149,10 +149,13 @@ def digest(data_dir):
 
 
 def stop_and_compare(nodes):
-    """Stops every node: their projections' digests are equal (they are at the same head), and
-    every chain verifies."""
-    for node in nodes.values():
-        node.stop()
+    """Stops every node, the leader last: their projections' digests are equal (they are at the
+    same head), and every chain verifies. A leader stopped first hands its key on at once (a clean
+    stop steps down): a follower elected while the others stop writes its term's first record,
+    which they may never receive, and the heads differ."""
+    leading = leaders(nodes)
+    for name in sorted(nodes, key=lambda name: name in leading):
+        nodes[name].stop()
     digests = {name: digest(node.data_dir) for name, node in nodes.items()}
     if len(set(digests.values())) != 1:
         # Which tables differ, each node's checkpoint and chain head: what a diagnosis starts from.
