@@ -291,14 +291,20 @@ public enum RecordFormat {
         var part = ByteReader(sealed)
         let generation = try part.readVarint()
         let owner: StreamID
+        // A record sealed under its own stream's key and first in that stream names where the
+        // key is (known here without comparing the two streams' names).
+        let ownFirst: Bool
         switch (head.stream, try part.readOptional { try UserID.read(from: &$0) }) {
         case (.project, _), (.cluster, _), (.account, .some):
             throw BinaryFormatError.invalid("sealed part on \(head.stream)", at: reader.offset)
-        case (.oobCode(let project, _), .some(let uid)): owner = .account(project, uid)
-        case (_, nil): owner = head.stream
+        case (.oobCode(let project, _), .some(let uid)):
+            owner = .account(project, uid)
+            ownFirst = false
+        case (_, nil):
+            owner = head.stream
+            ownFirst = head.streamVersion == 1
         }
-        let first = owner == head.stream && head.streamVersion == 1 ? head.sequence : nil
-        guard case .key(let key) = try keys(owner, generation, first) else {
+        guard case .key(let key) = try keys(owner, generation, ownFirst ? head.sequence : nil) else {
             return Content(payload: try decoder.decode(open, personal: .erased), state: .erased)
         }
         guard part.remaining >= AES256GCMKey.overhead else { throw BinaryFormatError.truncated(at: reader.offset) }

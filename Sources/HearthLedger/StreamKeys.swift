@@ -79,7 +79,7 @@ public struct StreamKeys: Sendable {
         if let last = cache.last, last.generation == generation, last.owner == owner { return last.lookup }
         let spare = cache.takeSpare()
         guard let first = try known ?? firstSequence(of: owner, in: txn) else { throw LedgerKeyError.missingStreamKey(owner) }
-        let found = try txn.withValue(table, forKey: Self.entryKey(first, generation)) { value -> Lookup? in
+        let found = try txn.withValue(nearTheLast: table, forKey: Self.entryKey(first, generation)) { value -> Lookup? in
             guard let value else { return nil }
             guard !value.isEmpty else { return .destroyed }
             let cipher = try ledgerCipher(&cache.ledgerCipher)

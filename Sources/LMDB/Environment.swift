@@ -129,8 +129,12 @@ public final class Environment: @unchecked Sendable {
                 let code = mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &txn)
                 if code == MDB_MAP_RESIZED { return nil }
                 if code != MDB_SUCCESS { return .failure(LMDBError(code: code)) }
-                defer { mdb_txn_abort(txn) }
-                return Result { try body(ReadTransaction(handle: txn!)) }
+                let transaction = ReadTransaction(handle: txn!)
+                defer {
+                    transaction.closeCursors()
+                    mdb_txn_abort(txn)
+                }
+                return Result { try body(transaction) }
             }
             if let outcome { return try outcome.get() }
             try adoptMapSizeFromOtherProcess()

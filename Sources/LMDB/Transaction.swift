@@ -6,6 +6,12 @@ import CLMDB
 /// `Writer`; they are not `Sendable` and must never outlive the closure or span an `await`.
 public protocol Transaction {
     var handle: OpaquePointer { get }
+
+    /// As `withValue`; a read transaction looks the key up through a cursor it keeps on
+    /// `database`, which stays on the leaf page it last read: lookups in ascending key order (a
+    /// scan meeting each stream's key in turn) mostly search that page alone, not the tree.
+    func withValue<K, V, R>(nearTheLast database: Database<K, V>, forKey key: K, _ body: (UnsafeRawBufferPointer?) throws -> R)
+        throws -> R
 }
 
 public enum IterationControl: Sendable {
@@ -28,6 +34,12 @@ extension Transaction {
             found = UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size)
         }
         return try body(found)
+    }
+
+    public func withValue<K, V, R>(
+        nearTheLast database: Database<K, V>, forKey key: K, _ body: (UnsafeRawBufferPointer?) throws -> R
+    ) throws -> R {
+        try withValue(database, forKey: key, body)
     }
 
     public func get<K, V: ByteDecodable>(_ database: Database<K, V>, _ key: K) throws -> V? {
@@ -93,8 +105,40 @@ extension Transaction {
 /// A read-only snapshot. Cheap; many may be open at once on any threads (`MDB_NOTLS`).
 public final class ReadTransaction: Transaction {
     public let handle: OpaquePointer
+    /// The cursors `withValue(nearTheLast:)` keeps, by database; closed with the transaction.
+    private var lookupCursors: [(database: MDB_dbi, cursor: OpaquePointer)] = []
 
     init(handle: OpaquePointer) { self.handle = handle }
+
+    public func withValue<K, V, R>(
+        nearTheLast database: Database<K, V>, forKey key: K, _ body: (UnsafeRawBufferPointer?) throws -> R
+    ) throws -> R {
+        let cursor = try lookupCursor(database.handle)
+        var found: UnsafeRawBufferPointer?
+        try key.withEncodedBytes { keyBytes in
+            var keyValue = MDB_val(mv_size: keyBytes.count, mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress))
+            var data = MDB_val()
+            let code = mdb_cursor_get(cursor, &keyValue, &data, MDB_SET)
+            if code == MDB_NOTFOUND { return }
+            try check(code)
+            found = UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size)
+        }
+        return try body(found)
+    }
+
+    private func lookupCursor(_ database: MDB_dbi) throws(LMDBError) -> OpaquePointer {
+        for kept in lookupCursors where kept.database == database { return kept.cursor }
+        var cursor: OpaquePointer?
+        try check(mdb_cursor_open(handle, database, &cursor))
+        lookupCursors.append((database, cursor!))
+        return cursor!
+    }
+
+    /// Closes the kept cursors: a read-only transaction's cursors are freed by no one else.
+    func closeCursors() {
+        for kept in lookupCursors { mdb_cursor_close(kept.cursor) }
+        lookupCursors = []
+    }
 }
 
 @available(*, unavailable)

@@ -2,7 +2,7 @@ import Crypto
 import HearthCrypto
 import Testing
 
-@Suite("AES-256-GCM through OpenSSL, against swift-crypto")
+@Suite("AES-256-GCM through Nettle, against swift-crypto")
 struct AES256GCMTests {
     let keyBytes = SecureRandom.bytes(32)
     let associatedData: [UInt8] = Array("record 42".utf8)
@@ -20,7 +20,7 @@ struct AES256GCMTests {
         try box.withUnsafeBytes { sealed in try data.withUnsafeBytes { try key.open(sealed, authenticating: $0) } }
     }
 
-    @Test("what OpenSSL seals, swift-crypto opens, and the other way round", arguments: [0, 1, 15, 16, 17, 90, 1000])
+    @Test("what Nettle seals, swift-crypto opens, and the other way round", arguments: [0, 1, 15, 16, 17, 90, 1000])
     func interoperates(length: Int) throws {
         let plaintext = SecureRandom.bytes(length)
         let key = try AES256GCMKey(keyBytes)
