@@ -178,7 +178,7 @@ public struct ProjectionMaintenance: Sendable {
             var hasher = SHA256()
             for table in projections.tables { try Self.feed(table, in: txn, to: &hasher) }
             BigEndianUInt64(try projections.checkpoint(in: txn)).withEncodedBytes { Self.feed($0, to: &hasher) }
-            return Self.hex(hasher.finalize())
+            return hex(hasher.finalize())
         }
     }
 
@@ -189,7 +189,7 @@ public struct ProjectionMaintenance: Sendable {
             let tables = try projections.tables.map { table in
                 var hasher = SHA256()
                 try Self.feed(table, in: txn, to: &hasher)
-                return (table.name, Self.hex(hasher.finalize()))
+                return (table.name, hex(hasher.finalize()))
             }
             return (tables, try projections.checkpoint(in: txn))
         }
@@ -208,13 +208,6 @@ public struct ProjectionMaintenance: Sendable {
         var length = UInt64(bytes.count).bigEndian
         withUnsafeBytes(of: &length) { hasher.update(bufferPointer: $0) }
         hasher.update(bufferPointer: bytes)
-    }
-
-    private static func hex(_ digest: SHA256.Digest) -> String {
-        digest.map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined()
     }
 }
 

@@ -24,16 +24,7 @@ extension Transaction {
     public func withValue<K, V, R>(
         _ database: Database<K, V>, forKey key: K, _ body: (UnsafeRawBufferPointer?) throws -> R
     ) throws -> R {
-        var found: UnsafeRawBufferPointer?
-        try key.withEncodedBytes { keyBytes in
-            var keyValue = MDB_val(mv_size: keyBytes.count, mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress))
-            var data = MDB_val()
-            let code = mdb_get(handle, database.handle, &keyValue, &data)
-            if code == MDB_NOTFOUND { return }
-            try check(code)
-            found = UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size)
-        }
-        return try body(found)
+        try body(try look(up: key) { mdb_get(handle, database.handle, &$0, &$1) })
     }
 
     public func withValue<K, V, R>(
@@ -114,16 +105,7 @@ public final class ReadTransaction: Transaction {
         nearTheLast database: Database<K, V>, forKey key: K, _ body: (UnsafeRawBufferPointer?) throws -> R
     ) throws -> R {
         let cursor = try lookupCursor(database.handle)
-        var found: UnsafeRawBufferPointer?
-        try key.withEncodedBytes { keyBytes in
-            var keyValue = MDB_val(mv_size: keyBytes.count, mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress))
-            var data = MDB_val()
-            let code = mdb_cursor_get(cursor, &keyValue, &data, MDB_SET)
-            if code == MDB_NOTFOUND { return }
-            try check(code)
-            found = UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size)
-        }
-        return try body(found)
+        return try body(try look(up: key) { mdb_cursor_get(cursor, &$0, &$1, MDB_SET) })
     }
 
     private func lookupCursor(_ database: MDB_dbi) throws(LMDBError) -> OpaquePointer {
@@ -246,3 +228,16 @@ public final class WriteTransaction: Transaction {
 
 @available(*, unavailable)
 extension WriteTransaction: Sendable {}
+
+/// The value `find` (`mdb_get`, or a cursor's `MDB_SET`) finds for `key`, or `nil`: valid until
+/// the transaction ends.
+private func look<K: ByteEncodable>(up key: K, _ find: (inout MDB_val, inout MDB_val) -> Int32) throws -> UnsafeRawBufferPointer? {
+    try key.withEncodedBytes { keyBytes in
+        var keyValue = MDB_val(mv_size: keyBytes.count, mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress))
+        var data = MDB_val()
+        let code = find(&keyValue, &data)
+        if code == MDB_NOTFOUND { return nil }
+        try check(code)
+        return UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size)
+    }
+}
