@@ -47,10 +47,18 @@ if run == "purge" {
         }
         try await Task.sleep(for: .milliseconds(1_100))
     }
-    say("ready\n")
     let scheduler = CleanupScheduler(
         store: store, clock: SystemClock(), startsAfter: StartSignal(), batchSize: 32, logger: Logger(label: "crash"))
-    say("done \(try await scheduler.purgeDue())\n")
+    // "ready" once the first batch is committed, so the test's kill lands mid-purge however
+    // slow the machine is to start purging (on a slow CI host 100 ms was not enough).
+    let seeded = try store.ledgerHead().sequence
+    let purge = Task { try await scheduler.purgeDue() }
+    let deadline = ContinuousClock.now + .seconds(60)
+    while try store.ledgerHead().sequence == seeded, ContinuousClock.now < deadline {
+        try await Task.sleep(for: .milliseconds(1))
+    }
+    say("ready\n")
+    say("done \(try await purge.value)\n")
     store.close()
     exit(0)
 }
