@@ -20,17 +20,20 @@ public final class AES256GCMKey {
 
     private let context: UnsafeMutablePointer<gcm_aes256_ctx>
 
-    /// Sets up `key` (32 bytes).
-    public init(_ key: UnsafeRawBufferPointer) throws(AES256GCMError) {
-        guard key.count == Self.keySize else { throw .invalidKey }
+    private init() {
         context = .allocate(capacity: 1)
-        nettle_gcm_aes256_set_key(context, bytes(key.baseAddress))
     }
 
-    public init(_ key: [UInt8]) throws(AES256GCMError) {
-        guard key.count == Self.keySize else { throw .invalidKey }
-        context = .allocate(capacity: 1)
-        key.withUnsafeBytes { nettle_gcm_aes256_set_key(context, bytes($0.baseAddress)) }
+    /// Sets up `key` (32 bytes).
+    public convenience init(_ key: UnsafeRawBufferPointer) throws(AES256GCMError) {
+        self.init()
+        try rekey(key)
+    }
+
+    public convenience init(_ key: [UInt8]) throws(AES256GCMError) {
+        self.init()
+        // `withUnsafeBytes` rethrows untyped; `rekey` throws only `.invalidKey`.
+        guard key.withUnsafeBytes({ (try? rekey($0)) != nil }) else { throw .invalidKey }
     }
 
     /// Sets the context to another key (a reader going from one account's key to the next),

@@ -112,6 +112,9 @@ public final class SynchronousCommit: Sendable {
         for continuation in released { continuation.resume() }
     }
 
+    /// Writes waiting for their confirmations (for tests that must know one waits).
+    var waiting: Int { state.withLock { $0.waiters.count } }
+
     /// A new term: no follower has confirmed anything to this leader yet, and no one waits.
     public func reset(_ requirement: Requirement) {
         let abandoned = state.withLock { state in

@@ -2,6 +2,7 @@ import HearthDomain
 import HearthScheduler
 import HearthStore
 import Logging
+import Synchronization
 
 // A child process for the crash-safety test: appends under load, printing every append the
 // store acknowledged ("<sequence> <hash>"), until the test SIGKILLs it.
@@ -28,8 +29,13 @@ func say(_ text: String) {
     _ = text.withCString { write(1, $0, strlen($0)) }
 }
 
+/// Whether "ready" was said: after the first acknowledgement, so the test's kill lands while
+/// writes are being acknowledged however slow the host is to start.
+let appending = Atomic(false)
+
 func acknowledge(_ events: [StoredEvent]) {
     say(events.map { "\($0.sequence) \($0.hash)\n" }.joined())
+    if !appending.exchange(true, ordering: .relaxed) { say("ready\n") }
 }
 
 if run == "purge" {
@@ -63,7 +69,6 @@ if run == "purge" {
     exit(0)
 }
 
-say("ready\n")
 await withTaskGroup(of: Void.self) { group in
     for worker in 0..<16 {
         group.addTask {

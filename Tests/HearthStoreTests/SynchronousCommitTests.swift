@@ -72,7 +72,7 @@ struct SynchronousCommitTests {
         let commit = SynchronousCommit()
         commit.require(.followers(["b"], atLeast: 1))
         let waiting = Task { try await commit.acknowledge(4) }
-        try await Task.sleep(for: .milliseconds(30))
+        while commit.waiting == 0 { try await Task.sleep(for: .milliseconds(1)) }
         commit.reset(.none)
         await #expect(throws: StoreError.notLeader(leader: nil)) { try await waiting.value }
         #expect(commit.confirmations.isEmpty)

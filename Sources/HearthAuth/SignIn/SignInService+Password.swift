@@ -7,7 +7,9 @@ extension SignInService {
         let project = caller.project
         // Email/Password off: Firebase's answer before any other, whatever the address (the
         // writer's `decide` refuses the sign-in too).
-        guard try read({ try $0.config(of: project) }).emailPasswordEnabled else {
+        // One read of the project's settings serves the whole sign-in.
+        let config = try read { try $0.config(of: project) }
+        guard config.emailPasswordEnabled else {
             throw FirebaseError(AuthError.passwordLoginDisabled)
         }
         // Absent is MISSING_EMAIL; an empty string is not an email.
@@ -17,9 +19,10 @@ extension SignInService {
         // Reserved before any hashing, under the limits' lock, so concurrent guesses are held to
         // the same allowance as sequential ones; settled once the answer is known.
         let attempt = try limits?.reservePasswordAttempt(email: email, caller, now: now)
-        let (account, stored, privacy): (Account, PasswordHash, Bool)
+        let privacy = config.improvedEmailPrivacy
+        let (account, stored): (Account, PasswordHash)
         do {
-            (account, stored, privacy) = try await checkPassword(password, of: email, caller)
+            (account, stored) = try await checkPassword(password, of: email, privacy: privacy, caller)
         } catch let wrong as WrongPassword {
             limits?.passwordFailed(attempt, now: now)
             throw wrong.answer
@@ -30,7 +33,7 @@ extension SignInService {
         limits?.passwordSucceeded(attempt, now: now)
         // `forceUpgradeOnSignin`: a right password the policy now refuses must be changed first
         // (by a reset, which the policy holds to it).
-        let policy = try read { try $0.config(of: project) }.passwordPolicy
+        let policy = config.passwordPolicy
         if policy.forceUpgradeOnSignIn, case let unmet = policy.unmet(by: password), !unmet.isEmpty {
             throw FirebaseError.passwordRequirementsUnmet(unmet)
         }
@@ -58,14 +61,11 @@ extension SignInService {
     /// `WrongPassword` if not, and anything else when no check was made (a disabled account, a
     /// full hashing queue). Email enumeration protection: one answer, and the time of one
     /// password check, whether the address is unknown, has no password or was given a wrong one.
-    private func checkPassword(_ password: String, of email: String, _ caller: Caller) async throws
-        -> (Account, PasswordHash, privacy: Bool)
+    private func checkPassword(_ password: String, of email: String, privacy: Bool, _ caller: Caller) async throws
+        -> (Account, PasswordHash)
     {
         let project = caller.project
-        let (found, config) = try read { reader in
-            (try reader.owner(ofEmail: email, in: project).flatMap { try reader.account($0, in: project) }, try reader.config(of: project))
-        }
-        let privacy = config.improvedEmailPrivacy
+        let found = try read { reader in try reader.owner(ofEmail: email, in: project).flatMap { try reader.account($0, in: project) } }
         guard let account = found else {
             if privacy { _ = try await hash(password, for: caller) }
             throw WrongPassword(answer: privacy ? FirebaseError.invalidLoginCredentials : FirebaseError.emailNotFound)
@@ -78,6 +78,6 @@ extension SignInService {
         guard try await matches(password, stored, for: caller) else {
             throw WrongPassword(answer: privacy ? FirebaseError.invalidLoginCredentials : FirebaseError.invalidPassword)
         }
-        return (account, stored, privacy)
+        return (account, stored)
     }
 }
