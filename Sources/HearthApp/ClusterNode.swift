@@ -90,6 +90,7 @@ struct ClusterNode {
 
     /// `GET /hearth/v1/cluster/ledger?after=N&hash=H[&durable=D]`: what a follower asks its leader for;
     /// `GET /hearth/v1/cluster/ledger/hash?at=N`: how it finds the last record they share;
+    /// `GET /hearth/v1/cluster/ledger/keys?streams=F1,F2`: the keys a tail it drops destroyed;
     /// `GET /hearth/v1/cluster/snapshot`: what a new node starts from (`hearth cluster join`).
     func addRoutes(to router: Router<HearthRequestContext>) {
         router.get("/hearth/v1/cluster/snapshot") { [snapshots] request, _ in
@@ -119,6 +120,11 @@ struct ClusterNode {
                 source.hash(
                     at: request.uri.queryParameters.get("at").flatMap { UInt64($0) }, authorization: request.headers[.authorization]),
                 binary: false)
+        }
+        router.get("/hearth/v1/cluster/ledger/keys") { [source] request, _ in
+            Self.response(
+                source.keyEntries(streams: request.uri.queryParameters.get("streams"), authorization: request.headers[.authorization]),
+                binary: true)
         }
     }
 

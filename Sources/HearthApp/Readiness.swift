@@ -2,6 +2,7 @@ import HearthCluster
 import HearthHTTP
 import HearthScheduler
 import HearthStore
+import HearthWire
 
 /// What `/readyz` checks: the ledger reads, the projections caught up with it at start, the
 /// writer commits (an empty job through it, bounded by a deadline), the disk is not full.
@@ -36,8 +37,16 @@ enum Readiness {
     static func cluster(
         _ state: ClusterState.Snapshot, applied: UInt64, stalled: Bool = false, folding: (behind: UInt64, failure: String?) = (0, nil)
     ) -> ReadinessCheck {
+        var facts: [String: JSONValue] = ["role": .string(state.role.rawValue)]
+        if let term = state.term { facts["term"] = .int(term) }
+        let lag = state.leaderHead.map { head in head > applied ? head - applied : 0 }
+        if state.role == .follower {
+            if let lag { facts["lagEvents"] = .int(Int64(clamping: lag)) }
+            if let milliseconds = state.lagMilliseconds { facts["lagMilliseconds"] = .int(milliseconds) }
+        }
+        func check(_ ok: Bool, _ detail: String) -> ReadinessCheck { ReadinessCheck(name: "cluster", ok: ok, detail: detail, facts: facts) }
         let term = state.term.map { ", term \($0)" } ?? ""
-        guard state.etcdReachable else { return ReadinessCheck(name: "cluster", ok: false, detail: "etcd unreachable\(term)") }
+        guard state.etcdReachable else { return check(false, "etcd unreachable\(term)") }
         switch (state.role, state.leader) {
         case (.leader, _):
             let followers = state.synchronous.map { set in
@@ -46,24 +55,22 @@ enum Readiness {
                     : ", synchronous followers: \(set.followers.isEmpty ? "none" : set.followers.joined(separator: ", ")) (\(set.required) required)"
             }
             guard !stalled else {
-                return ReadinessCheck(
-                    name: "cluster", ok: false,
-                    detail: "leader\(term)\(followers ?? ""), refusing writes: its synchronous followers have not confirmed in time")
+                return check(
+                    false, "leader\(term)\(followers ?? ""), refusing writes: its synchronous followers have not confirmed in time")
             }
-            return ReadinessCheck(name: "cluster", ok: true, detail: "leader\(term)\(followers ?? "")")
+            return check(true, "leader\(term)\(followers ?? "")")
         case (.follower, let leader?):
             if let error = state.replicationError {
-                return ReadinessCheck(name: "cluster", ok: false, detail: "follower of \(leader.node)\(term), not replicating: \(error)")
+                return check(false, "follower of \(leader.node)\(term), not replicating: \(error)")
             }
             if let failure = folding.failure {
-                return ReadinessCheck(
-                    name: "cluster", ok: false, detail: "follower of \(leader.node)\(term), its projections not folding: \(failure)")
+                return check(false, "follower of \(leader.node)\(term), its projections not folding: \(failure)")
             }
-            let behind = state.leaderHead.map { head in ", \(head > applied ? head - applied : 0) events behind" } ?? ""
+            let behind = lag.map { ", \($0) events behind" } ?? ""
             let delay = state.lagMilliseconds.map { " (\($0) ms)" } ?? ""
             let unfolded = folding.behind > 0 ? ", \(folding.behind) not yet folded" : ""
-            return ReadinessCheck(name: "cluster", ok: true, detail: "follower of \(leader.node)\(term)\(behind)\(delay)\(unfolded)")
-        case (.follower, nil): return ReadinessCheck(name: "cluster", ok: false, detail: "no leader known")
+            return check(true, "follower of \(leader.node)\(term)\(behind)\(delay)\(unfolded)")
+        case (.follower, nil): return check(false, "no leader known")
         }
     }
 

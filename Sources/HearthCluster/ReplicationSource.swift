@@ -124,3 +124,30 @@ extension ReplicationSource {
         }
     }
 }
+
+extension ReplicationSource {
+    /// Streams a follower may ask the key entries of in one request.
+    public static let maxKeyStreams = 256
+
+    /// `GET /hearth/v1/cluster/ledger/keys?streams=F1,F2,…`: every key entry of the streams whose
+    /// first records are `F1`, `F2`, … (at most `maxKeyStreams`), as a batch of key entries: a
+    /// former leader's tail to drop destroyed their keys, which only this ledger still holds.
+    public func keyEntries(streams: String?, authorization: String?) -> Answer {
+        guard ReplicationCredential(token: token).accepts(authorization) else {
+            return Answer(status: 401, body: [], refusal: ReplicationCredential.refusal)
+        }
+        let firsts = streams.map { $0.split(separator: ",", omittingEmptySubsequences: false).map { UInt64($0) } } ?? []
+        guard !firsts.isEmpty, firsts.count <= Self.maxKeyStreams, firsts.allSatisfy({ $0 != nil }) else {
+            return Answer(status: 400, body: [], refusal: "streams: 1 to \(Self.maxKeyStreams) first sequences, comma-separated")
+        }
+        guard case .leader(let term, _) = store.writeAuthority.standing else {
+            return Answer(status: 409, body: [], refusal: "this node does not lead")
+        }
+        do {
+            let batch = try store.replication.keyEntries(ofStreamsBeginningAt: firsts.compactMap { $0 })
+            return Answer(status: 200, body: batch.bytes, term: term, ledgerKey: store.replication.ledgerKeyFingerprint)
+        } catch {
+            return Answer(status: 503, body: [], refusal: "\(error)")
+        }
+    }
+}

@@ -168,16 +168,20 @@ public struct Replicator: Service {
             "this node's ledger goes past what it shares with the leader's: dropping the unacknowledged tail",
             metadata: ["leader": "\(leader)", "keptThrough": "\(shared)", "head": "\(ours)"])
         state.update { $0.replicationError = "dropping an unacknowledged tail after record \(shared), and folding the projections again" }
-        let dropped = try await store.replication.dropTail(after: shared)
+        // Accounts the tail deleted or purged: their keys are destroyed here, and come back from the leader.
+        let forgotten = try store.replication.keysForgotten(after: shared)
+        let restoring = forgotten.isEmpty ? nil : try await leaderKeyEntries(of: forgotten, leaderURL: leaderURL)
+        let dropped = try await store.replication.dropTail(after: shared, restoring: restoring)
         if let first = dropped.first, let last = dropped.last {
             let at = store.clock.now()
             let path = store.directory.path + "/dropped-tail-\(at).json"
-            try DurableFiles.writeAtomically(Self.report(dropped, keptThrough: shared, leader: leader, at: at), to: path)
+            try DurableFiles.writeAtomically(
+                Self.report(dropped, keptThrough: shared, keysRestored: forgotten.count, leader: leader, at: at), to: path)
             logger.warning(
                 "dropped an unacknowledged tail",
                 metadata: [
                     "records": "\(dropped.count)", "first": "\(first.sequence) \(first.hash)", "last": "\(last.sequence) \(last.hash)",
-                    "report": "\(path)",
+                    "keysRestored": "\(forgotten.count)", "report": "\(path)",
                 ])
             Self.droppedRecords.increment(by: dropped.count)
         }
@@ -186,6 +190,25 @@ public struct Replicator: Service {
             $0.replicationError = nil
             $0.droppedTails += dropped.isEmpty ? 0 : 1
         }
+    }
+
+    /// The leader's key entries of the streams beginning at `firsts`, a request per
+    /// `ReplicationSource.maxKeyStreams` of them, as one batch of key entries.
+    private func leaderKeyEntries(of firsts: [UInt64], leaderURL: String) async throws -> ReplicationBatch {
+        var bytes: [UInt8] = []
+        for start in stride(from: 0, to: firsts.count, by: ReplicationSource.maxKeyStreams) {
+            let streams = firsts[start..<min(start + ReplicationSource.maxKeyStreams, firsts.count)].map(String.init)
+            var request = HTTPClientRequest(url: "\(leaderURL)/hearth/v1/cluster/ledger/keys?streams=\(streams.joined(separator: ","))")
+            request.headers.add(name: "Authorization", value: "Bearer \(configuration.replicationToken)")
+            let response = try await ClusterHTTP.client.execute(request, timeout: Self.requestTimeout)
+            let body = try await response.body.collect(upTo: Self.maxBatchBytes)
+            guard response.status.code == 200 else {
+                throw ReplicationRefused(
+                    status: Int(response.status.code), body: String(decoding: body.readableBytesView.prefix(300), as: UTF8.self))
+            }
+            bytes.append(contentsOf: body.readableBytesView)
+        }
+        return try ReplicationBatch(received: bytes)
     }
 
     private func leaderHash(at sequence: UInt64, leaderURL: String) async throws -> String? {
@@ -202,11 +225,13 @@ public struct Replicator: Service {
         }
     }
 
-    /// What a dropped tail leaves in the data directory: the leader, the last record kept,
-    /// and each dropped record's sequence, hash and time.
-    static func report(_ dropped: [LedgerHead], keptThrough: UInt64, leader: String, at: Int64) -> [UInt8] {
+    /// What a dropped tail leaves in the data directory: the leader, the last record kept, how
+    /// many accounts' keys the tail had destroyed and the leader gave back, and each dropped
+    /// record's sequence, hash and time.
+    static func report(_ dropped: [LedgerHead], keptThrough: UInt64, keysRestored: Int, leader: String, at: Int64) -> [UInt8] {
         JSONValue.object([
             "droppedAt": .string(Timestamp.iso8601(milliseconds: at)), "leader": .string(leader), "keptThrough": .int(Int64(keptThrough)),
+            "keysRestored": .int(Int64(keysRestored)),
             "records": .array(
                 dropped.map {
                     .object(["sequence": .int(Int64($0.sequence)), "hash": .string($0.hash), "recordedAt": .int($0.recordedAt)])

@@ -7,11 +7,15 @@ public struct ReadinessCheck: Sendable, Equatable {
     public var name: String
     public var ok: Bool
     public var detail: String?
+    /// What any caller may read beside `ok`, as members of the check: a cluster node's role,
+    /// term and lag, which a load balancer or a probe routes by.
+    public var facts: [String: JSONValue]
 
-    public init(name: String, ok: Bool, detail: String? = nil) {
+    public init(name: String, ok: Bool, detail: String? = nil, facts: [String: JSONValue] = [:]) {
         self.name = name
         self.ok = ok
         self.detail = detail
+        self.facts = facts
     }
 }
 
@@ -23,7 +27,7 @@ public typealias ReadinessProbe = @Sendable () async -> [ReadinessCheck]
 /// failing checks otherwise. Unauthenticated and cheap: one probe runs at a time, and its
 /// answer serves every caller for a second, so polling can not load the writer. The checks'
 /// details (the ledger's head, an error's text) are for the operator: in production only with
-/// the operator's token.
+/// the operator's token. A cluster node's role, term and lag are for anyone.
 struct HealthAPI: Sendable {
     let readiness: ReadinessCache
     let access: APIAccess
@@ -38,7 +42,8 @@ struct HealthAPI: Sendable {
         let detailed = access.profile == .development || ((try? access.isOperator(request)) ?? false)
         var report: [String: JSONValue] = [:]
         for check in checks {
-            var entry: [String: JSONValue] = ["ok": .bool(check.ok)]
+            var entry = check.facts
+            entry["ok"] = .bool(check.ok)
             if detailed, let detail = check.detail { entry["detail"] = .string(detail) }
             report[check.name] = .object(entry)
         }

@@ -59,19 +59,64 @@ extension Ledger {
         }
     }
 
+    /// The first sequences of the streams begun at or before `sequence` whose keys the records
+    /// after it destroyed (an account deleted or purged in a tail to drop): the key entries a
+    /// former leader asks its new leader for (`keyEntries`) before it drops the tail, since only
+    /// the leader still holds those keys.
+    public func keysForgotten(after sequence: UInt64, in txn: some Transaction) throws -> [UInt64] {
+        var firsts = Set<UInt64>()
+        var cache = RecordFormat.StreamCache()
+        try forEachRecord(from: sequence + 1, in: txn) { _, record in
+            if let first = try firstOfStreamForgotten(by: record, cache: &cache, in: txn), first <= sequence { firsts.insert(first) }
+            return .continue
+        }
+        return firsts.sorted()
+    }
+
+    /// The first sequence of the stream whose key `record` destroys, if it forgets an account.
+    private func firstOfStreamForgotten(by record: UnsafeRawBufferPointer, cache: inout RecordFormat.StreamCache, in txn: some Transaction)
+        throws -> UInt64?
+    {
+        let event = try decodeRecordedEvent(record, streams: &cache, in: txn)
+        guard PersonalData.forgets(event.payload), let owner = PersonalData.keyOwner(of: event.stream, event.payload) else { return nil }
+        return try keys.firstSequence(of: owner, in: txn)
+    }
+
+    /// Every key entry, of every generation, of the streams whose first records are `firsts`.
+    public func keyEntries(ofStreamsBeginningAt firsts: [UInt64], in txn: some Transaction) throws -> [ReplicationItem] {
+        var items: [ReplicationItem] = []
+        for first in firsts {
+            try txn.forEach(keys.table, prefix: StreamKeys.entryPrefix(first)) { key, value in
+                items.append(.keyEntry(key: Array(key), value: Array(value)))
+                return .continue
+            }
+        }
+        return items
+    }
+
     /// Drops the records after `sequence`: a tail this node wrote as a leader, or received from
     /// one, that its new leader's ledger does not hold (never acknowledged: the synchronous set
     /// did not hold it). Their stream index entries go with them, and the key entries of
-    /// streams they began. Returns each dropped record's sequence, hash and time. Refused when
-    /// the tail forgot an account (its key is destroyed here, and only a copy of the leader's
-    /// ledger restores it).
-    public func dropTail(after sequence: UInt64, in txn: WriteTransaction) throws -> [Head] {
+    /// streams they began. The keys the tail destroyed of streams begun before it come back
+    /// from `restoring`: the leader's entries of those streams (`keysForgotten`, `keyEntries`),
+    /// which replace this ledger's. Refused when the tail forgot an account whose entries are
+    /// not in `restoring`. Returns each dropped record's sequence, hash and time.
+    public func dropTail(after sequence: UInt64, restoring: [(key: [UInt8], value: [UInt8])] = [], in txn: WriteTransaction) throws
+        -> [Head]
+    {
+        var restored = Set<UInt64>()
+        for entry in restoring {
+            try Self.checkKeyEntry(key: entry.key, value: entry.value)
+            let first = StreamKeys.firstSequence(ofEntry: entry.key)
+            guard first <= sequence else { throw ReplicationError.malformed("a key entry of a stream the tail began") }
+            restored.insert(first)
+        }
         var dropped: [Head] = []
         var indexEntries: [[UInt8]] = []
         var cache = RecordFormat.StreamCache()
+        let keptThrough = sequence
         try forEachRecord(from: sequence + 1, in: txn) { sequence, record in
-            let event = try decodeRecordedEvent(record, streams: &cache, in: txn)
-            if PersonalData.forgets(event.payload), PersonalData.keyOwner(of: event.stream, event.payload) != nil {
+            if let first = try firstOfStreamForgotten(by: record, cache: &cache, in: txn), first <= keptThrough, !restored.contains(first) {
                 throw ReplicationError.tailForgets(at: sequence)
             }
             indexEntries.append(try RecordFormat.streamIndexKey(of: record))
@@ -83,15 +128,23 @@ extension Ledger {
         }
         for head in dropped { _ = try txn.delete(events, BigEndianUInt64(head.sequence)) }
         for entry in indexEntries { _ = try txn.delete(streams, entry) }
-        // Key entries sort by their stream's first sequence: those after the tail's start are its.
-        var made: [[UInt8]] = []
+        // Key entries sort by their stream's first sequence: those after the tail's start are its;
+        // and those of the streams whose keys come back are replaced by the leader's.
+        var replaced: [[UInt8]] = []
         try txn.forEach(keys.table, from: StreamKeys.entryKey(sequence + 1, 0)) { key, _ in
             // Past the entries: the table's older entries keyed by stream name.
             guard StreamKeys.isEntryKey(key) else { return .stop }
-            made.append(Array(key))
+            replaced.append(Array(key))
             return .continue
         }
-        for key in made { _ = try txn.delete(keys.table, key) }
+        for first in restored.sorted() {
+            try txn.forEach(keys.table, prefix: StreamKeys.entryPrefix(first)) { key, _ in
+                replaced.append(Array(key))
+                return .continue
+            }
+        }
+        for key in replaced { _ = try txn.delete(keys.table, key) }
+        for entry in restoring { try txn.put(keys.table, entry.key, entry.value) }
         return dropped
     }
 
@@ -100,11 +153,16 @@ extension Ledger {
     /// leader destroyed it by a record still to come). A different live key is replaced: one
     /// this node made in a tail it dropped, which no record it holds was sealed with.
     public func receiveKeyEntry(key: [UInt8], value: [UInt8], in txn: WriteTransaction) throws {
-        guard key.count == StreamKeys.entryKeySize, value.isEmpty || value.count == StreamKeys.wrappedSize else {
-            throw ReplicationError.malformed("a key entry of \(key.count) + \(value.count) bytes")
-        }
+        try Self.checkKeyEntry(key: key, value: value)
         if let held = try txn.get(keys.table, key), held.isEmpty || value.isEmpty || held == value { return }
         try txn.put(keys.table, key, value)
+    }
+
+    /// A key entry as a leader sends it: an entry key, and a wrapped key or nothing.
+    private static func checkKeyEntry(key: [UInt8], value: [UInt8]) throws {
+        guard key.count == StreamKeys.entryKeySize, key[0] == 0, value.isEmpty || value.count == StreamKeys.wrappedSize else {
+            throw ReplicationError.malformed("a key entry of \(key.count) + \(value.count) bytes")
+        }
     }
 
     /// Checks, off the writer thread, that a record's hash is the hash of its bytes: what
@@ -140,7 +198,8 @@ public enum ReplicationError: Error, Equatable, CustomStringConvertible {
     case diverged(at: UInt64)
     /// The record's hash is not the hash of its bytes.
     case badHash(at: UInt64)
-    /// A tail to drop forgot an account: its key is destroyed here.
+    /// A tail to drop forgot an account: its key is destroyed here, and the leader's entries
+    /// of it were not given.
     case tailForgets(at: UInt64)
     case malformed(String)
 
@@ -151,7 +210,7 @@ public enum ReplicationError: Error, Equatable, CustomStringConvertible {
             "record \(sequence) does not continue this ledger: it differs from the leader's before it (an unacknowledged tail of a former leader?)"
         case .badHash(let sequence): "record \(sequence)'s hash does not match its bytes"
         case .tailForgets(let sequence):
-            "the unacknowledged tail to drop forgot an account (record \(sequence)), whose key only the leader still holds: restore this node from a backup of the leader (docs/cluster.md)"
+            "the unacknowledged tail to drop forgot an account (record \(sequence)), whose key the leader did not send back: restore this node from a backup of the leader (docs/cluster.md)"
         case .malformed(let detail): "malformed replication: \(detail)"
         }
     }

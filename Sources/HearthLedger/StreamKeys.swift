@@ -279,6 +279,12 @@ public struct StreamKeys: Sendable {
     /// those keyed by stream name, with a letter.
     static func isEntryKey(_ key: UnsafeRawBufferPointer) -> Bool { key.count == entryKeySize && key[0] == 0 }
 
+    /// What every entry of the stream whose first event is `first` begins with.
+    static func entryPrefix(_ first: UInt64) -> [UInt8] { withUnsafeBytes(of: first.bigEndian) { Array($0) } }
+
+    /// The first sequence an entry key names.
+    static func firstSequence(ofEntry key: some Collection<UInt8>) -> UInt64 { key.prefix(8).reduce(0) { $0 << 8 | UInt64($1) } }
+
     static func legacyKey(_ owner: StreamID) -> [UInt8] { StreamName(owner).bytes }
 
     /// The stream whose first event is `first` (named in errors only).

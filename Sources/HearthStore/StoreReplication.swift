@@ -39,19 +39,36 @@ public struct StoreReplication: Sendable {
         try translatingErrors { try store.environment.read { txn in try store.ledger.hash(at: sequence, in: txn).map { hex($0) } } }
     }
 
+    /// Follower: the streams (by their first records' sequences) whose keys the records after
+    /// `sequence` destroyed, though they began before it: what to ask the leader for
+    /// (`keyEntries`) before dropping that tail.
+    public func keysForgotten(after sequence: UInt64) throws -> [UInt64] {
+        try translatingErrors { try store.environment.read { txn in try store.ledger.keysForgotten(after: sequence, in: txn) } }
+    }
+
+    /// Leader: every key entry of the streams whose first records are `firsts`, as a batch of
+    /// key entries alone.
+    public func keyEntries(ofStreamsBeginningAt firsts: [UInt64]) throws -> ReplicationBatch {
+        try translatingErrors {
+            try store.environment.read { txn in ReplicationBatch(try store.ledger.keyEntries(ofStreamsBeginningAt: firsts, in: txn)) }
+        }
+    }
+
     /// Follower: drops the records after `sequence`, a tail its leader's ledger does not hold
-    /// (so never acknowledged), and empties the projections, in one transaction, with no fold in
-    /// progress; returns each dropped record's sequence, hash and time. The projections then fold
-    /// again from the first record (`folded()` waits for it): until then they are behind the
-    /// ledger (the caller reports the node not ready).
-    public func dropTail(after sequence: UInt64) async throws -> [LedgerHead] {
-        try await store.followerFold.paused {
+    /// (so never acknowledged), puts back the keys it destroyed from `restoring` (the leader's
+    /// `keyEntries` of the streams `keysForgotten` named), and empties the projections, in one
+    /// transaction, with no fold in progress; returns each dropped record's sequence, hash and
+    /// time. The projections then fold again from the first record (`folded()` waits for it):
+    /// until then they are behind the ledger (the caller reports the node not ready).
+    public func dropTail(after sequence: UInt64, restoring: ReplicationBatch? = nil) async throws -> [LedgerHead] {
+        let entries = try restoring?.keyEntries() ?? []
+        return try await store.followerFold.paused {
             try await translatingErrors {
                 try await store.environment.writer.submit { [store] txn in
                     if case .leader = store.writeAuthority.standing {
                         throw StoreError.replication("this node leads: its ledger is the cluster's")
                     }
-                    let dropped = try store.ledger.dropTail(after: sequence, in: txn)
+                    let dropped = try store.ledger.dropTail(after: sequence, restoring: entries, in: txn)
                     try store.projections.reset(in: txn)
                     return dropped.map(LedgerHead.init)
                 }
@@ -178,6 +195,17 @@ public struct ReplicationBatch: Sendable {
     }
 
     func frames() throws -> [Frame] { try received ?? Self.frames(of: bytes).frames }
+
+    /// The key entries of a batch of key entries alone (what a leader sends back for a tail to
+    /// drop); refused if it holds a record.
+    func keyEntries() throws -> [(key: [UInt8], value: [UInt8])] {
+        try frames().map { frame in
+            guard case .keyEntry(let range) = frame else {
+                throw StoreError.replication("a record where key entries alone were asked for")
+            }
+            return (Array(bytes[range.prefix(16)]), Array(bytes[range.dropFirst(16)]))
+        }
+    }
 
     private static func frames(of bytes: [UInt8]) throws -> (frames: [Frame], last: Ledger.Head?) {
         try bytes.withUnsafeBytes { raw in

@@ -9,7 +9,7 @@ import HearthTools
 /// `hearth cluster join`: a new node's data directory, copied from the leader.
 struct ClusterCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "cluster", abstract: "A cluster of Hearth nodes (a preview: docs/cluster.md).", subcommands: [Status.self, Join.self])
+        commandName: "cluster", abstract: "A cluster of Hearth nodes (docs/cluster.md).", subcommands: [Status.self, Join.self])
 
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

@@ -107,7 +107,7 @@ def three_nodes(etcd_url_for):
         nodes = {}
         for name in ["n1", "n2", "n3"]:
             port = free_port()
-            settings = {"name": "e2e", "node": name, "etcd": [etcd_url_for(name)], "advertiseUrl": f"http://127.0.0.1:{port}", "leaseSeconds": 3,
+            settings = {"name": "e2e", "node": name, "etcd": [etcd_url_for(name)], "advertiseUrl": f"http://127.0.0.1:{port}", "leaseSeconds": LEASE_SECONDS,
                         "replicationTokenFile": token_file, "synchronousTimeoutSeconds": 2}
             nodes[name] = Daemon(os.path.join(root, name), port,
                                  env={"HEARTH_CLUSTER": json.dumps(settings), "HEARTH_LOG_LEVEL": "notice"})
@@ -117,6 +117,10 @@ def three_nodes(etcd_url_for):
         for node in nodes.values():
             if node.process.poll() is None:
                 node.stop()
+
+
+# 3 s keeps CI's share short; the soak runs with issue 32's 5 s (scripts/failover-soak).
+LEASE_SECONDS = int(os.environ.get("HEARTH_CLUSTER_LEASE_SECONDS", "3"))
 
 
 def cluster_check(node):
@@ -205,8 +209,16 @@ def test_followers_replicate_refuse_writes_and_a_killed_leader_is_replaced(clust
     assert admin_lookup(nodes[leader], ["via-follower0@cluster.example"]) == {"via-follower0@cluster.example"}
     assert "hearth_cluster_forwarded_requests_total" in requests.get(nodes[followers[0]].url + "/metrics", timeout=5).text
 
+    # /readyz names each node's role and term, and a follower's lag, as members of the check.
+    assert cluster_check(nodes[leader])["role"] == "leader" and cluster_check(nodes[leader])["term"] >= 1
+    for name in followers:
+        eventually(lambda: (check := cluster_check(nodes[name]))["role"] == "follower" and check.get("lagEvents") == 0,
+                   timeout=10, message=f"{name} to report its lag")
+
     # The replication channel wants the cluster's credential.
     assert requests.get(f"{nodes[leader].url}/hearth/v1/cluster/ledger?after=0", timeout=10).status_code == 401
+    for path in ("ledger/hash?at=1", "ledger/keys?streams=1"):
+        assert requests.get(f"{nodes[leader].url}/hearth/v1/cluster/{path}", timeout=10).status_code == 401, path
     wrong = requests.get(f"{nodes[leader].url}/hearth/v1/cluster/ledger?after=0", timeout=10,
                          headers={"Authorization": "Bearer " + TOKEN[:-1] + "x"})
     assert wrong.status_code == 401 and not wrong.content.startswith(b"\x01") and not wrong.content.startswith(b"\x02")
@@ -225,7 +237,7 @@ def test_followers_replicate_refuse_writes_and_a_killed_leader_is_replaced(clust
     assert report["requiredFollowers"] == 1 and report["asynchronous"] is False
     assert [m["node"] for m in report["members"] if m["synchronous"]] == report["synchronousFollowers"]
 
-    # SIGKILL: no clean step-down; the others wait out the 3 s lease, then one of them leads.
+    # SIGKILL: no clean step-down; the others wait out the lease, then one of them leads.
     killed_at = time.monotonic()
     nodes[leader].kill()
     successor = eventually(lambda: (found := leaders(nodes)) and found[0], timeout=15, message="a new leader")
@@ -233,7 +245,7 @@ def test_followers_replicate_refuse_writes_and_a_killed_leader_is_replaced(clust
     eventually(lambda: sign_up(nodes[successor], "after@cluster.example").status_code == 200, timeout=10,
                message="a write on the new leader")
     failover = time.monotonic() - killed_at
-    print(f"failover: {failover:.2f} s from SIGKILL to the first acknowledged write on the new leader (3 s lease)")
+    print(f"failover: {failover:.2f} s from SIGKILL to the first acknowledged write on the new leader ({LEASE_SECONDS} s lease)")
     assert failover < 10
     other = next(name for name in followers if name != successor)
     eventually(lambda: cluster_check(nodes[other]).get("detail", "").startswith(f"follower of {successor}"), timeout=10,
@@ -346,6 +358,11 @@ def test_failover_under_load_loses_no_acknowledged_write(cluster):
     final = admin_lookup_all(nodes[leader], list(load.acknowledged))
     assert set(load.acknowledged) <= final
     print(f"{rounds} failovers, {len(load.acknowledged)} sign-ups acknowledged, none lost; {load.refused} refused (503)")
+    times = sorted(failover for _, failover in totals)
+    print(f"failover with a {LEASE_SECONDS} s lease: median {times[len(times) // 2]:.2f} s, "
+          f"{times[0]:.2f}-{times[-1]:.2f} s, from SIGKILL to the first sign-up the new leader acknowledged")
+    # Issue 32's target: under 10 s with a 5 s lease (the lease, then an election and a first write).
+    assert times[-1] < max(10, LEASE_SECONDS + 5), times
     stop_and_compare(nodes)
     expect_terms(nodes[leader], elected_in_order)
 
@@ -377,9 +394,11 @@ def synchronous_follower(node):
 
 def test_no_synchronous_follower_refuses_writes_and_only_a_synchronous_one_takes_over(cluster):
     """The leader's followers die: a write waits out synchronousTimeoutSeconds and is answered
-    503, unacknowledged; the next is refused at once. The leader dies too; the followers come
-    back, and only the synchronous one may take over, and does; the old leader comes back, drops
-    the write no one else has (and writes down which), and follows."""
+    503, unacknowledged (a sign-up, and a delete of an acknowledged account sent while the
+    sign-up waits); the next is refused at once. The leader dies too; the followers come back,
+    and only the synchronous one may take over, and does; the old leader comes back, drops the
+    writes no one else has (and writes down which), gets the deleted account's key back from the
+    new leader, and follows."""
     nodes, _ = cluster
     leader = eventually(lambda: (found := leaders(nodes)) and len(found) == 1 and found[0], timeout=30,
                         message="exactly one leader")
@@ -394,10 +413,18 @@ def test_no_synchronous_follower_refuses_writes_and_only_a_synchronous_one_takes
     for name in (synchronous, other):
         nodes[name].kill()
     started = time.monotonic()
+    # While the sign-up waits for a confirmation, a delete joins it in the tail.
+    deleted = {}
+    deleting = threading.Thread(target=lambda: (time.sleep(0.3), deleted.update(answer=requests.post(
+        f"{nodes[leader].url}/identitytoolkit.googleapis.com/v1/projects/demo-hearth/accounts:delete",
+        json={"localId": acknowledged["kept0@cluster.example"]}, headers={"Authorization": "Bearer owner"}, timeout=30))))
+    deleting.start()
     unconfirmed = sign_up(nodes[leader], "unconfirmed@cluster.example")
     waited = time.monotonic() - started
+    deleting.join(timeout=30)
     assert unconfirmed.status_code == 503 and unconfirmed.json()["error"]["status"] == "UNAVAILABLE", unconfirmed.text
     assert 1.5 < waited < 6, waited
+    assert deleted["answer"].status_code == 503, deleted["answer"].text
     started = time.monotonic()
     refused = sign_up(nodes[leader], "refused@cluster.example")
     assert refused.status_code == 503 and time.monotonic() - started < 1.5, refused.text
@@ -420,10 +447,12 @@ def test_no_synchronous_follower_refuses_writes_and_only_a_synchronous_one_takes
     assert len(reports) == 1, reports
     with open(os.path.join(nodes[leader].data_dir, reports[0])) as report:
         dropped = json.load(report)
-    assert dropped["leader"] == successor and len(dropped["records"]) >= 1
+    assert dropped["leader"] == successor and len(dropped["records"]) >= 2 and dropped["keysRestored"] == 1, dropped
     assert all(len(record["hash"]) == 64 for record in dropped["records"])
-    # The unconfirmed sign-up was the old leader's alone: gone with its tail.
+    # The unconfirmed sign-up and delete were the old leader's alone: gone with its tail, and the
+    # deleted account is back, its email readable (its key came back from the new leader).
     assert not admin_lookup(nodes[leader], ["unconfirmed@cluster.example"])
+    assert admin_lookup_all(nodes[leader], list(acknowledged)) == set(acknowledged)
     stop_and_compare(nodes)
 
 
@@ -563,7 +592,7 @@ def test_signing_key_rotation_reaches_every_node(cluster):
     assert token_kid(before["idToken"]) == original
 
     rotate = subprocess.run([BINARY, "keys", "rotate", "--daemon", f"127.0.0.1:{nodes[followers[0]].port}",
-                             "--overlap-seconds", "4", "--retire-after-seconds", "6"], capture_output=True, text=True, timeout=30)
+                             "--overlap-seconds", "10", "--retire-after-seconds", "12"], capture_output=True, text=True, timeout=30)
     assert rotate.returncode == 0, rotate.stderr
     rotated = json.loads(rotate.stdout)
     new = rotated["keyId"]
@@ -579,14 +608,14 @@ def test_signing_key_rotation_reaches_every_node(cluster):
         return all(token_kid(sign_up(nodes[name], f"after-{name}-{time.monotonic_ns()}@example.com").json()["idToken"]) == new
                    for name in nodes)
 
-    eventually(signed_with_new_key_everywhere, timeout=20, message="every node to sign with the new key")
+    eventually(signed_with_new_key_everywhere, timeout=40, message="every node to sign with the new key")
     refreshed = requests.post(f"{nodes[followers[1]].url}/securetoken.googleapis.com/v1/token?key=k",
                               json={"grantType": "refresh_token", "refreshToken": before["refreshToken"]}, timeout=10).json()
     assert token_kid(refreshed["id_token"]) == new
     for name in nodes:
         assert lookup(nodes[name], refreshed["id_token"]).status_code == 200, name
         assert lookup(nodes[name], before["idToken"]).status_code == 200, name
-    eventually(lambda: all(kids(node) == [new] for node in nodes.values()), timeout=20,
+    eventually(lambda: all(kids(node) == [new] for node in nodes.values()), timeout=40,
                message="every node to withdraw the old key")
     status = subprocess.run([BINARY, "keys", "status", "--daemon", f"127.0.0.1:{nodes[followers[1]].port}"],
                             capture_output=True, text=True, timeout=30)

@@ -1,5 +1,6 @@
 import HearthCluster
 import HearthHTTP
+import HearthWire
 import Testing
 
 @testable import HearthApp
@@ -27,6 +28,8 @@ struct ClusterReadinessTests {
                 $0.leader = Self.leader
             }, applied: 40)
         #expect(leading.ok && leading.detail == "leader, term 7")
+        // The role, the term and a follower's lag are members anyone may read (the detail is the operator's).
+        #expect(leading.facts == ["role": "leader", "term": 7])
         let synchronous = Self.state {
             $0.role = .leader
             $0.term = 7
@@ -46,6 +49,7 @@ struct ClusterReadinessTests {
                 $0.lagMilliseconds = 12
             }, applied: 40)
         #expect(following.ok && following.detail == "follower of n1, term 7, 5 events behind (12 ms)")
+        #expect(following.facts == ["role": "follower", "term": 7, "lagEvents": 5, "lagMilliseconds": 12])
         let leader = Self.state {
             $0.term = 7
             $0.leader = Self.leader

@@ -59,6 +59,28 @@ struct ReplicationSourceTests {
         try test.close()
     }
 
+    @Test("the key entries of named streams, for a tail to drop: only with the credential, only on the leader, at most 256 streams")
+    func keyEntries() async throws {
+        let test = try TestStore()
+        let source = ReplicationSource(store: test.store, token: Self.token)
+        #expect(source.keyEntries(streams: "1", authorization: nil).status == 401)
+        test.store.writeAuthority.follow("n2")
+        #expect(source.keyEntries(streams: "1", authorization: Self.bearer).status == 409)
+        test.store.writeAuthority.lead(term: 4, until: .now + .seconds(600))
+        let first = try test.store.ledgerHead().sequence + 1
+        try test.run(
+            .createAccount(TestStore.project, UserID("u1")!, AccountCreated(method: .password, createdAt: 0, email: "u1@example.com")))
+        for streams in [nil, "", "1,", "x", (1...257).map(String.init).joined(separator: ",")] {
+            #expect(source.keyEntries(streams: streams, authorization: Self.bearer).status == 400, "\(String(describing: streams))")
+        }
+        let held = source.keyEntries(streams: "\(first)", authorization: Self.bearer)
+        #expect(held.status == 200 && held.term == 4 && !held.body.isEmpty)
+        #expect(try ReplicationBatch(received: held.body).records == 0)
+        let none = source.keyEntries(streams: "\(first + 1),\(first + 9)", authorization: Self.bearer)
+        #expect(none.status == 200 && none.body.isEmpty)
+        try test.close()
+    }
+
     @Test("a follower whose head is not the leader's record is refused as diverged, and confirms nothing")
     func diverged() async throws {
         let test = try TestStore()

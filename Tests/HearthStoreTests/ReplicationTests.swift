@@ -237,7 +237,7 @@ struct ReplicationTests {
         #expect(try reopened.maintenance.digest() == leader.store.maintenance.digest())
     }
 
-    @Test("a tail that forgot an account is not dropped: only a copy of the leader restores its key")
+    @Test("a tail that forgot an account is dropped with the leader's key entries of it: its records open again, as on the leader")
     func tailThatForgets() async throws {
         let leader = try TestStore(label: "leader")
         defer { try? leader.close() }
@@ -245,12 +245,39 @@ struct ReplicationTests {
         let follower = try Follower(of: leader)
         try await follower.catchUp(with: leader.store, limit: 8)
         let shared = try follower.store.ledgerHead()
+        // As a leader, the follower deleted an account both hold, and one of its tail's own.
         follower.store.writeAuthority.lead(term: 1, until: .now + .seconds(600))
         let person = Person(index: 2)
         try await follower.store.execute(.deleteAccount(Self.project, person.uid, by: .user), metadata: person.metadata)
+        let ownUID = UserID("tail-only")!
+        try await follower.store.execute(
+            .createAccount(Self.project, ownUID, AccountCreated(method: .password, createdAt: 0, email: "own@example.com")),
+            metadata: TestStore.user)
+        try await follower.store.execute(.deleteAccount(Self.project, ownUID, by: .user), metadata: TestStore.user)
         follower.store.writeAuthority.follow("leader")
+        try leader.run(ForgettingProperties.command(7, person), as: person.metadata)
+
+        // Without the leader's entries: refused, nothing dropped.
         await #expect(throws: StoreError.self) { try await follower.store.replication.dropTail(after: shared.sequence) }
-        #expect(try follower.store.ledgerHead().sequence == shared.sequence + 1)
+        #expect(try follower.store.ledgerHead().sequence == shared.sequence + 3)
+        // Only the shared account's key is asked for: the other's goes with the tail.
+        let forgotten = try follower.store.replication.keysForgotten(after: shared.sequence)
+        #expect(forgotten.count == 1)
+        let entries = try leader.store.replication.keyEntries(ofStreamsBeginningAt: forgotten)
+        let dropped = try await follower.store.replication.dropTail(
+            after: shared.sequence, restoring: try ReplicationBatch(received: entries.bytes))
+        #expect(dropped.count == 3)
+        try await follower.store.replication.folded()
+        try await follower.catchUp(with: leader.store, limit: 8)
+        try await Self.expectSame(follower.store, leader.store)
+        let account = try follower.store.read { try $0.account(person.uid, in: Self.project) }
+        let leaders = try leader.store.read { try $0.account(person.uid, in: Self.project) }
+        #expect(account != nil && account == leaders)
+        // A batch holding a record is no set of key entries.
+        let records = try leader.store.replication.batch(after: shared.sequence)
+        await #expect(throws: StoreError.self) {
+            try await follower.store.replication.dropTail(after: shared.sequence, restoring: try ReplicationBatch(received: records.bytes))
+        }
     }
 
     @Test("a record altered on the way, a frame cut short, or a leader applying: refused, nothing applied")
