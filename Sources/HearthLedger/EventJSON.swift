@@ -31,6 +31,9 @@ public enum EventJSON {
         return tree.removing(PersonalData.fields(of: envelope.type))
     }
 
+    /// What an erased event names as erased: its personal payload fields and the client's address.
+    public static func erasedFields(of type: EventType) -> [String] { PersonalData.fields(of: type) + [PersonalData.metadataField] }
+
     public static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -59,7 +62,7 @@ public enum EventJSON {
             try container.encode(envelope.metadata, forKey: .metadata)
             if envelope.personalData == .erased {
                 try container.encode(try EventJSON.erasedPayload(envelope), forKey: .payload)
-                try container.encode(PersonalData.fields(of: envelope.type) + [PersonalData.metadataField], forKey: .erased)
+                try container.encode(EventJSON.erasedFields(of: envelope.type), forKey: .erased)
             } else {
                 try container.encode(PayloadJSON(envelope.payload), forKey: .payload)
             }

@@ -1,10 +1,10 @@
-import Crypto
 import HearthDomain
 import LMDB
 
 // What Hearth wrote before personal data was sealed: format 1 records, with the event
-// versions of then, in plain text. `package`: for tests and test support only, which need
-// such a ledger to prove it still reads, verifies and can be sealed (`hearth ledger seal`).
+// versions of then, in plain text. `package`: for tests and test support, which need such a
+// ledger to prove it still reads, verifies and can be sealed (`hearth ledger seal`), and for
+// the benchmark, which measures sealing against it (`writesBeforeSealing`).
 
 extension PayloadCodec {
     /// `payload` as the version before sealing stored it: its type and bytes.
@@ -47,23 +47,32 @@ extension PayloadCodec {
 
 extension Ledger {
     /// Appends `payloads` as format 1 records, personal data and client address in plain text,
-    /// as a ledger written before sealing holds them.
+    /// as a ledger written before sealing holds them; returns them as `append` does.
+    @discardableResult
     package func appendBeforeSealing(
         _ payloads: [EventPayload], to stream: StreamID, metadata: Metadata, at now: Int64, in txn: WriteTransaction
-    ) throws {
+    ) throws -> [EventEnvelope] {
         var head = try head(in: txn)
         var version = try self.version(of: stream, in: txn)
+        var appended: [EventEnvelope] = []
         for payload in payloads {
             let (type, bytes) = PayloadCodec.encodeBeforeSealing(payload)
+            let previous = head
             head.sequence += 1
+            head.recordedAt = max(now, head.recordedAt)
             version += 1
             var record = RecordFormat.encodeUnhashed(
-                sequence: head.sequence, recordedAt: max(now, head.recordedAt), stream: stream, streamVersion: version, type: type,
-                payload: bytes, metadata: metadata, sealed: nil, previousHash: head.hash)
-            head.hash = ChainHash(SHA256.hash(data: record))
+                sequence: head.sequence, recordedAt: head.recordedAt, stream: stream, streamVersion: version, type: type,
+                payload: bytes, metadata: metadata, sealed: nil, previousHash: previous.hash)
+            head.hash = record.withUnsafeBytes { ChainHash.of($0) }
             record.append(contentsOf: head.hash)
             try txn.put(events, BigEndianUInt64(head.sequence), record, options: .append)
             try txn.put(streams, Self.streamKey(stream, version), BigEndianUInt64(head.sequence), options: .noOverwrite)
+            appended.append(
+                EventEnvelope(
+                    sequence: head.sequence, stream: stream, streamVersion: version, type: type, recordedAt: head.recordedAt,
+                    metadata: metadata, payload: payload, previousHash: previous.hash, hash: head.hash, personalData: .none))
         }
+        return appended
     }
 }

@@ -12,6 +12,9 @@ public struct Ledger: Sendable {
     public let keys: StreamKeys
     /// The replaced ledger this chain continues, if any (`LedgerOrigin`).
     let origins: Database<String, [UInt8]>
+    /// Appends as Hearth did before sealing (format 1, in plain text): the benchmark's baseline
+    /// for what sealing costs, in the same run. Never set outside it.
+    package var writesBeforeSealing = false
 
     /// `ledgerKey` (32 bytes, the data directory's `ledger-key`) wraps the streams' keys; `nil`
     /// opens a ledger whose sealed records can not be read or written (to look at its key table).
@@ -95,6 +98,7 @@ public struct Ledger: Sendable {
         let current = try version(of: stream, in: txn)
         guard expected.allows(current) else { throw LedgerError.wrongExpectedVersion(stream: stream, expected: expected, actual: current) }
         guard !payloads.isEmpty else { return [] }
+        if writesBeforeSealing { return try appendBeforeSealing(payloads, to: stream, metadata: metadata, at: now, in: txn) }
         var head = try head(in: txn)
         // Recorded-at never goes backwards, so time filters can rely on sequence order.
         let recordedAt = max(now, head.recordedAt)

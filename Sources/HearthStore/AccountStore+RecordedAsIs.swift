@@ -24,7 +24,7 @@ extension AccountStore {
     /// records, personal data in plain text), then folds them: how a test makes a ledger for
     /// `hearth ledger seal`. `package`: for tests and test support only.
     package func appendBeforeSealing(_ payloads: [EventPayload], to stream: StreamID, metadata: Metadata, at time: Int64) throws {
-        try environment.writer.perform { [self] txn in
+        _ = try environment.writer.perform { [self] txn in
             try ledger.appendBeforeSealing(payloads, to: stream, metadata: metadata, at: time, in: txn)
         }
         try maintenance.catchUp()

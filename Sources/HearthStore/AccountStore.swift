@@ -42,6 +42,8 @@ public final class AccountStore: Sendable {
         public var readOnly = false
         /// Commands submitted together share one transaction and one fsync, up to this many.
         public var maxBatchSize = EnvironmentOptions().maxBatchSize
+        /// Writes records as Hearth did before sealing personal data: the benchmark's baseline.
+        package var writesBeforeSealing = false
 
         public init() {}
 
@@ -65,7 +67,9 @@ public final class AccountStore: Sendable {
         do {
             (ledger, projections) = try translatingErrors {
                 let ledgerKey = try LedgerKeyFile.load(directory, environment: environment, create: !options.readOnly)
-                return (try Ledger.open(environment, ledgerKey: ledgerKey), try Projections.open(environment))
+                var ledger = try Ledger.open(environment, ledgerKey: ledgerKey)
+                ledger.writesBeforeSealing = options.writesBeforeSealing
+                return (ledger, try Projections.open(environment))
             }
         } catch {
             environment.close()

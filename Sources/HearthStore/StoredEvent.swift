@@ -24,6 +24,8 @@ public struct StoredEvent: Equatable, Sendable {
     /// Whether the event's personal data was erased (its key destroyed): the payload's
     /// personal fields (`PersonalData.fields`) then hold empty values.
     public var isErased: Bool { envelope.personalData == .erased }
+    /// The fields erased, as the audit line names them (`erased`); none unless erased.
+    public var erasedFields: [String] { isErased ? EventJSON.erasedFields(of: type) : [] }
 
     /// The audit line: one JSON object with sorted keys, as `schemas/` describes it.
     public func jsonLine() throws -> String { try EventJSON.line(envelope) }

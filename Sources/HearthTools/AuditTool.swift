@@ -32,11 +32,13 @@ public struct AuditTool {
         try store.audit.account(uid, in: project, at: time)
     }
 
+    /// One event on one line; an erased event names its erased fields at the end, never their placeholders.
     public static func text(_ event: StoredEvent) -> String {
         let payload = (try? event.payloadJSON()) ?? ""
         var actor = event.metadata.actor.rawValue
         if let id = event.metadata.actorId { actor += ":\(id)" }
+        let erased = event.isErased ? "  erased: \(event.erasedFields.joined(separator: ", "))" : ""
         return
-            "#\(event.sequence)  \(Timestamp.iso8601(milliseconds: event.recordedAt))  \(event.stream) v\(event.streamVersion)  \(event.type.name)  by \(actor)  \(payload)"
+            "#\(event.sequence)  \(Timestamp.iso8601(milliseconds: event.recordedAt))  \(event.stream) v\(event.streamVersion)  \(event.type.name)  by \(actor)  \(payload)\(erased)"
     }
 }

@@ -52,7 +52,10 @@ public struct LedgerBenchmark {
         log("raw LMDB, 1000 events per commit …")
         let thousand = try StoreProbes.rawAppendRate(perCommit: 1000, commits: 200, path: directory + "/raw1000")
         var commits: [(group: Double, batch: Double, synchronous: (rate: Double, lagP50: Double, lagP99: Double))] = []
+        var signUps: [(sealed: Double, unsealed: Double)] = []
         for round in 1...max(1, rounds) {
+            log("round \(round): durable sign-ups (an email, a password, a client address), sealed and as before sealing …")
+            signUps.append(try await signUpsSealedAndUnsealed(path: directory + "/signups-\(round)", sealedFirst: round % 2 == 1))
             log("round \(round): Hearth group commit, \(submitters) concurrent submitters, \(groupCommitCommands) commands …")
             let (group, batch) = try await groupCommit(path: directory + "/group-\(round)")
             log("round \(round): the same on a leader with one synchronous follower …")
@@ -63,6 +66,7 @@ public struct LedgerBenchmark {
             removeTree(directory + "/synchronous-\(round)-follower")
         }
         let (group, batch, synchronous) = Self.medianRound(commits) { $0.synchronous.rate / $0.group }
+        let sealedSignUps = Self.medianRound(signUps) { $0.sealed / $0.unsealed }
         log("building a \(rebuildEvents)-event ledger for the rebuild …")
         let (scan, decode, rebuild, sealing, apply, history, keys) = try await rebuildVersusScan(path: directory + "/rebuild", log: log)
         return [
@@ -72,6 +76,11 @@ public struct LedgerBenchmark {
             Row(
                 name: "Hearth group commit (\(submitters) submitters, avg batch \(format1(batch)))", rate: group,
                 unit: "commands/s", ceiling: "commit per event", ratio: group / single),
+            Row(name: "Durable sign-up, as before sealing (ceiling)", rate: sealedSignUps.unsealed, unit: "sign-ups/s"),
+            Row(
+                name: "Durable sign-up, personal data sealed", rate: sealedSignUps.sealed, unit: "sign-ups/s",
+                ceiling: "sign-up before sealing", ratio: sealedSignUps.sealed / sealedSignUps.unsealed,
+                note: "target ≥ 95% of before; median of \(Self.ratios(signUps) { $0.sealed / $0.unsealed })"),
             Row(
                 name: "Hearth group commit, one synchronous follower", rate: synchronous.rate, unit: "commands/s",
                 ceiling: "group commit, one node", ratio: synchronous.rate / group,

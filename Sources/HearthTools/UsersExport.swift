@@ -35,8 +35,8 @@ public enum UsersExport {
         let totpSecrets = totpSecrets ? SecretSealer(keyFile: store.directory.secretsKeyFile) : nil
         let start = ContinuousClock.now
         var summary = Summary()
-        // Owner-only, under a temporary name until whole: it holds password hashes.
-        try DurableFiles.writeAtomically(to: path) { write in
+        // Owner-only, under a temporary name until whole (`ExportTarget`): it holds password hashes.
+        try ExportTarget.write(to: path) { write in
             try store.read { reader in
                 let total = UInt64(try reader.accountCount(in: project))
                 // First pass: which hash configuration most accounts share, and who differs.
@@ -91,7 +91,7 @@ public enum UsersExport {
         guard account != nil || !events.isEmpty else { throw HistoryError.unknownAccount(uid) }
         let codes = try store.audit.codeStreams(issuedFor: uid, in: project, progress: progress).flatMap { try store.audit.events(of: $0) }
         var ignored = Summary()
-        try DurableFiles.writeAtomically(to: path) { write in
+        try ExportTarget.write(to: path) { write in
             try write("{\"localId\":" + JSONValue.string(uid.rawValue).text + ",\n")
             try write("\"user\":" + (try account.map { try userJSON($0, summary: &ignored) } ?? "null") + ",\n")
             try write("\"events\":[\n")

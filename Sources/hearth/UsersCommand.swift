@@ -56,12 +56,15 @@ struct Users: AsyncParsableCommand {
                 "Write TOTP second factors' secrets (totpInfo.sharedSecretKey), so that they keep working in the Hearth the file is imported into. Without it, such users must enrol again there."
         )
         var includeTotpSecrets = false
-        @Argument(help: "The JSON file to write.") var file: String
+        @Argument(help: "The JSON file to write (a new file or a regular one to replace), or - for standard output.") var file: String
 
         func validate() throws {
             if (uid == nil) != !history { throw ValidationError("--uid and --history go together (a subject-access export)") }
             if history && includeTotpSecrets { throw ValidationError("--include-totp-secrets is for a whole project's export") }
         }
+
+        /// The summary goes to standard error when the export itself goes to standard output.
+        private var summaryOutput: Output { file == "-" ? .standardError : .standardOutput }
 
         func run() throws {
             if let uid {
@@ -70,7 +73,7 @@ struct Users: AsyncParsableCommand {
                     let events = try UsersExport.writeHistory(
                         store, project: project.project, uid: uid, to: file, progress: progress.update)
                     progress.finish()
-                    let out = Output.standardOutput
+                    let out = summaryOutput
                     out.line("exported \(uid) of \(project.project) with \(events) events to \(file)")
                     out.flush()
                 }
@@ -81,7 +84,7 @@ struct Users: AsyncParsableCommand {
                 let summary = try UsersExport.write(
                     store, project: project.project, to: file, totpSecrets: includeTotpSecrets, progress: progress.update)
                 progress.finish()
-                let out = Output.standardOutput
+                let out = summaryOutput
                 out.line("exported \(formatCount(UInt64(summary.users))) users of \(project.project) to \(file)")
                 out.line("with password: \(formatCount(UInt64(summary.withPassword)))")
                 if summary.hashesLeftOut > 0 { out.line("hashes left out (no importable format): \(summary.hashesLeftOut)") }

@@ -71,6 +71,13 @@ def test_deleted_and_erased_users_are_forgotten_and_the_chain_still_verifies(dae
         text = json.dumps(history)
         for secret in personal:
             assert secret not in text, secret
+        # The text form names the erased fields too, and shows none of them.
+        lines = hearth("audit", "replay", "--data", daemon.data_dir, "--project", PROJECT, "--uid", uid, "--format", "text")
+        assert lines.returncode == 0, lines.stderr
+        created = lines.stdout.splitlines()[0]
+        assert "account.created" in created and "  erased: " in created and "email" in created.split("erased: ")[1], created
+        for secret in personal:
+            assert secret not in lines.stdout, secret
     assert replay(daemon, deleted)[-1]["type"] == "account.deleted"
     # The account as it was before: its shape, its personal fields named as erased.
     before = str(replay(daemon, deleted)[-2]["recordedAtMs"])
@@ -104,6 +111,13 @@ def test_deleted_and_erased_users_are_forgotten_and_the_chain_still_verifies(dae
     assert all(secret not in json.dumps(gone) for secret in deleted_secrets)
     unknown = hearth("users", "export", "--data", daemon.data_dir, "--uid", "nobody", "--history", str(tmp_path / "x.json"))
     assert unknown.returncode != 0 and "no account nobody" in unknown.stderr
+    # To standard output with -, the summary on standard error; a link is not written over.
+    piped = hearth("users", "export", "--data", daemon.data_dir, "--project", PROJECT, "--uid", kept, "--history", "-")
+    assert piped.returncode == 0 and json.loads(piped.stdout) == access and f"exported {kept}" in piped.stderr, piped.stderr
+    (tmp_path / "link.json").symlink_to(tmp_path / f"{kept}.json")
+    linked = hearth("users", "export", "--data", daemon.data_dir, "--project", PROJECT, "--uid", kept, "--history",
+                    str(tmp_path / "link.json"))
+    assert linked.returncode != 0 and "not a regular file" in linked.stderr and (tmp_path / "link.json").is_symlink()
 
     # A backup taken now (compacted: the live pages only) holds nothing of either user.
     backup = tmp_path / "backup"

@@ -128,20 +128,36 @@ struct ForgettingProperties {
         #expect(try test.store.maintenance.digest() == live)
     }
 
-    /// LMDB frees a deleted account's projection pages without zeroing them; a compaction
-    /// leaves none of them in the file, and changes nothing else.
+    /// The wrapped keys `ledger.keys` holds (destroyed ones hold nothing).
+    static func wrappedKeys(_ store: AccountStore) throws -> Set<[UInt8]> {
+        try store.environment.read { txn in
+            var wrapped = Set<[UInt8]>()
+            try txn.forEach(store.ledger.keys.table) { _, value in
+                if !value.isEmpty { wrapped.insert(Array(value)) }
+                return .continue
+            }
+            return wrapped
+        }
+    }
+
+    /// LMDB frees a deleted account's projection pages, and the page that held its wrapped key,
+    /// without zeroing them; a compaction leaves none of them in the file, and changes nothing else.
     @Test func aCompactionLeavesNoFreedPageWithTheAccountsData() throws {
         let test = try TestStore(label: "forget-compact")
         let person = Person(index: 3)
         for n in [0, 1, 2, 3, 4, 5, 6, 8, 9] { try test.run(Self.command(n, person), as: person.metadata) }
+        let keysBefore = try Self.wrappedKeys(test.store)
         try test.run(.deleteAccount(Self.project, person.uid, by: .user), as: person.metadata)
+        let destroyed = try #require(keysBefore.subtracting(try Self.wrappedKeys(test.store)).first)
         let digest = try test.store.maintenance.digest()
         let head = try test.store.ledgerHead()
         try test.close()
         let file = test.directory.path + "/data.mdb"
         let before = try [UInt8](Data(contentsOf: URL(fileURLWithPath: file)))
-        // Freed, not zeroed: the projections' old pages still hold the account.
+        // Freed, not zeroed: the projections' old pages still hold the account, and the keys'
+        // old page its wrapped key (which, with the ledger key, would open its history).
         #expect(Self.contains(before, person.email))
+        #expect(before.firstRange(of: destroyed) != nil)
         #expect(throws: DataDirectoryLockError.self) {
             let held = try test.dataDirectory.open(as: "daemon")
             defer { held.close() }
@@ -151,6 +167,7 @@ struct ForgettingProperties {
         #expect(summary.bytesBefore == before.count && summary.bytesAfter <= summary.bytesBefore)
         let after = try [UInt8](Data(contentsOf: URL(fileURLWithPath: file)))
         for secret in person.secrets { #expect(!Self.contains(after, secret), "\(secret) survived the compaction") }
+        #expect(after.firstRange(of: destroyed) == nil, "the destroyed key survived the compaction")
         let reopened = try test.dataDirectory.open(as: "test")
         defer { reopened.close() }
         #expect(try reopened.maintenance.digest() == digest && reopened.ledgerHead() == head)
