@@ -83,7 +83,8 @@ struct ClusterNode {
             }, token: token,
             send: { url, request in
                 let answer = try await LeaderClient.send(
-                    to: url, method: request.method, target: request.target, headers: request.headers, body: request.body)
+                    to: url, method: request.method, target: request.target, headers: request.headers, body: request.body,
+                    reason: request.reason)
                 return LeaderForwarding.Answer(status: answer.status, headers: answer.headers, body: answer.body)
             })
     }

@@ -114,7 +114,7 @@ public enum HearthServer {
         let declaredProjects = configuration.projects.declared
         let cluster = configuration.cluster.map { cluster in
             logger.notice(
-                "cluster mode (a preview: docs/cluster.md)",
+                "cluster mode (docs/cluster.md)",
                 metadata: [
                     "cluster": "\(cluster.name)", "node": "\(cluster.node)", "synchronousFollowers": "\(cluster.synchronousFollowers)",
                 ])

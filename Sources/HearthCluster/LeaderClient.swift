@@ -10,7 +10,12 @@ public enum LeaderClient {
     /// password hash and a synchronous follower.
     static let maxAnswer = 4 << 20
     static let timeout: TimeAmount = .seconds(30)
-    private static let forwarded = Counter(label: "hearth_cluster_forwarded_requests_total")
+    /// Forwarded requests by `reason`: `write` (only the leader writes) or `miss` (a read that
+    /// found nothing here, asked of the leader for read-your-writes).
+    private static let forwarded = [
+        "write": Counter(label: "hearth_cluster_forwarded_requests_total", dimensions: [("reason", "write")]),
+        "miss": Counter(label: "hearth_cluster_forwarded_requests_total", dimensions: [("reason", "miss")]),
+    ]
 
     public struct Answer: Sendable {
         public var status: Int
@@ -18,9 +23,9 @@ public enum LeaderClient {
         public var body: [UInt8]
     }
 
-    /// Sends `method target` with `headers` and `body` to the leader at `leaderURL`.
+    /// Sends `method target` with `headers` and `body` to the leader at `leaderURL`, counted under `reason`.
     public static func send(
-        to leaderURL: String, method: String, target: String, headers: [(name: String, value: String)], body: [UInt8]
+        to leaderURL: String, method: String, target: String, headers: [(name: String, value: String)], body: [UInt8], reason: String
     ) async throws -> Answer {
         var request = HTTPClientRequest(url: leaderURL + target)
         request.method = HTTPMethod(rawValue: method)
@@ -28,7 +33,7 @@ public enum LeaderClient {
         if !body.isEmpty { request.body = .bytes(ByteBuffer(bytes: body)) }
         let response = try await ClusterHTTP.client.execute(request, timeout: timeout)
         let answer = try await response.body.collect(upTo: maxAnswer)
-        forwarded.increment()
+        forwarded[reason]?.increment()
         return Answer(
             status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) },
             body: Array(answer.readableBytesView))

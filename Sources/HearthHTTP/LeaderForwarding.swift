@@ -21,6 +21,9 @@ public struct LeaderForwarding: Sendable {
         public var target: String
         public var headers: [(name: String, value: String)]
         public var body: [UInt8]
+        /// Why it goes to the leader: a `write` this node may not make, or a read that found
+        /// nothing here (a `miss`).
+        public var reason: String
     }
 
     /// The leader's answer.
@@ -93,12 +96,15 @@ struct LeaderForwardingMiddleware<Context: RemoteAddressRequestContext>: RouterM
         do {
             return try await next(local, context)
         } catch let error as FirebaseError where LeaderForwarding.isForwardable(error) {
-            guard let answer = try? await forward(request, body: body, context: context, to: leader) else { throw error }
+            let reason = error == .notLeader ? "write" : "miss"
+            guard let answer = try? await forward(request, body: body, reason: reason, context: context, to: leader) else { throw error }
             return answer
         }
     }
 
-    private func forward(_ request: Request, body: ByteBuffer, context: Context, to leader: String) async throws -> Response {
+    private func forward(_ request: Request, body: ByteBuffer, reason: String, context: Context, to leader: String) async throws
+        -> Response
+    {
         var headers: [(name: String, value: String)] = []
         for field in request.headers where !LeaderForwarding.hopByHop.contains(field.name.canonicalName) {
             headers.append((field.name.rawName, field.value))
@@ -108,7 +114,8 @@ struct LeaderForwardingMiddleware<Context: RemoteAddressRequestContext>: RouterM
         }
         headers.append((LeaderForwarding.forwardingToken.rawName, forwarding.token))
         let outgoing = LeaderForwarding.Outgoing(
-            method: request.method.rawValue, target: request.uri.description, headers: headers, body: Array(body.readableBytesView))
+            method: request.method.rawValue, target: request.uri.description, headers: headers, body: Array(body.readableBytesView),
+            reason: reason)
         let answer = try await forwarding.send(leader, outgoing)
         var fields = HTTPFields()
         for (name, value) in answer.headers {
