@@ -431,7 +431,7 @@ def test_no_synchronous_follower_refuses_writes_and_only_a_synchronous_one_takes
     waited = time.monotonic() - started
     deleting.join(timeout=30)
     assert unconfirmed.status_code == 503 and unconfirmed.json()["error"]["status"] == "UNAVAILABLE", unconfirmed.text
-    assert 1.5 < waited < 6, waited
+    assert 1.5 < waited < 12, waited  # the 2 s synchronousTimeoutSeconds, and a loaded host's slack
     assert deleted["answer"].status_code == 503, deleted["answer"].text
     started = time.monotonic()
     refused = sign_up(nodes[leader], "refused@cluster.example")

@@ -27,9 +27,9 @@ struct PendingAuthorizationsTests {
             pending.insert(Self.entry(Self.flooder, at: Int64(index / 1000)), state: "flood-\(index)")
         }
         let elapsed = ContinuousClock.now - started
-        // About 5 s in a debug build on a busy machine; a scan of the table per insert (10,000
-        // entries, 100,000 times) takes minutes.
-        #expect(elapsed < .seconds(20), "inserting into a full table must not scan it (\(elapsed))")
+        // About 5 s in a debug build on a busy machine (CI's host runs some tests 7x slower); a
+        // scan of the table per insert (10,000 entries, 100,000 times) takes many minutes.
+        #expect(elapsed < .seconds(60), "inserting into a full table must not scan it (\(elapsed))")
         #expect(pending.peek("victim-state", now: 100) != nil)
         #expect(pending.count(project: Self.flooder) == 5_000, "one project holds half the table at most")
         #expect(pending.peek("flood-99999", now: 100) != nil && pending.peek("flood-94999", now: 100) == nil)
