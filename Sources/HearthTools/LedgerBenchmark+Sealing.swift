@@ -26,29 +26,18 @@ extension LedgerBenchmark {
     /// A sign-up's writes from `submitters` tasks at once, each in one job as the API records
     /// it (the account created, then signed in); returns sign-ups a second.
     private func signUps(store: AccountStore) async throws -> Double {
-        let perSubmitter = groupCommitCommands / submitters
         // A stored scrypt hash's sizes; the hashing itself happens before the writer, not in it.
         let password = PasswordHash(
             algorithm: "SCRYPT", hash: [UInt8](repeating: 0x5A, count: 64), salt: [UInt8](repeating: 0xA5, count: 12))
-        let start = ContinuousClock.now
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for submitter in 0..<submitters {
-                group.addTask {
-                    for index in 0..<perSubmitter {
-                        let uid = UserID("s\(submitter)-\(index)")!
-                        let metadata = Metadata(actor: .endUser, actorId: uid.rawValue, clientIp: "203.0.113.\(submitter)")
-                        let created = AccountCreated(
-                            method: .password, createdAt: store.clock.now(), email: "signup\(submitter)-\(index)@bench.example",
-                            password: password)
-                        _ = try await store.transaction(metadata: metadata) { tx in
-                            _ = try tx.execute(.createAccount(benchProject, uid, created))
-                            _ = try tx.execute(.signIn(benchProject, uid, method: "password", refreshTokenHash: "r\(submitter)-\(index)"))
-                        }
-                    }
-                }
+        return try await fromEverySubmitter { submitter, index in
+            let uid = UserID("s\(submitter)-\(index)")!
+            let metadata = Metadata(actor: .endUser, actorId: uid.rawValue, clientIp: "203.0.113.\(submitter)")
+            let created = AccountCreated(
+                method: .password, createdAt: store.clock.now(), email: "signup\(submitter)-\(index)@bench.example", password: password)
+            _ = try await store.transaction(metadata: metadata) { tx in
+                _ = try tx.execute(.createAccount(benchProject, uid, created))
+                _ = try tx.execute(.signIn(benchProject, uid, method: "password", refreshTokenHash: "r\(submitter)-\(index)"))
             }
-            try await group.waitForAll()
         }
-        return Double(perSubmitter * submitters) / seconds(since: start)
     }
 }

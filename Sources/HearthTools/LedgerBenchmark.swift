@@ -116,26 +116,32 @@ public struct LedgerBenchmark {
     /// Sign-ups from `submitters` tasks at once: commands a second, and the mean batch.
     func groupCommit(store: AccountStore) async throws -> (Double, Double) {
         let metadata = Metadata(actor: .system, actorId: "bench")
-        let perSubmitter = groupCommitCommands / submitters
         let before = StoreProbes.writerCounts(store)
+        let rate = try await fromEverySubmitter { submitter, index in
+            let uid = UserID("g\(submitter)-\(index)")!
+            // Created now, as a sign-up is: the creation listing then grows at its end.
+            let created = AccountCreated(method: .anonymous, createdAt: store.clock.now())
+            _ = try await store.execute(.createAccount(benchProject, uid, created), metadata: metadata)
+        }
+        let after = StoreProbes.writerCounts(store)
+        let batches = Double(after.batches - before.batches)
+        return (rate, Double(after.jobs - before.jobs) / max(batches, 1))
+    }
+
+    /// Runs `body(submitter, index)` for `groupCommitCommands` indexes shared among `submitters`
+    /// concurrent tasks, each going through its own in order; returns the calls a second.
+    func fromEverySubmitter(_ body: @escaping @Sendable (_ submitter: Int, _ index: Int) async throws -> Void) async throws -> Double {
+        let perSubmitter = groupCommitCommands / submitters
         let start = ContinuousClock.now
         try await withThrowingTaskGroup(of: Void.self) { group in
             for submitter in 0..<submitters {
                 group.addTask {
-                    for index in 0..<perSubmitter {
-                        let uid = UserID("g\(submitter)-\(index)")!
-                        // Created now, as a sign-up is: the creation listing then grows at its end.
-                        let created = AccountCreated(method: .anonymous, createdAt: store.clock.now())
-                        _ = try await store.execute(.createAccount(benchProject, uid, created), metadata: metadata)
-                    }
+                    for index in 0..<perSubmitter { try await body(submitter, index) }
                 }
             }
             try await group.waitForAll()
         }
-        let elapsed = seconds(since: start)
-        let after = StoreProbes.writerCounts(store)
-        let batches = Double(after.batches - before.batches)
-        return (Double(perSubmitter * submitters) / elapsed, Double(after.jobs - before.jobs) / max(batches, 1))
+        return Double(perSubmitter * submitters) / seconds(since: start)
     }
 
     /// Returns scan, scan + decode and rebuild rates; the rebuild's against that of the same

@@ -65,6 +65,7 @@ struct Users: AsyncParsableCommand {
 
         /// The summary goes to standard error when the export itself goes to standard output.
         private var summaryOutput: Output { file == "-" ? .standardError : .standardOutput }
+        private var destination: String { file == "-" ? "standard output" : file }
 
         func run() throws {
             if let uid {
@@ -74,7 +75,7 @@ struct Users: AsyncParsableCommand {
                         store, project: project.project, uid: uid, to: file, progress: progress.update)
                     progress.finish()
                     let out = summaryOutput
-                    out.line("exported \(uid) of \(project.project) with \(events) events to \(file)")
+                    out.line("exported \(uid) of \(project.project) with \(events) events to \(destination)")
                     out.flush()
                 }
                 return
@@ -85,7 +86,7 @@ struct Users: AsyncParsableCommand {
                     store, project: project.project, to: file, totpSecrets: includeTotpSecrets, progress: progress.update)
                 progress.finish()
                 let out = summaryOutput
-                out.line("exported \(formatCount(UInt64(summary.users))) users of \(project.project) to \(file)")
+                out.line("exported \(formatCount(UInt64(summary.users))) users of \(project.project) to \(destination)")
                 out.line("with password: \(formatCount(UInt64(summary.withPassword)))")
                 if summary.hashesLeftOut > 0 { out.line("hashes left out (no importable format): \(summary.hashesLeftOut)") }
                 if summary.withSecondFactors > 0 {
