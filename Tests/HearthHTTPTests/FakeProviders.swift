@@ -32,6 +32,7 @@ final class FakeProviders: Sendable {
     private let grants = Mutex<[String: Grant]>([:])
     private let fault = Mutex(Fault.none)
     private let keySetDown = Mutex(false)
+    private let hangReleased = Mutex(false)
     private let hits = Mutex<[String: Int]>([:])
     private let discoveryOverrides = Mutex<[String: String]>([:])
 
@@ -61,6 +62,8 @@ final class FakeProviders: Sendable {
     }
 
     func misbehave(_ next: Fault) { fault.withLock { $0 = next } }
+    /// Ends a `.hang` early, so the test does not wait it out when it stops the provider.
+    func releaseHang() { hangReleased.withLock { $0 = true } }
 
     var issuer: String { issuerURL.withLock { $0 } }
 
@@ -221,8 +224,11 @@ final class FakeProviders: Sendable {
             defer { current = .none }
             return current
         }
-        // Far longer than any provider timeout a test sets: only the timeout ends the wait.
-        if fault == .hang { try await Task.sleep(for: .seconds(20)) }
+        // Two minutes, far longer than any provider timeout a test sets: only the timeout (or
+        // the test, once it has its answer) ends the wait.
+        if fault == .hang {
+            for _ in 0..<1200 where !hangReleased.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(100)) }
+        }
         if fault == .redirect { return Response(status: .temporaryRedirect, headers: [.location: issuer + "/elsewhere"]) }
         guard let grant = try await redeem(request) else {
             return Self.json(status: .badRequest, ["error": "invalid_grant"])
