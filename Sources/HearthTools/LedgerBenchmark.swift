@@ -55,7 +55,7 @@ public struct LedgerBenchmark {
         var signUps: [(sealed: Double, unsealed: Double)] = []
         for round in 1...max(1, rounds) {
             log("round \(round): durable sign-ups (an email, a password, a client address), sealed and as before sealing …")
-            signUps.append(try await signUpsSealedAndUnsealed(path: directory + "/signups-\(round)", sealedFirst: round % 2 == 1))
+            signUps.append(try await signUpsSealedAndUnsealed(path: directory + "/signups-\(round)"))
             log("round \(round): Hearth group commit, \(submitters) concurrent submitters, \(groupCommitCommands) commands …")
             let (group, batch) = try await groupCommit(path: directory + "/group-\(round)")
             log("round \(round): the same on a leader with one synchronous follower …")
@@ -128,10 +128,13 @@ public struct LedgerBenchmark {
         return (rate, Double(after.jobs - before.jobs) / max(batches, 1))
     }
 
-    /// Runs `body(submitter, index)` for `groupCommitCommands` indexes shared among `submitters`
-    /// concurrent tasks, each going through its own in order; returns the calls a second.
-    func fromEverySubmitter(_ body: @escaping @Sendable (_ submitter: Int, _ index: Int) async throws -> Void) async throws -> Double {
-        let perSubmitter = groupCommitCommands / submitters
+    /// Runs `body(submitter, index)` for `commands` (by default `groupCommitCommands`) indexes
+    /// shared among `submitters` concurrent tasks, each going through its own in order; returns
+    /// the calls a second.
+    func fromEverySubmitter(
+        commands: Int? = nil, _ body: @escaping @Sendable (_ submitter: Int, _ index: Int) async throws -> Void
+    ) async throws -> Double {
+        let perSubmitter = (commands ?? groupCommitCommands) / submitters
         let start = ContinuousClock.now
         try await withThrowingTaskGroup(of: Void.self) { group in
             for submitter in 0..<submitters {
