@@ -19,7 +19,8 @@ import ServiceLifecycle
 /// another node is elected within a tick instead of a TTL.
 public struct Elector: Service {
     let configuration: ClusterConfiguration
-    let etcd: EtcdClient
+    let etcd: any ElectionBackend
+    let clock: any ElectionClock
     let store: AccountStore
     public let state: ClusterState
     /// How often the lease is renewed and the leader key looked at.
@@ -49,15 +50,32 @@ public struct Elector: Service {
         startsAfter ready: @escaping @Sendable () async -> Bool = { true }, onLeadership: @escaping @Sendable () async -> Void = {},
         logger: Logger
     ) {
+        let tick = Self.tick(configuration)
+        self.init(
+            configuration: configuration, etcd: EtcdClient(endpoints: configuration.etcd, timeout: tick), clock: MonotonicElectionClock(),
+            store: store, state: state, startsAfter: ready, onLeadership: onLeadership, logger: logger)
+    }
+
+    /// An elector that reaches etcd through `etcd` and keeps time by `clock` (a test's simulation).
+    init(
+        configuration: ClusterConfiguration, etcd: any ElectionBackend, clock: any ElectionClock, store: AccountStore,
+        state: ClusterState = ClusterState(), startsAfter ready: @escaping @Sendable () async -> Bool = { true },
+        onLeadership: @escaping @Sendable () async -> Void = {}, logger: Logger
+    ) {
         self.configuration = configuration
-        let lease = Duration.seconds(configuration.leaseSeconds)
-        tick = min(.seconds(1), lease / 5)
-        etcd = EtcdClient(endpoints: configuration.etcd, timeout: tick)
+        tick = Self.tick(configuration)
+        self.etcd = etcd
+        self.clock = clock
         self.store = store
         self.state = state
         self.ready = ready
         self.onLeadership = onLeadership
         self.logger = logger
+    }
+
+    /// A fifth of the lease, at most a second: five renewals fit in a lease, each call's deadline in one.
+    static func tick(_ configuration: ClusterConfiguration) -> Duration {
+        min(.seconds(1), .seconds(configuration.leaseSeconds) / 5)
     }
 
     public func run() async throws {
@@ -81,7 +99,7 @@ public struct Elector: Service {
                     session.lease = nil
                     try? await etcd.revoke(lease.id)
                 }
-                try? await Task.sleep(for: tick)
+                try? await clock.sleep(for: tick)
             }
         }
         await stepDown(session)
@@ -101,7 +119,7 @@ public struct Elector: Service {
     /// One lease: granted, then renewed every tick while this node leads or follows; returns
     /// (throws) when the lease is lost or its deadline passed without a renewal.
     private func run(_ session: Session) async throws {
-        let sent = ContinuousClock.now
+        let sent = clock.now
         let lease = try await etcd.grant(ttlSeconds: configuration.leaseSeconds)
         session.lease = lease
         // A new lease: the registration under the last one went with it.
@@ -118,8 +136,8 @@ public struct Elector: Service {
                 guard case .unreachable = error else { throw error }
                 state.update { $0.etcdReachable = false }
             }
-            try await keepSynchronousSet(session, until: .now + tick)
-            let renewal = ContinuousClock.now
+            try await keepSynchronousSet(session, until: clock.now + tick)
+            let renewal = clock.now
             do {
                 guard try await etcd.keepAlive(lease.id) != nil else { throw ElectorError.leaseLost }
                 fence.renewed(sentAt: renewal)
@@ -128,7 +146,7 @@ public struct Elector: Service {
                 guard case .unreachable = error else { throw error }
                 state.update { $0.etcdReachable = false }
                 // The store stops acknowledging at the deadline by itself; past it, this session is over.
-                guard fence.mayAcknowledge(at: .now) else { throw ElectorError.leaseExpired }
+                guard fence.mayAcknowledge(at: clock.now) else { throw ElectorError.leaseExpired }
             }
         }
     }
@@ -246,7 +264,7 @@ public struct Elector: Service {
             } catch {
                 logger.error("recording the start of the term failed", metadata: ["term": "\(term)", "error": "\(error)"])
             }
-            try? await Task.sleep(for: .seconds(1))
+            try? await clock.sleep(for: .seconds(1))
         }
     }
 
@@ -297,9 +315,9 @@ public struct Elector: Service {
                     state.update { $0.etcdReachable = false }
                 }
             }
-            let remaining = deadline - .now
+            let remaining = deadline - clock.now
             guard remaining > .zero else { return }
-            try await Task.sleep(for: min(remaining, Self.keeping))
+            try await clock.sleep(for: min(remaining, Self.keeping))
         }
     }
 
@@ -310,7 +328,7 @@ public struct Elector: Service {
         defer { session.keeper = keeper }
         let commit = store.synchronousCommit
         let step = keeper.step(
-            confirmations: commit.confirmations, head: try store.ledgerHead().sequence, now: .now,
+            confirmations: commit.confirmations, head: try store.ledgerHead().sequence, now: clock.now,
             configured: configuration.synchronousFollowers, live: Self.confirmationsLive, slack: Self.synchronousSlack)
         switch step {
         case .none: return
