@@ -1,7 +1,7 @@
 /// What the elector asks of etcd: a lease, and the few key operations an election needs.
 /// `EtcdClient` is the one the daemon uses; a test puts a simulated etcd in its place to drive
 /// whole elections on a controllable clock (`ElectionClock`).
-public protocol ElectionBackend: Sendable {
+protocol ElectionBackend: Sendable {
     func grant(ttlSeconds: Int64) async throws(EtcdError) -> EtcdClient.Lease
     /// The TTL the lease was reset to, or `nil` when etcd no longer holds it.
     func keepAlive(_ lease: Int64) async throws(EtcdError) -> Int64?
@@ -21,14 +21,14 @@ extension EtcdClient: ElectionBackend {}
 
 /// The elector's time: when it sent a renewal, how long it waits. The monotonic clock in the
 /// daemon; a test's own clock to run elections faster than real time and exactly as it says.
-public protocol ElectionClock: Sendable {
+protocol ElectionClock: Sendable {
     var now: ContinuousClock.Instant { get }
     func sleep(for duration: Duration) async throws
 }
 
 /// The monotonic clock, which `WriteAuthority` checks its deadlines against too.
-public struct MonotonicElectionClock: ElectionClock {
-    public init() {}
-    public var now: ContinuousClock.Instant { .now }
-    public func sleep(for duration: Duration) async throws { try await Task.sleep(for: duration) }
+struct MonotonicElectionClock: ElectionClock {
+    init() {}
+    var now: ContinuousClock.Instant { .now }
+    func sleep(for duration: Duration) async throws { try await Task.sleep(for: duration) }
 }
