@@ -158,7 +158,7 @@ struct ElectionSimulationTests {
         }
         for node in nodes { await node.crash() }
         outcome.elections = terms.count
-        for node in nodes { node.store.store.close() }
+        for node in nodes { try node.store.close() }
         return outcome
     }
 
