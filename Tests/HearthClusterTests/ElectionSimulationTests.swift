@@ -118,11 +118,11 @@ struct ElectionSimulationTests {
                 case 4...6:
                     fault = .slow(node: node)
                     nodes[node].link.conditions.withLock { $0.latency = 100...1_500 }
-                case 7...8:
-                    guard nodes[node].isRunning else { continue }
+                case 7...8 where nodes[node].isRunning:
                     fault = .crash(node: node)
                     await nodes[node].crash()
                 default:
+                    // (A crash drawn for a node that is down already takes etcd down instead.)
                     fault = .etcdDown
                     for node in nodes { node.link.conditions.withLock { $0.cutOff = true } }
                 }
@@ -164,7 +164,7 @@ struct ElectionSimulationTests {
 
     @Test("whatever the faults, no two nodes acknowledge at once, and one leads once they stop")
     func safeAndLive() async throws {
-        // Fresh seeds each run; a failure names its own, which HEARTH_ELECTION_SEED replays alone.
+        // Fresh seeds each run; a failure names its own, whose faults HEARTH_ELECTION_SEED replays.
         // (No shrinking: a seed has no smaller form.)
         let replay = ProcessInfo.processInfo.environment["HEARTH_ELECTION_SEED"].flatMap { UInt64($0) }
         for _ in 0..<(replay == nil ? 6 : 1) {
