@@ -4,18 +4,16 @@ import HearthStore
 /// What sealing personal data costs a durable sign-up (issue 31: at least 95% of before): the
 /// same sign-ups, an email, a password hash and a client address each, through the same group
 /// commit, into a store that seals them and one that writes them as Hearth did before sealing
-/// (format 1, in plain text), alternately, in the same run.
+/// (format 1, in plain text), side by side in the same run.
 extension LedgerBenchmark {
     /// Sign-ups a second into a sealing store and into an unsealed one, open side by side and
     /// fed in turns, the order flipping each turn: the host's drift over a round (page cache,
     /// writeback, other tenants) falls on both alike, where one store after the other measured
     /// it as much as the sealing.
     func signUpsSealedAndUnsealed(path: String) async throws -> (sealed: Double, unsealed: Double) {
-        var sealedOptions = AccountStore.Options()
-        sealedOptions.writesBeforeSealing = false
         var unsealedOptions = AccountStore.Options()
         unsealedOptions.writesBeforeSealing = true
-        let sealed = try DataDirectory(path + "-sealed").open(as: "hearth bench", options: sealedOptions)
+        let sealed = try DataDirectory(path + "-sealed").open(as: "hearth bench")
         let unsealed = try DataDirectory(path + "-unsealed").open(as: "hearth bench", options: unsealedOptions)
         defer {
             sealed.close()

@@ -1,75 +1,31 @@
+import HearthTesting
 import Synchronization
 
 @testable import HearthCluster
 
-/// A clock that moves only when the test says (`advance`): the elector's renewals, waits and
-/// fencing deadlines run on it, so a minute and a half of elections takes a few real seconds and
-/// every wait ends exactly when the test's time reaches it.
+/// The elector's clock for the simulation: `HearthTesting`'s `ManualClock`, which moves only when
+/// the test says, read as monotonic instants. A minute and a half of elections takes a few real
+/// seconds, and every wait ends exactly when the test's time reaches it.
 final class VirtualClock: ElectionClock {
-    private struct Sleeper {
-        var wake: Duration
-        var continuation: CheckedContinuation<Void, any Error>
-    }
-
-    private struct State {
-        var elapsed = Duration.zero
-        var sleepers: [Int: Sleeper] = [:]
-        /// Sleeps cancelled before they were registered.
-        var cancelled: Set<Int> = []
-        var nextID = 0
-    }
-
+    private let manual = ManualClock(0)
     let base = ContinuousClock.now
-    private let state = Mutex(State())
 
-    var elapsed: Duration { state.withLock { $0.elapsed } }
+    var elapsed: Duration { .milliseconds(manual.now()) }
     var now: ContinuousClock.Instant { base + elapsed }
-    /// How many tasks wait on this clock.
-    var sleeping: Int { state.withLock { $0.sleepers.count } }
 
+    /// Whole milliseconds, rounded up: a wait never ends before its time.
     func sleep(for duration: Duration) async throws {
-        let id = state.withLock { state in
-            defer { state.nextID += 1 }
-            return state.nextID
-        }
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let now: Result<Void, any Error>? = state.withLock { state in
-                    if state.cancelled.remove(id) != nil { return .failure(CancellationError()) }
-                    if duration <= .zero { return .success(()) }
-                    state.sleepers[id] = Sleeper(wake: state.elapsed + duration, continuation: continuation)
-                    return nil
-                }
-                if let now { continuation.resume(with: now) }
-            }
-        } onCancel: {
-            let sleeper = state.withLock { state in
-                guard let sleeper = state.sleepers.removeValue(forKey: id) else {
-                    state.cancelled.insert(id)
-                    return Sleeper?.none
-                }
-                return sleeper
-            }
-            sleeper?.continuation.resume(throwing: CancellationError())
-        }
+        let milliseconds = Int64((duration / .milliseconds(1)).rounded(.up))
+        try await manual.sleep(until: manual.now() + milliseconds)
     }
 
-    /// Moves time on by `step` and wakes every sleep that ends by then, earliest first.
-    func advance(by step: Duration) {
-        let woken = state.withLock { state in
-            state.elapsed += step
-            let due = state.sleepers.filter { $0.value.wake <= state.elapsed }.sorted { $0.value.wake < $1.value.wake }
-            for (id, _) in due { state.sleepers[id] = nil }
-            return due.map(\.value.continuation)
-        }
-        for continuation in woken { continuation.resume() }
-    }
+    func advance(by step: Duration) { manual.advance(milliseconds: Int64(step / .milliseconds(1))) }
 
     /// Waits (in real time, briefly) until at least `count` tasks sleep on the clock: the woken
     /// ones have done what they do before their next wait. Gives up after a while, which only
     /// means a slow task sees more of the test's time pass, as on a loaded machine.
     func settle(sleeping count: Int) async {
-        for _ in 0..<400 where sleeping < count {
+        for _ in 0..<400 where manual.sleeperCount < count {
             try? await Task.sleep(for: .microseconds(250))
         }
     }
