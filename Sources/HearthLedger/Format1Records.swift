@@ -48,12 +48,14 @@ extension PayloadCodec {
 extension Ledger {
     /// Appends `payloads` as format 1 records, personal data and client address in plain text,
     /// as a ledger written before sealing holds them; returns them as `append` does.
+    /// `version`: the stream's version, when the caller has read it already.
     @discardableResult
     package func appendBeforeSealing(
-        _ payloads: [EventPayload], to stream: StreamID, metadata: Metadata, at now: Int64, in txn: WriteTransaction
+        _ payloads: [EventPayload], to stream: StreamID, version known: UInt64? = nil, metadata: Metadata, at now: Int64,
+        in txn: WriteTransaction
     ) throws -> [EventEnvelope] {
         var head = try head(in: txn)
-        var version = try self.version(of: stream, in: txn)
+        var version = try known ?? self.version(of: stream, in: txn)
         var appended: [EventEnvelope] = []
         for payload in payloads {
             let (type, bytes) = PayloadCodec.encodeBeforeSealing(payload)

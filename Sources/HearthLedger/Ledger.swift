@@ -98,7 +98,9 @@ public struct Ledger: Sendable {
         let current = try version(of: stream, in: txn)
         guard expected.allows(current) else { throw LedgerError.wrongExpectedVersion(stream: stream, expected: expected, actual: current) }
         guard !payloads.isEmpty else { return [] }
-        if writesBeforeSealing { return try appendBeforeSealing(payloads, to: stream, metadata: metadata, at: now, in: txn) }
+        if writesBeforeSealing {
+            return try appendBeforeSealing(payloads, to: stream, version: current, metadata: metadata, at: now, in: txn)
+        }
         var head = try head(in: txn)
         // Recorded-at never goes backwards, so time filters can rely on sequence order.
         let recordedAt = max(now, head.recordedAt)
@@ -232,6 +234,20 @@ public struct Ledger: Sendable {
         var sequences: [UInt64] = []
         try txn.forEach(streams, prefix: Self.streamPrefix(stream)) { _, value in
             sequences.append(try BigEndianUInt64(decoding: value).value)
+            return .continue
+        }
+        return try envelopes(at: sequences, in: txn)
+    }
+
+    /// One stream's events recorded at or before `time`, in stream order: the later ones are
+    /// not read (recorded-at never decreases along the sequence, so a binary search bounds them).
+    public func events(of stream: StreamID, recordedThrough time: Int64, in txn: some Transaction) throws -> [EventEnvelope] {
+        let bound = time == .max ? nil : try firstSequence(recordedAtOrAfter: time + 1, in: txn)
+        var sequences: [UInt64] = []
+        try txn.forEach(streams, prefix: Self.streamPrefix(stream)) { _, value in
+            let sequence = try BigEndianUInt64(decoding: value).value
+            if let bound, sequence >= bound { return .stop }
+            sequences.append(sequence)
             return .continue
         }
         return try envelopes(at: sequences, in: txn)

@@ -173,7 +173,10 @@ public struct StoreAudit: Sendable {
     {
         var account: Account?
         var last: EventEnvelope?
-        for envelope in try translatingErrors({ try envelopes(of: .account(project, uid)) }) where envelope.recordedAt <= time {
+        let envelopes = try translatingErrors {
+            try store.environment.read { txn in try store.ledger.events(of: .account(project, uid), recordedThrough: time, in: txn) }
+        }
+        for envelope in envelopes {
             account = Evolve.account(account, envelope.payload, uid: uid, at: envelope.recordedAt)
             last = envelope
         }

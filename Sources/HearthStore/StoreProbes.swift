@@ -81,6 +81,32 @@ public enum StoreProbes {
         return copied
     }
 
+    /// The writer's seconds per job without the commit: `jobs` jobs run one after another in
+    /// one write transaction, as a batch runs them, then rolled back, so nothing is kept.
+    /// `job(index)` gives each job's metadata and body. On a shared host the durable rate moves
+    /// by several percent from run to run; this CPU-bound measure moves by far less, and shows
+    /// what a change to the write path costs each job.
+    public static func jobSeconds(
+        _ store: AccountStore, jobs: Int, _ job: @escaping (Int) -> (Metadata, (StoreTransaction) throws -> Void)
+    ) throws -> Double {
+        struct RolledBack: Error { var seconds: Double }
+        do {
+            try translatingErrors {
+                try store.environment.writer.perform { txn in
+                    let start = ContinuousClock.now
+                    for index in 0..<jobs {
+                        let (metadata, body) = job(index)
+                        _ = try store.job(txn, metadata, body)
+                    }
+                    throw RolledBack(seconds: seconds(since: start))
+                }
+            }
+        } catch let rolledBack as RolledBack {
+            return rolledBack.seconds / Double(jobs)
+        }
+        preconditionFailure("the probe's transaction always rolls back")
+    }
+
     /// The accounts' keys (`ledger.keys`): live, destroyed, and the bytes of the table's pages.
     public static func streamKeys(_ store: AccountStore) throws -> (live: Int, destroyed: Int, bytes: Int) {
         let counts = try translatingErrors { try store.environment.read { try store.ledger.keys.counts(in: $0) } }

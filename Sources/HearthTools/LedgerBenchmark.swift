@@ -52,7 +52,7 @@ public struct LedgerBenchmark {
         log("raw LMDB, 1000 events per commit …")
         let thousand = try StoreProbes.rawAppendRate(perCommit: 1000, commits: 200, path: directory + "/raw1000")
         var commits: [(group: Double, batch: Double, synchronous: (rate: Double, lagP50: Double, lagP99: Double))] = []
-        var signUps: [(sealed: Double, unsealed: Double)] = []
+        var signUps: [SealedSignUps] = []
         for round in 1...max(1, rounds) {
             log("round \(round): durable sign-ups (an email, a password, a client address), sealed and as before sealing …")
             signUps.append(try await signUpsSealedAndUnsealed(path: directory + "/signups-\(round)"))
@@ -67,6 +67,7 @@ public struct LedgerBenchmark {
         }
         let (group, batch, synchronous) = Self.medianRound(commits) { $0.synchronous.rate / $0.group }
         let sealedSignUps = Self.medianRound(signUps) { $0.sealed / $0.unsealed }
+        let signUpJobs = Self.medianRound(signUps) { $0.sealedJob / $0.unsealedJob }
         log("building a \(rebuildEvents)-event ledger for the rebuild …")
         let (scan, decode, rebuild, sealing, apply, history, keys) = try await rebuildVersusScan(path: directory + "/rebuild", log: log)
         return [
@@ -81,6 +82,12 @@ public struct LedgerBenchmark {
                 name: "Durable sign-up, personal data sealed", rate: sealedSignUps.sealed, unit: "sign-ups/s",
                 ceiling: "sign-up before sealing", ratio: sealedSignUps.sealed / sealedSignUps.unsealed,
                 note: "target ≥ 95% of before; median of \(Self.ratios(signUps) { $0.sealed / $0.unsealed })"),
+            Row(
+                name: "Writer's time per sign-up job, sealed (no commit)", rate: signUpJobs.sealedJob * 1e6, unit: "µs each",
+                ceiling: "before sealing", ratio: signUpJobs.sealedJob / signUpJobs.unsealedJob,
+                note:
+                    "before sealing \(format1(signUpJobs.unsealedJob * 1e6)) µs; ratios \(Self.ratios(signUps) { $0.sealedJob / $0.unsealedJob })"
+            ),
             Row(
                 name: "Hearth group commit, one synchronous follower", rate: synchronous.rate, unit: "commands/s",
                 ceiling: "group commit, one node", ratio: synchronous.rate / group,

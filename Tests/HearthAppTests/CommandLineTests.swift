@@ -149,7 +149,8 @@ struct CommandLineTests {
         ])
         #expect(bench.status == 0)
         for row in [
-            "LMDB commit per event", "Hearth group commit", "Projection rebuild", "One account's 100-event history, by uid",
+            "LMDB commit per event", "Hearth group commit", "Durable sign-up, personal data sealed",
+            "Writer's time per sign-up job, sealed", "Projection rebuild", "One account's 100-event history, by uid",
             "Key table per account",
         ] {
             #expect(bench.standardOutput.contains(row), "no \(row) row in:\n\(bench.standardOutput)")
