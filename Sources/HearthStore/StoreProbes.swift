@@ -83,9 +83,9 @@ public enum StoreProbes {
 
     /// The writer's seconds per job without the commit: `jobs` jobs run one after another in
     /// one write transaction, as a batch runs them, then rolled back, so nothing is kept.
-    /// `job(index)` gives each job's metadata and body. On a shared host the durable rate moves
-    /// by several percent from run to run; this CPU-bound measure moves by far less, and shows
-    /// what a change to the write path costs each job.
+    /// `job(index)` gives each job's metadata and body. What a change to the write path costs
+    /// each job shows here without the fsync's latency, which on a shared host moves the durable
+    /// rate by several percent from run to run.
     public static func jobSeconds(
         _ store: AccountStore, jobs: Int, _ job: @escaping (Int) -> (Metadata, (StoreTransaction) throws -> Void)
     ) throws -> Double {
