@@ -231,12 +231,7 @@ public struct Ledger: Sendable {
 
     /// One stream's events, in stream order: O(events in the stream), whatever the ledger's size.
     public func events(of stream: StreamID, in txn: some Transaction) throws -> [EventEnvelope] {
-        var sequences: [UInt64] = []
-        try txn.forEach(streams, prefix: Self.streamPrefix(stream)) { _, value in
-            sequences.append(try BigEndianUInt64(decoding: value).value)
-            return .continue
-        }
-        return try envelopes(at: sequences, in: txn)
+        try events(of: stream, recordedThrough: .max, in: txn)
     }
 
     /// One stream's events recorded at or before `time`, in stream order: the later ones are
