@@ -56,9 +56,9 @@ let package = Package(
         // The formats on the wire, below everything that parses a request or a config file:
         // JSON (a bounded parser and its value), form encoding, base64url.
         .target(name: "HearthWire", swiftSettings: strict),
-        // The kernel's randomness (pooled) and AES-256-GCM through Nettle, for the ledger's data
+        // Randomness (OpenSSL's DRBG, pooled) and AES-256-GCM through Nettle, for the ledger's data
         // keys and the auth services' secrets alike.
-        .target(name: "HearthCrypto", dependencies: ["CNettle"], swiftSettings: strict),
+        .target(name: "HearthCrypto", dependencies: ["CNettle", "CLibCrypto"], swiftSettings: strict),
         .target(
             name: "HearthLedger",
             dependencies: ["LMDB", "HearthDomain", "HearthCrypto", .product(name: "Crypto", package: "swift-crypto")],

@@ -54,16 +54,26 @@ public final class AES256GCMKey {
     public func seal(
         _ plaintext: UnsafeRawBufferPointer, authenticating associatedData: UnsafeRawBufferPointer, appendingTo output: inout [UInt8]
     ) throws(AES256GCMError) {
-        let start = output.count
-        output.append(contentsOf: repeatElement(0, count: Self.overhead + plaintext.count))
-        output.withUnsafeMutableBytes { buffer in
-            let nonce = UnsafeMutableRawBufferPointer(rebasing: buffer[start..<(start + Self.nonceSize)])
-            SecureRandom.fill(nonce)
-            let body = buffer.baseAddress! + start + Self.nonceSize
-            begin(nonce: nonce.baseAddress!, associatedData)
-            if !plaintext.isEmpty { nettle_gcm_aes256_encrypt(context, plaintext.count, bytes(body), bytes(plaintext.baseAddress)) }
-            nettle_gcm_aes256_digest(context, Self.tagSize, bytes(body + plaintext.count))
+        // Sealed on the stack and copied: an array grown by zeros first costs more than the seal.
+        withUnsafeTemporaryAllocation(byteCount: Self.overhead + plaintext.count, alignment: 16) { box in
+            seal(plaintext, authenticating: associatedData, into: box)
+            output.append(contentsOf: UnsafeRawBufferPointer(box))
         }
+    }
+
+    /// Seals `plaintext` under a fresh random nonce, bound to `associatedData`, into `box`
+    /// (exactly `overhead` bytes more than the plaintext): `nonce | ciphertext | tag`.
+    public func seal(
+        _ plaintext: UnsafeRawBufferPointer, authenticating associatedData: UnsafeRawBufferPointer,
+        into box: UnsafeMutableRawBufferPointer
+    ) {
+        precondition(box.count == Self.overhead + plaintext.count, "room for the sealed message")
+        let nonce = UnsafeMutableRawBufferPointer(rebasing: box[..<Self.nonceSize])
+        SecureRandom.fill(nonce)
+        let body = box.baseAddress! + Self.nonceSize
+        begin(nonce: nonce.baseAddress!, associatedData)
+        if !plaintext.isEmpty { nettle_gcm_aes256_encrypt(context, plaintext.count, bytes(body), bytes(plaintext.baseAddress)) }
+        nettle_gcm_aes256_digest(context, Self.tagSize, bytes(body + plaintext.count))
     }
 
     /// Opens `nonce | ciphertext | tag` bound to `associatedData`; throws `.authenticationFailure`

@@ -13,6 +13,12 @@ public struct ByteWriter: Sendable {
     /// Empties the buffer but keeps its capacity, to encode many records with one allocation.
     public mutating func removeAll() { bytes.removeAll(keepingCapacity: true) }
 
+    /// `removeAll`, the bytes zeroed first: a buffer reused for plaintext holds only the last.
+    public mutating func wipeAll() {
+        bytes.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) }
+        bytes.removeAll(keepingCapacity: true)
+    }
+
     public mutating func write(_ byte: UInt8) { bytes.append(byte) }
 
     public mutating func write(_ value: Bool) { bytes.append(value ? 1 : 0) }
@@ -50,6 +56,15 @@ public struct ByteWriter: Sendable {
     }
 
     public mutating func write(raw value: some Sequence<UInt8>) { bytes.append(contentsOf: value) }
+
+    /// Appends `count` bytes that `fill` writes (a sealed part, say), without first growing the
+    /// buffer by zeros.
+    public mutating func write(count: Int, _ fill: (UnsafeMutableRawBufferPointer) throws -> Void) rethrows {
+        try withUnsafeTemporaryAllocation(byteCount: count, alignment: 16) { buffer in
+            try fill(buffer)
+            bytes.append(contentsOf: UnsafeRawBufferPointer(buffer))
+        }
+    }
 
     public mutating func write<T>(_ value: T?, _ encode: (inout ByteWriter, T) -> Void) {
         guard let value else { return write(UInt8(0)) }

@@ -199,6 +199,17 @@ public enum RecordFormat {
         metadata: Metadata, sealed: [UInt8]?, previousHash: ChainHash
     ) -> [UInt8] {
         var writer = ByteWriter(capacity: 256)
+        encodeUnhashed(
+            into: &writer, sequence: sequence, recordedAt: recordedAt, stream: stream, streamVersion: streamVersion, type: type,
+            payload: payload, metadata: metadata, sealed: sealed, previousHash: previousHash)
+        return writer.bytes
+    }
+
+    /// `encodeUnhashed`, appended to `writer` (the writer's buffer reused from record to record).
+    static func encodeUnhashed(
+        into writer: inout ByteWriter, sequence: UInt64, recordedAt: Int64, stream: StreamID, streamVersion: UInt64,
+        type: EventType, payload: [UInt8], metadata: Metadata, sealed: [UInt8]?, previousHash: ChainHash
+    ) {
         writer.write(sealed == nil ? 1 : version)
         writer.write(bigEndian: sequence)
         writer.write(bigEndian: UInt64(bitPattern: recordedAt))
@@ -213,21 +224,21 @@ public enum RecordFormat {
         writer.write(bytes: payload)
         if let sealed { writer.write(bytes: sealed) }
         previousHash.withBytes { writer.write(raw: $0) }
-        return writer.bytes
     }
 
-    /// The sealed part of a record: `plaintext` under `key` at `generation`, bound to `sequence`.
-    static func seal(_ plaintext: [UInt8], key: AES256GCMKey, generation: UInt64, owner: StreamID?, sequence: UInt64) throws
-        -> [UInt8]
-    {
-        var writer = ByteWriter(capacity: plaintext.count + AES256GCMKey.overhead + 40)
+    /// The sealed part of a record, appended to `writer`: `plaintext` under `key` at
+    /// `generation`, bound to `sequence`.
+    static func seal(
+        _ plaintext: UnsafeRawBufferPointer, key: AES256GCMKey, generation: UInt64, owner: StreamID?, sequence: UInt64,
+        into writer: inout ByteWriter
+    ) {
         writer.write(varint: generation)
         if case .account(_, let uid)? = owner { writer.write(uid.rawValue as String?) } else { writer.write(nil as String?) }
-        var sealed = writer.bytes
-        try plaintext.withUnsafeBytes { plaintext in
-            try withUnsafeBytes(of: sequence.bigEndian) { try key.seal(plaintext, authenticating: $0, appendingTo: &sealed) }
+        withUnsafeBytes(of: sequence.bigEndian) { sequence in
+            writer.write(count: plaintext.count + AES256GCMKey.overhead) {
+                key.seal(plaintext, authenticating: sequence, into: $0)
+            }
         }
-        return sealed
     }
 
     /// Decodes a whole record (hash not checked here; `LedgerVerifier` does that), opening its

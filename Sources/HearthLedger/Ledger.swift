@@ -108,18 +108,28 @@ public struct Ledger: Sendable {
         appended.reserveCapacity(payloads.count)
         var sealingKey: (owner: StreamID, generation: UInt64, key: AES256GCMKey)?
         let cache = cache ?? StreamKeys.Cache()
-        for (offset, payload) in payloads.enumerated() {
+        // The transaction's buffers, held in locals while in use: a class's stored properties
+        // written in place are checked for exclusive access at run time, each time.
+        let scratch = txn.kept(RecordScratch.init)
+        var buffers = scratch.take()
+        defer { scratch.keep(buffers) }
+        var offset = 0
+        for payload in payloads {
+            defer { offset += 1 }
             let sequence = head.sequence + 1
             let streamVersion = current + UInt64(offset) + 1
-            let parts = PayloadCodec.encode(payload)
+            buffers.empty()
+            // The sealed plaintext is the client address, then the payload's personal fields.
+            buffers.plaintext.write(metadata.clientIp)
+            let hasPersonal = PayloadCodec.encode(payload, open: &buffers.open, personal: &buffers.plaintext)
             var recorded = metadata
             var open = metadata
-            var sealed: [UInt8] = []
+            var isSealed = false
             if let owner = PersonalData.keyOwner(of: stream, payload) {
                 open.clientIp = nil
                 if PersonalData.forgets(payload) {
                     recorded.clientIp = nil
-                } else if parts.personal != nil || metadata.clientIp != nil {
+                } else if hasPersonal || metadata.clientIp != nil {
                     if sealingKey?.owner != owner {
                         // A stream's first event is this append's first record.
                         let firstOfAppend = head.sequence + 1 - UInt64(offset)
@@ -136,20 +146,21 @@ public struct Ledger: Sendable {
                         }
                     }
                     let sealer = sealingKey!
-                    var plaintext = ByteWriter(capacity: 128)
-                    plaintext.write(metadata.clientIp)
-                    plaintext.write(raw: parts.personal ?? [])
-                    sealed = try RecordFormat.seal(
-                        plaintext.bytes, key: sealer.key, generation: sealer.generation,
-                        owner: sealer.owner == stream ? nil : sealer.owner, sequence: sequence)
+                    buffers.plaintext.bytes.withUnsafeBytes { plaintext in
+                        RecordFormat.seal(
+                            plaintext, key: sealer.key, generation: sealer.generation,
+                            owner: sealer.owner == stream ? nil : sealer.owner, sequence: sequence, into: &buffers.sealed)
+                    }
+                    isSealed = true
                 }
             }
-            var record = RecordFormat.encodeUnhashed(
-                sequence: sequence, recordedAt: recordedAt, stream: stream, streamVersion: streamVersion, type: payload.type,
-                payload: parts.open, metadata: open, sealed: sealed, previousHash: head.hash)
-            let hash = record.withUnsafeBytes { ChainHash.of($0) }
-            record.append(contentsOf: hash)
-            try txn.put(events, BigEndianUInt64(sequence), record, options: .append)
+            RecordFormat.encodeUnhashed(
+                into: &buffers.record, sequence: sequence, recordedAt: recordedAt, stream: stream, streamVersion: streamVersion,
+                type: payload.type, payload: buffers.open.bytes, metadata: open, sealed: buffers.sealed.bytes,
+                previousHash: head.hash)
+            let hash = buffers.record.bytes.withUnsafeBytes { ChainHash.of($0) }
+            hash.withBytes { buffers.record.write(raw: $0) }
+            try txn.put(events, BigEndianUInt64(sequence), buffers.record.bytes, options: .append)
             try txn.put(streams, Self.streamKey(stream, streamVersion), BigEndianUInt64(sequence), options: .noOverwrite)
             if PersonalData.forgets(payload), PersonalData.keyOwner(of: stream, payload) != nil {
                 try keys.destroy(stream, in: txn, cache: cache)
@@ -159,10 +170,42 @@ public struct Ledger: Sendable {
                 EventEnvelope(
                     sequence: sequence, stream: stream, streamVersion: streamVersion, type: payload.type,
                     recordedAt: recordedAt, metadata: recorded, payload: payload, previousHash: head.hash, hash: hash,
-                    personalData: sealed.isEmpty ? .none : .sealed))
+                    personalData: isSealed ? .sealed : .none))
             head = Head(sequence: sequence, hash: hash, recordedAt: recordedAt)
         }
         return appended
+    }
+
+    /// The buffers records are encoded in, emptied and reused from record to record: a record
+    /// costs no allocation of its own.
+    private struct RecordBuffers {
+        var open = ByteWriter(capacity: 256)
+        /// What is sealed: the client address and the payload's personal fields. Zeroed as it is
+        /// emptied, so it holds no record's but the one being written.
+        var plaintext = ByteWriter(capacity: 256)
+        var sealed = ByteWriter(capacity: 256)
+        var record = ByteWriter(capacity: 512)
+
+        mutating func empty() {
+            open.removeAll()
+            plaintext.wipeAll()
+            sealed.removeAll()
+            record.removeAll()
+        }
+    }
+
+    /// A write transaction's `RecordBuffers`, from one append to the next.
+    private final class RecordScratch {
+        private var kept: RecordBuffers?
+
+        func take() -> RecordBuffers {
+            defer { kept = nil }
+            return kept ?? RecordBuffers()
+        }
+
+        func keep(_ buffers: RecordBuffers) { kept = buffers }
+
+        deinit { kept?.plaintext.wipeAll() }
     }
 
     /// Decodes a record, its personal data opened with its stream's key (or erased with it).

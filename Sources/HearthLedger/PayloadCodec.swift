@@ -18,12 +18,20 @@ public enum PayloadCodec {
     }
 
     public static func encode(_ payload: EventPayload) -> Parts {
-        var writer = ByteWriter()
-        var personal: [UInt8]?
+        var open = ByteWriter()
+        var personal = ByteWriter()
+        let hasPersonal = encode(payload, open: &open, personal: &personal)
+        return Parts(open: open.bytes, personal: hasPersonal ? personal.bytes : nil)
+    }
+
+    /// Appends the payload's readable part to `writer` and its personal fields to `personal`
+    /// (a writer's buffers reused from record to record); returns whether the type has personal
+    /// fields.
+    public static func encode(_ payload: EventPayload, open writer: inout ByteWriter, personal: inout ByteWriter) -> Bool {
+        var hasPersonal = false
         func seal(_ body: (inout ByteWriter) -> Void) {
-            var sealed = ByteWriter()
-            body(&sealed)
-            personal = sealed.bytes
+            body(&personal)
+            hasPersonal = true
         }
         switch payload {
         case .accountCreated(let event):
@@ -122,7 +130,7 @@ public enum PayloadCodec {
             writer.write(event.retireAfterSeconds)
         case .signingKeyActivated(let event), .signingKeyWithdrawn(let event): writer.write(event.keyId)
         }
-        return Parts(open: writer.bytes, personal: personal)
+        return hasPersonal
     }
 
     /// A record's personal part as a decoder gets it: opened, or erased with its key.

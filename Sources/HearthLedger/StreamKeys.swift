@@ -112,7 +112,7 @@ public struct StreamKeys: Sendable {
                 return nil
             }
             set {
-                entries.removeAll { $0.owner == owner }
+                if let index = entries.firstIndex(where: { $0.owner == owner }) { entries.remove(at: index) }
                 guard let newValue else { return }
                 if entries.count >= 16 { entries.removeFirst() }
                 entries.append((owner, newValue.generation, newValue.key))
@@ -140,17 +140,27 @@ public struct StreamKeys: Sendable {
             found = (latest.generation, try unwrap(wrapped, binding, of: owner, with: ledgerCipher))
         } else {
             let generation = (latest?.generation ?? 0) + 1
-            var fresh = SecureRandom.bytes(AES256GCMKey.keySize)
-            defer { wipe(&fresh) }
-            let entry = try wrap(fresh, .entry(first: first, generation: generation), with: ledgerCipher)
             let key = Self.entryKey(first, generation)
-            // A stream made in this append has the highest first sequence of all: its key goes last.
-            do {
-                try txn.put(table, key, entry, options: known == nil ? [] : .append)
-            } catch let error as LMDBError where error == .keyExists {
-                try txn.put(table, key, entry)
+            // The new key and its wrapped form on the stack, the key wiped as it goes.
+            let made = try withUnsafeTemporaryAllocation(byteCount: AES256GCMKey.keySize + Self.wrappedSize, alignment: 16) {
+                buffer in
+                defer { buffer.initializeMemory(as: UInt8.self, repeating: 0) }
+                let fresh = UnsafeMutableRawBufferPointer(rebasing: buffer[..<AES256GCMKey.keySize])
+                let wrapped = UnsafeMutableRawBufferPointer(rebasing: buffer[AES256GCMKey.keySize...])
+                SecureRandom.fill(fresh)
+                try KeyBinding.entry(first: first, generation: generation).withBytes {
+                    ledgerCipher.seal(UnsafeRawBufferPointer(fresh), authenticating: $0, into: wrapped)
+                }
+                let entry = UnsafeRawBufferPointer(wrapped)
+                // A stream made in this append has the highest first sequence of all: its key goes last.
+                do {
+                    try txn.putBytes(table, key, entry, options: known == nil ? [] : .append)
+                } catch let error as LMDBError where error == .keyExists {
+                    try txn.putBytes(table, key, entry)
+                }
+                return try AES256GCMKey(UnsafeRawBufferPointer(fresh))
             }
-            found = (generation, try AES256GCMKey(fresh))
+            found = (generation, made)
         }
         cache[owner] = found
         return found
@@ -379,15 +389,6 @@ public struct StreamKeys: Sendable {
                 return try context.bytes.withUnsafeBytes { try body($0) }
             }
         }
-    }
-
-    private func wrap(_ key: [UInt8], _ binding: KeyBinding, with ledgerCipher: AES256GCMKey) throws -> [UInt8] {
-        var wrapped: [UInt8] = []
-        wrapped.reserveCapacity(Self.wrappedSize)
-        try key.withUnsafeBytes { key in
-            try binding.withBytes { try ledgerCipher.seal(key, authenticating: $0, appendingTo: &wrapped) }
-        }
-        return wrapped
     }
 
     private func unwrap(

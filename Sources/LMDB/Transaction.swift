@@ -138,15 +138,17 @@ public final class WriteTransaction: Transaction {
     /// What the transaction's users set up once and reuse for its length, one per type (a
     /// cipher context, say): a batch of jobs pays for it once. Confined, like the transaction,
     /// to the writer thread, and gone with it.
-    private var kept: [ObjectIdentifier: AnyObject] = [:]
+    /// A few types at most, asked for on every record: a list searched in order, not a hash.
+    private var kept: [(type: ObjectIdentifier, object: AnyObject)] = []
 
     init(handle: OpaquePointer) { self.handle = handle }
 
     /// The object of type `T` this transaction keeps, made by `make` the first time.
     public func kept<T: AnyObject>(_ make: () throws -> T) rethrows -> T {
-        if let object = kept[ObjectIdentifier(T.self)] { return unsafeDowncast(object, to: T.self) }
+        let type = ObjectIdentifier(T.self)
+        for entry in kept where entry.type == type { return unsafeDowncast(entry.object, to: T.self) }
         let object = try make()
-        kept[ObjectIdentifier(T.self)] = object
+        kept.append((type, object))
         return object
     }
 

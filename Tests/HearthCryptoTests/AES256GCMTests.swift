@@ -33,6 +33,14 @@ struct AES256GCMTests {
 
         let theirs = try AES.GCM.seal(plaintext, using: swiftKey, authenticating: associatedData).combined!
         #expect(try open(Array(theirs), with: key, authenticating: associatedData) == plaintext)
+
+        // Sealed in place, into a buffer of exactly its size: the same message format.
+        var inPlace = [UInt8](repeating: 0, count: plaintext.count + AES256GCMKey.overhead)
+        plaintext.withUnsafeBytes { text in
+            associatedData.withUnsafeBytes { data in inPlace.withUnsafeMutableBytes { key.seal(text, authenticating: data, into: $0) } }
+        }
+        let inPlaceOpened = try AES.GCM.open(AES.GCM.SealedBox(combined: inPlace), using: swiftKey, authenticating: associatedData)
+        #expect(Array(inPlaceOpened) == plaintext)
     }
 
     @Test("one key seals and opens in turn, many times")
