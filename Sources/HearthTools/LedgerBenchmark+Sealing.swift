@@ -24,6 +24,7 @@ extension LedgerBenchmark {
         let turns = 8
         let perTurn = max(groupCommitCommands / turns, submitters)
         var seconds = (sealed: 0.0, unsealed: 0.0)
+        let writerBefore = (sealed: WriterTime(sealed), unsealed: WriterTime(unsealed))
         for turn in 0..<turns {
             for store in turn % 2 == 0 ? [sealed, unsealed] : [unsealed, sealed] {
                 let rate = try await signUps(store: store, commands: perTurn, turn: turn)
@@ -31,18 +32,68 @@ extension LedgerBenchmark {
             }
         }
         let total = Double(perTurn * turns)
+        let writer = (
+            sealed: WriterTime(sealed).perSignUp(since: writerBefore.sealed, signUps: total),
+            unsealed: WriterTime(unsealed).perSignUp(since: writerBefore.unsealed, signUps: total)
+        )
         let jobs = try signUpJobSeconds(sealed: sealed, unsealed: unsealed)
         return SealedSignUps(
-            sealed: total / seconds.sealed, unsealed: total / seconds.unsealed, sealedJob: jobs.sealed, unsealedJob: jobs.unsealed)
+            sealed: total / seconds.sealed, unsealed: total / seconds.unsealed, sealedJob: jobs.sealed, unsealedJob: jobs.unsealed,
+            sealedWriter: writer.sealed, unsealedWriter: writer.unsealed)
     }
 
-    /// A round's durable sign-ups a second, and the writer's seconds per sign-up job without its
-    /// commit, into each store.
+    /// A round's durable sign-ups a second, the writer's seconds per sign-up job without its
+    /// commit (the rolled-back probe), and where the writer's time per durable sign-up went,
+    /// into each store.
     struct SealedSignUps {
         var sealed: Double
         var unsealed: Double
         var sealedJob: Double
         var unsealedJob: Double
+        var sealedWriter: WriterTime
+        var unsealedWriter: WriterTime
+    }
+
+    /// The writer's seconds per durable sign-up, running its job and in its batch's commit (its
+    /// share of the page writes and fsyncs).
+    struct WriterTime {
+        var runningJobs: Double
+        var committing: Double
+        /// Batches (commits) per sign-up.
+        var batches: Double
+
+        init(runningJobs: Double, committing: Double, batches: Double) {
+            self.runningJobs = runningJobs
+            self.committing = committing
+            self.batches = batches
+        }
+
+        /// The store's totals so far.
+        init(_ store: AccountStore) {
+            let seconds = StoreProbes.writerSeconds(store)
+            self.init(
+                runningJobs: seconds.runningJobs, committing: seconds.committing,
+                batches: Double(StoreProbes.writerCounts(store).batches))
+        }
+
+        func perSignUp(since before: WriterTime, signUps: Double) -> WriterTime {
+            WriterTime(
+                runningJobs: (runningJobs - before.runningJobs) / signUps, committing: (committing - before.committing) / signUps,
+                batches: (batches - before.batches) / signUps)
+        }
+    }
+
+    /// Every round's writer time per sign-up, averaged, into each store: the commit's share moves
+    /// with the disk from round to round, and a mean over all of them moves least.
+    static func meanWriterTime(_ rounds: [SealedSignUps]) -> (sealed: WriterTime, unsealed: WriterTime) {
+        let count = Double(max(rounds.count, 1))
+        func mean(_ time: (SealedSignUps) -> WriterTime) -> WriterTime {
+            WriterTime(
+                runningJobs: rounds.reduce(0) { $0 + time($1).runningJobs } / count,
+                committing: rounds.reduce(0) { $0 + time($1).committing } / count,
+                batches: rounds.reduce(0) { $0 + time($1).batches } / count)
+        }
+        return (mean(\.sealedWriter), mean(\.unsealedWriter))
     }
 
     /// The writer's time per sign-up job, without the commit, in each store (the same jobs as

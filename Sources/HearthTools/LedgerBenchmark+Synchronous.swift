@@ -11,7 +11,7 @@ extension LedgerBenchmark {
     /// batches applied and fsynced on the same disk. Returns the leader's rate and the
     /// replication lag (ms from the leader's recording of a batch's last record to the
     /// follower's commit) at the 50th and 99th percentiles.
-    func synchronousGroupCommit(path: String) async throws -> (rate: Double, lagP50: Double, lagP99: Double) {
+    func synchronousGroupCommit(path: String, load: Load) async throws -> (rate: Double, lagP50: Double, lagP99: Double) {
         let leader = try DataDirectory(path).open(as: "hearth bench")
         defer { leader.close() }
         try FileManager.default.createDirectory(atPath: path + "-follower", withIntermediateDirectories: true)
@@ -37,7 +37,7 @@ extension LedgerBenchmark {
             }
         }
         defer { pump.cancel() }
-        let (rate, _) = try await groupCommit(store: leader)
+        let (rate, _) = try await groupCommit(store: leader, load: load)
         let sorted = lags.withLock { $0 }.sorted()
         func percentile(_ p: Double) -> Double {
             sorted.isEmpty ? .nan : Double(sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))])

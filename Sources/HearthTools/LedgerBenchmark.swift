@@ -16,6 +16,9 @@ public struct LedgerBenchmark {
     public var rawCommits = 2_000
     public var groupCommitCommands = 20_000
     public var submitters = 64
+    /// Submitters for the capacity rows: enough that the batches, not the clients' waits for
+    /// their answers, set the rate.
+    public var saturatingSubmitters = 1_024
     public var rebuildEvents = 1_000_000
     /// Rounds of each cluster comparison (a cluster row and its ceiling, alternately); the round
     /// with the median ratio is reported, as the host's noise moves single runs by a fifth.
@@ -52,22 +55,21 @@ public struct LedgerBenchmark {
         log("raw LMDB, 1000 events per commit …")
         let thousand = try StoreProbes.rawAppendRate(perCommit: 1000, commits: 200, path: directory + "/raw1000")
         var commits: [(group: Double, batch: Double, synchronous: (rate: Double, lagP50: Double, lagP99: Double))] = []
+        var saturated: [(group: Double, batch: Double, synchronous: (rate: Double, lagP50: Double, lagP99: Double))] = []
+        let load = Load(submitters: submitters, commands: groupCommitCommands)
+        let saturating = Load(submitters: saturatingSubmitters, commands: max(groupCommitCommands, saturatingSubmitters * 20))
         var signUps: [SealedSignUps] = []
         for round in 1...max(1, rounds) {
             log("round \(round): durable sign-ups (an email, a password, a client address), sealed and as before sealing …")
             signUps.append(try await signUpsSealedAndUnsealed(path: directory + "/signups-\(round)"))
-            log("round \(round): Hearth group commit, \(submitters) concurrent submitters, \(groupCommitCommands) commands …")
-            let (group, batch) = try await groupCommit(path: directory + "/group-\(round)")
-            log("round \(round): the same on a leader with one synchronous follower …")
-            let synchronous = try await synchronousGroupCommit(path: directory + "/synchronous-\(round)")
-            commits.append((group, batch, synchronous))
-            removeTree(directory + "/group-\(round)")
-            removeTree(directory + "/synchronous-\(round)")
-            removeTree(directory + "/synchronous-\(round)-follower")
+            commits.append(try await clusterRound(round, load: load, log: log))
+            saturated.append(try await clusterRound(round, load: saturating, log: log))
         }
         let (group, batch, synchronous) = Self.medianRound(commits) { $0.synchronous.rate / $0.group }
+        let capacity = Self.medianRound(saturated) { $0.synchronous.rate / $0.group }
         let sealedSignUps = Self.medianRound(signUps) { $0.sealed / $0.unsealed }
         let signUpJobs = Self.medianRound(signUps) { $0.sealedJob / $0.unsealedJob }
+        let writerTime = Self.meanWriterTime(signUps)
         log("building a \(rebuildEvents)-event ledger for the rebuild …")
         let (scan, decode, rebuild, sealing, apply, history, keys) = try await rebuildVersusScan(path: directory + "/rebuild", log: log)
         return [
@@ -83,18 +85,43 @@ public struct LedgerBenchmark {
                 ceiling: "sign-up before sealing", ratio: sealedSignUps.sealed / sealedSignUps.unsealed,
                 note: "target ≥ 95% of before; median of \(Self.ratios(signUps) { $0.sealed / $0.unsealed })"),
             Row(
-                name: "Writer's time per sign-up job, sealed (no commit)", rate: signUpJobs.sealedJob * 1e6, unit: "µs each",
+                name: "Writer's CPU time per sign-up job, sealed (no commit)", rate: signUpJobs.sealedJob * 1e6, unit: "µs each",
                 ceiling: "before sealing", ratio: signUpJobs.sealedJob / signUpJobs.unsealedJob,
                 note:
                     "before sealing \(format1(signUpJobs.unsealedJob * 1e6)) µs; ratios \(Self.ratios(signUps) { $0.sealedJob / $0.unsealedJob })"
             ),
             Row(
+                name: "Writer per durable sign-up, sealed: its job", rate: writerTime.sealed.runningJobs * 1e6, unit: "µs each",
+                ceiling: "before sealing", ratio: writerTime.sealed.runningJobs / writerTime.unsealed.runningJobs,
+                note:
+                    "before sealing \(format1(writerTime.unsealed.runningJobs * 1e6)) µs; every round's mean; ratios \(Self.ratios(signUps) { $0.sealedWriter.runningJobs / $0.unsealedWriter.runningJobs })"
+            ),
+            Row(
+                name: "Writer per durable sign-up, sealed: its commit", rate: writerTime.sealed.committing * 1e6, unit: "µs each",
+                ceiling: "before sealing", ratio: writerTime.sealed.committing / writerTime.unsealed.committing,
+                note:
+                    "before sealing \(format1(writerTime.unsealed.committing * 1e6)) µs; batches of \(format1(1 / writerTime.sealed.batches)) and \(format1(1 / writerTime.unsealed.batches)); every round's mean; ratios \(Self.ratios(signUps) { $0.sealedWriter.committing / $0.unsealedWriter.committing })"
+            ),
+            Row(
                 name: "Hearth group commit, one synchronous follower", rate: synchronous.rate, unit: "commands/s",
                 ceiling: "group commit, one node", ratio: synchronous.rate / group,
-                note: "target ≥ 70% of one node; median of \(Self.ratios(commits) { $0.synchronous.rate / $0.group })"),
+                note:
+                    "\(submitters) submitters, each waiting for its answer: two fsyncs in turn bound the rate; median of \(Self.ratios(commits) { $0.synchronous.rate / $0.group })"
+            ),
             Row(
                 name: "Replication lag under that load, p99", rate: synchronous.lagP99, unit: "ms",
                 note: "p50 \(format1(synchronous.lagP50)) ms; target p99 < 50 ms"),
+            Row(
+                name: "Hearth group commit, \(saturatingSubmitters) submitters (avg batch \(format1(capacity.batch)))",
+                rate: capacity.group,
+                unit: "commands/s"),
+            Row(
+                name: "The same, one synchronous follower (capacity)", rate: capacity.synchronous.rate, unit: "commands/s",
+                ceiling: "group commit, one node, as many submitters", ratio: capacity.synchronous.rate / capacity.group,
+                note: "target ≥ 70% of one node; median of \(Self.ratios(saturated) { $0.synchronous.rate / $0.group })"),
+            Row(
+                name: "Replication lag under that load, p99", rate: capacity.synchronous.lagP99, unit: "ms",
+                note: "p50 \(format1(capacity.synchronous.lagP50)) ms"),
             Row(name: "LMDB cursor scan of the ledger (ceiling)", rate: scan, unit: "records/s"),
             Row(name: "Scan + decode every event", rate: decode, unit: "events/s", ceiling: "cursor scan", ratio: decode / scan),
             Row(name: "Projection rebuild", rate: rebuild, unit: "events/s", ceiling: "cursor scan", ratio: rebuild / scan),
@@ -114,17 +141,38 @@ public struct LedgerBenchmark {
         ]
     }
 
-    private func groupCommit(path: String) async throws -> (Double, Double) {
-        let store = try DataDirectory(path).open(as: "hearth bench")
-        defer { store.close() }
-        return try await groupCommit(store: store)
+    /// How many tasks submit at once, and how many commands in all.
+    struct Load {
+        var submitters: Int
+        var commands: Int
     }
 
-    /// Sign-ups from `submitters` tasks at once: commands a second, and the mean batch.
-    func groupCommit(store: AccountStore) async throws -> (Double, Double) {
+    /// One round of a cluster row and its ceiling at `load`: group commit on one node, then on
+    /// a leader with one synchronous follower.
+    private func clusterRound(_ round: Int, load: Load, log: (String) -> Void) async throws -> (
+        group: Double, batch: Double, synchronous: (rate: Double, lagP50: Double, lagP99: Double)
+    ) {
+        log("round \(round): Hearth group commit, \(load.submitters) concurrent submitters, \(load.commands) commands …")
+        let (group, batch) = try await groupCommit(path: directory + "/group-\(round)", load: load)
+        log("round \(round): the same on a leader with one synchronous follower …")
+        let synchronous = try await synchronousGroupCommit(path: directory + "/synchronous-\(round)", load: load)
+        removeTree(directory + "/group-\(round)")
+        removeTree(directory + "/synchronous-\(round)")
+        removeTree(directory + "/synchronous-\(round)-follower")
+        return (group, batch, synchronous)
+    }
+
+    private func groupCommit(path: String, load: Load) async throws -> (Double, Double) {
+        let store = try DataDirectory(path).open(as: "hearth bench")
+        defer { store.close() }
+        return try await groupCommit(store: store, load: load)
+    }
+
+    /// Sign-ups from `load.submitters` tasks at once: commands a second, and the mean batch.
+    func groupCommit(store: AccountStore, load: Load) async throws -> (Double, Double) {
         let metadata = Metadata(actor: .system, actorId: "bench")
         let before = StoreProbes.writerCounts(store)
-        let rate = try await fromEverySubmitter { submitter, index in
+        let rate = try await fromEverySubmitter(commands: load.commands, submitters: load.submitters) { submitter, index in
             let uid = UserID("g\(submitter)-\(index)")!
             // Created now, as a sign-up is: the creation listing then grows at its end.
             let created = AccountCreated(method: .anonymous, createdAt: store.clock.now())
@@ -139,8 +187,9 @@ public struct LedgerBenchmark {
     /// shared among `submitters` concurrent tasks, each going through its own in order; returns
     /// the calls a second.
     func fromEverySubmitter(
-        commands: Int? = nil, _ body: @escaping @Sendable (_ submitter: Int, _ index: Int) async throws -> Void
+        commands: Int? = nil, submitters: Int? = nil, _ body: @escaping @Sendable (_ submitter: Int, _ index: Int) async throws -> Void
     ) async throws -> Double {
+        let submitters = submitters ?? self.submitters
         let perSubmitter = (commands ?? groupCommitCommands) / submitters
         let start = ContinuousClock.now
         try await withThrowingTaskGroup(of: Void.self) { group in

@@ -18,6 +18,10 @@ public final class Writer: @unchecked Sendable {
         public var batches = 0
         public var jobs = 0
         public var mapGrowths = 0
+        /// The committed batches' time running their jobs, and in their commits (writing the
+        /// pages and the fsyncs): where the writer's time goes.
+        public var runningJobs = Duration.zero
+        public var committing = Duration.zero
     }
 
     /// One committed batch, for an observer (metrics): how many jobs shared it, and how long
@@ -137,6 +141,7 @@ public final class Writer: @unchecked Sendable {
         var growths = 0
         attempt: while true {
             let txn: WriteTransaction
+            let begun = ContinuousClock.now
             do {
                 txn = try environment.beginWrite()
             } catch {
@@ -182,6 +187,8 @@ public final class Writer: @unchecked Sendable {
                 stats.batches += 1
                 stats.jobs += live.count
                 stats.mapGrowths += growths
+                stats.runningJobs += commitStart - begun
+                stats.committing += commitDuration
                 return self.observer
             }
             observer?(Commit(jobs: live.count, commitDuration: commitDuration))

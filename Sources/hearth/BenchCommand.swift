@@ -34,6 +34,8 @@ struct Bench: AsyncParsableCommand {
         @Option(help: "Events in the ledger that is rebuilt.") var events = 1_000_000
         @Option(help: "Commands for the group-commit run.") var commands = 20_000
         @Option(help: "Concurrent submitters for the group-commit run.") var submitters = 64
+        @Option(help: "Concurrent submitters for the capacity rows (group commit, one node and with a synchronous follower).")
+        var saturatingSubmitters = 1_024
         @Option(help: "Commits for the one-fsync-per-event ceiling.") var commits = 2_000
         @Option(help: "Rounds of each cluster row against its ceiling; the median is reported.") var rounds = 3
 
@@ -42,6 +44,7 @@ struct Bench: AsyncParsableCommand {
             benchmark.rebuildEvents = events
             benchmark.groupCommitCommands = commands
             benchmark.submitters = submitters
+            benchmark.saturatingSubmitters = saturatingSubmitters
             benchmark.rawCommits = commits
             benchmark.rounds = rounds
             try await Bench.report(benchmark.run)

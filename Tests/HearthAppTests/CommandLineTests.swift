@@ -146,11 +146,14 @@ struct CommandLineTests {
 
         let bench = try runHearth([
             "bench", "ledger", "--directory", directory.path + "/bench", "--events", "3000", "--commands", "256", "--commits", "20",
+            "--saturating-submitters", "32",
         ])
         #expect(bench.status == 0)
         for row in [
             "LMDB commit per event", "Hearth group commit", "Durable sign-up, personal data sealed",
-            "Writer's time per sign-up job, sealed", "Projection rebuild", "One account's 100-event history, by uid",
+            "Writer's CPU time per sign-up job, sealed", "Writer per durable sign-up, sealed: its commit",
+            "Hearth group commit, one synchronous follower", "The same, one synchronous follower (capacity)", "Projection rebuild",
+            "One account's 100-event history, by uid",
             "Key table per account",
         ] {
             #expect(bench.standardOutput.contains(row), "no \(row) row in:\n\(bench.standardOutput)")
