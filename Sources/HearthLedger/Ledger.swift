@@ -113,9 +113,8 @@ public struct Ledger: Sendable {
         let scratch = txn.kept(RecordScratch.init)
         var buffers = scratch.take()
         defer { scratch.keep(buffers) }
-        var offset = 0
-        for payload in payloads {
-            defer { offset += 1 }
+        for offset in payloads.indices {
+            let payload = payloads[offset]
             let sequence = head.sequence + 1
             let streamVersion = current + UInt64(offset) + 1
             buffers.empty()

@@ -62,27 +62,25 @@ extension LedgerBenchmark {
         /// Batches (commits) per sign-up.
         var batches: Double
 
-        init(runningJobs: Double, committing: Double, batches: Double) {
-            self.runningJobs = runningJobs
-            self.committing = committing
-            self.batches = batches
-        }
-
-        /// The store's totals so far.
-        init(_ store: AccountStore) {
-            let seconds = StoreProbes.writerSeconds(store)
-            self.init(
-                runningJobs: seconds.runningJobs, committing: seconds.committing,
-                batches: Double(StoreProbes.writerCounts(store).batches))
-        }
-
         func perSignUp(since before: WriterTime, signUps: Double) -> WriterTime {
             WriterTime(
                 runningJobs: (runningJobs - before.runningJobs) / signUps, committing: (committing - before.committing) / signUps,
                 batches: (batches - before.batches) / signUps)
         }
     }
+}
 
+extension LedgerBenchmark.WriterTime {
+    /// The store's totals so far.
+    init(_ store: AccountStore) {
+        let seconds = StoreProbes.writerSeconds(store)
+        self.init(
+            runningJobs: seconds.runningJobs, committing: seconds.committing,
+            batches: Double(StoreProbes.writerCounts(store).batches))
+    }
+}
+
+extension LedgerBenchmark {
     /// Every round's writer time per sign-up, averaged, into each store: the commit's share moves
     /// with the disk from round to round, and a mean over all of them moves least.
     static func meanWriterTime(_ rounds: [SealedSignUps]) -> (sealed: WriterTime, unsealed: WriterTime) {

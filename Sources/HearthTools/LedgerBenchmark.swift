@@ -54,8 +54,8 @@ public struct LedgerBenchmark {
         let hundred = try StoreProbes.rawAppendRate(perCommit: 100, commits: max(rawCommits / 4, 50), path: directory + "/raw100")
         log("raw LMDB, 1000 events per commit …")
         let thousand = try StoreProbes.rawAppendRate(perCommit: 1000, commits: 200, path: directory + "/raw1000")
-        var commits: [(group: Double, batch: Double, synchronous: (rate: Double, lagP50: Double, lagP99: Double))] = []
-        var saturated: [(group: Double, batch: Double, synchronous: (rate: Double, lagP50: Double, lagP99: Double))] = []
+        var commits: [ClusterRound] = []
+        var saturated: [ClusterRound] = []
         let load = Load(submitters: submitters, commands: groupCommitCommands)
         let saturating = Load(submitters: saturatingSubmitters, commands: max(groupCommitCommands, saturatingSubmitters * 20))
         var signUps: [SealedSignUps] = []
@@ -141,6 +141,10 @@ public struct LedgerBenchmark {
         ]
     }
 
+    /// A cluster round's results: one node's group commit and mean batch, and the synchronous
+    /// follower's rate and replication lag (p50, p99).
+    typealias ClusterRound = (group: Double, batch: Double, synchronous: (rate: Double, lagP50: Double, lagP99: Double))
+
     /// How many tasks submit at once, and how many commands in all.
     struct Load {
         var submitters: Int
@@ -149,9 +153,7 @@ public struct LedgerBenchmark {
 
     /// One round of a cluster row and its ceiling at `load`: group commit on one node, then on
     /// a leader with one synchronous follower.
-    private func clusterRound(_ round: Int, load: Load, log: (String) -> Void) async throws -> (
-        group: Double, batch: Double, synchronous: (rate: Double, lagP50: Double, lagP99: Double)
-    ) {
+    private func clusterRound(_ round: Int, load: Load, log: (String) -> Void) async throws -> ClusterRound {
         log("round \(round): Hearth group commit, \(load.submitters) concurrent submitters, \(load.commands) commands …")
         let (group, batch) = try await groupCommit(path: directory + "/group-\(round)", load: load)
         log("round \(round): the same on a leader with one synchronous follower …")
