@@ -9,11 +9,34 @@ public enum PersonalData {
     /// codes' addresses too), else the code's own. Project streams record operators' settings,
     /// not anyone's account.
     public static func keyOwner(of stream: StreamID, _ payload: EventPayload) -> StreamID? {
+        switch keyOwnership(of: stream, payload) {
+        case .unkeyed: nil
+        case .own: stream
+        case .account(let owner): owner
+        }
+    }
+
+    /// `keyOwner`, without naming the stream again when the key is its own (the ledger asks
+    /// for every record it writes).
+    public enum KeyOwnership: Sendable {
+        /// Nothing on the stream is personal (a project's or the cluster's).
+        case unkeyed
+        /// The stream's own key.
+        case own
+        /// An account's key, for an action code that names the account.
+        case account(StreamID)
+
+        public var isKeyed: Bool {
+            if case .unkeyed = self { false } else { true }
+        }
+    }
+
+    public static func keyOwnership(of stream: StreamID, _ payload: EventPayload) -> KeyOwnership {
         switch stream {
-        case .account: stream
+        case .account: .own
         case .oobCode(let project, _):
-            if case .oobCodeIssued(let issued) = payload, let uid = issued.uid { .account(project, uid) } else { stream }
-        case .project, .cluster: nil
+            if case .oobCodeIssued(let issued) = payload, let uid = issued.uid { .account(.account(project, uid)) } else { .own }
+        case .project, .cluster: .unkeyed
         }
     }
 

@@ -206,9 +206,11 @@ public enum RecordFormat {
     }
 
     /// `encodeUnhashed`, appended to `writer` (the writer's buffer reused from record to record).
+    /// `omittingClientIp`: the metadata's client address is sealed, or not kept, not written here.
     static func encodeUnhashed(
         into writer: inout ByteWriter, sequence: UInt64, recordedAt: Int64, stream: StreamID, streamVersion: UInt64,
-        type: EventType, payload: [UInt8], metadata: Metadata, sealed: [UInt8]?, previousHash: ChainHash
+        type: EventType, payload: [UInt8], metadata: Metadata, omittingClientIp: Bool = false, sealed: [UInt8]?,
+        previousHash: ChainHash
     ) {
         writer.write(sealed == nil ? 1 : version)
         writer.write(bigEndian: sequence)
@@ -220,7 +222,7 @@ public enum RecordFormat {
         writer.write(metadata.actor.rawValue)
         writer.write(metadata.actorId)
         writer.write(metadata.requestId)
-        writer.write(metadata.clientIp)
+        writer.write(omittingClientIp ? nil : metadata.clientIp)
         writer.write(bytes: payload)
         if let sealed { writer.write(bytes: sealed) }
         previousHash.withBytes { writer.write(raw: $0) }

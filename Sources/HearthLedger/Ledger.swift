@@ -106,7 +106,9 @@ public struct Ledger: Sendable {
         let recordedAt = max(now, head.recordedAt)
         var appended: [EventEnvelope] = []
         appended.reserveCapacity(payloads.count)
-        var sealingKey: (owner: StreamID, generation: UInt64, key: AES256GCMKey)?
+        // The key this append seals with: the stream's own, or (an action code's) its account's.
+        var ownKey: (generation: UInt64, key: AES256GCMKey)?
+        var accountKey: (owner: StreamID, generation: UInt64, key: AES256GCMKey)?
         let cache = cache ?? StreamKeys.Cache()
         // The transaction's buffers, held in locals while in use: a class's stored properties
         // written in place are checked for exclusive access at run time, each time.
@@ -121,49 +123,47 @@ public struct Ledger: Sendable {
             // The sealed plaintext is the client address, then the payload's personal fields.
             buffers.plaintext.write(metadata.clientIp)
             let hasPersonal = PayloadCodec.encode(payload, open: &buffers.open, personal: &buffers.plaintext)
-            var recorded = metadata
-            var open = metadata
+            let ownership = PersonalData.keyOwnership(of: stream, payload)
+            let keyed = ownership.isKeyed
+            let forgets = keyed && PersonalData.forgets(payload)
             var isSealed = false
-            if let owner = PersonalData.keyOwner(of: stream, payload) {
-                open.clientIp = nil
-                if PersonalData.forgets(payload) {
-                    recorded.clientIp = nil
-                } else if hasPersonal || metadata.clientIp != nil {
-                    if sealingKey?.owner != owner {
-                        // A stream's first event is this append's first record.
+            if keyed && !forgets && (hasPersonal || metadata.clientIp != nil) {
+                let sealing: (owner: StreamID?, generation: UInt64, key: AES256GCMKey)
+                if case .account(let owner) = ownership, let found = try self.accountKey(owner, held: &accountKey, in: txn, cache: cache) {
+                    sealing = (owner, found.generation, found.key)
+                } else {
+                    // The stream's own key; also an action code's whose account has no events.
+                    if ownKey == nil {
+                        // A new stream's first event is this append's first record.
                         let firstOfAppend = head.sequence + 1 - UInt64(offset)
-                        if let found = try keys.sealingKey(
-                            for: owner, firstSequence: owner == stream && current == 0 ? firstOfAppend : nil, in: txn, cache: cache)
-                        {
-                            sealingKey = (owner, found.generation, found.key)
-                        } else {
-                            // The account a code names has no events: the code seals under its own key.
-                            let found = try keys.sealingKey(
-                                for: stream, firstSequence: current == 0 ? firstOfAppend : nil, in: txn, cache: cache)
-                            guard let found else { throw LedgerKeyError.missingStreamKey(stream) }
-                            sealingKey = (stream, found.generation, found.key)
-                        }
+                        ownKey = try keys.sealingKey(
+                            for: stream, firstSequence: current == 0 ? firstOfAppend : nil, in: txn, cache: cache)
                     }
-                    let sealer = sealingKey!
-                    buffers.plaintext.bytes.withUnsafeBytes { plaintext in
-                        RecordFormat.seal(
-                            plaintext, key: sealer.key, generation: sealer.generation,
-                            owner: sealer.owner == stream ? nil : sealer.owner, sequence: sequence, into: &buffers.sealed)
-                    }
-                    isSealed = true
+                    guard let own = ownKey else { throw LedgerKeyError.missingStreamKey(stream) }
+                    sealing = (nil, own.generation, own.key)
                 }
+                buffers.plaintext.bytes.withUnsafeBytes { plaintext in
+                    RecordFormat.seal(
+                        plaintext, key: sealing.key, generation: sealing.generation, owner: sealing.owner, sequence: sequence,
+                        into: &buffers.sealed)
+                }
+                isSealed = true
             }
+            // On a keyed stream the client address is sealed, or (an event that forgets) not kept.
             RecordFormat.encodeUnhashed(
                 into: &buffers.record, sequence: sequence, recordedAt: recordedAt, stream: stream, streamVersion: streamVersion,
-                type: payload.type, payload: buffers.open.bytes, metadata: open, sealed: buffers.sealed.bytes,
-                previousHash: head.hash)
+                type: payload.type, payload: buffers.open.bytes, metadata: metadata, omittingClientIp: keyed,
+                sealed: buffers.sealed.bytes, previousHash: head.hash)
             let hash = buffers.record.bytes.withUnsafeBytes { ChainHash.of($0) }
             hash.withBytes { buffers.record.write(raw: $0) }
             try txn.put(events, BigEndianUInt64(sequence), buffers.record.bytes, options: .append)
             try txn.put(streams, Self.streamKey(stream, streamVersion), BigEndianUInt64(sequence), options: .noOverwrite)
-            if PersonalData.forgets(payload), PersonalData.keyOwner(of: stream, payload) != nil {
+            var recorded = metadata
+            if forgets {
                 try keys.destroy(stream, in: txn, cache: cache)
-                sealingKey = nil
+                ownKey = nil
+                accountKey = nil
+                recorded.clientIp = nil
             }
             appended.append(
                 EventEnvelope(
@@ -173,6 +173,18 @@ public struct Ledger: Sendable {
             head = Head(sequence: sequence, hash: hash, recordedAt: recordedAt)
         }
         return appended
+    }
+
+    /// The key of the account an action code names, as the append last held it or from the
+    /// key table; `nil` when the account has no events.
+    private func accountKey(
+        _ owner: StreamID, held: inout (owner: StreamID, generation: UInt64, key: AES256GCMKey)?, in txn: WriteTransaction,
+        cache: StreamKeys.Cache
+    ) throws -> (generation: UInt64, key: AES256GCMKey)? {
+        if let held, held.owner == owner { return (held.generation, held.key) }
+        guard let found = try keys.sealingKey(for: owner, firstSequence: nil, in: txn, cache: cache) else { return nil }
+        held = (owner, found.generation, found.key)
+        return found
     }
 
     /// The buffers records are encoded in, emptied and reused from record to record: a record

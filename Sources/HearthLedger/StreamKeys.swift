@@ -103,20 +103,31 @@ public struct StreamKeys: Sendable {
     /// longer than the job: a rolled-back key must not outlive it. A job touches a stream or
     /// two: a short list searched in order costs less than hashing stream names.
     public final class Cache {
-        fileprivate var entries: [(owner: StreamID, generation: UInt64, key: AES256GCMKey)] = []
+        fileprivate typealias Entry = (owner: StreamID, generation: UInt64, key: AES256GCMKey)
+        /// The job's first key, held inline: a sign-up's one key makes no array.
+        private var first: Entry?
+        private var more: [Entry] = []
         public init() {}
 
         fileprivate subscript(owner: StreamID) -> (generation: UInt64, key: AES256GCMKey)? {
-            get {
-                for entry in entries where entry.owner == owner { return (entry.generation, entry.key) }
-                return nil
+            if let first, first.owner == owner { return (first.generation, first.key) }
+            for entry in more where entry.owner == owner { return (entry.generation, entry.key) }
+            return nil
+        }
+
+        fileprivate func remove(_ owner: StreamID) {
+            if let first, first.owner == owner { self.first = nil }
+            more.removeAll { $0.owner == owner }
+        }
+
+        /// Adds the key of an owner the cache does not hold (it was just looked for).
+        fileprivate func insert(_ owner: StreamID, _ found: (generation: UInt64, key: AES256GCMKey)) {
+            guard first != nil else {
+                first = (owner, found.generation, found.key)
+                return
             }
-            set {
-                if let index = entries.firstIndex(where: { $0.owner == owner }) { entries.remove(at: index) }
-                guard let newValue else { return }
-                if entries.count >= 16 { entries.removeFirst() }
-                entries.append((owner, newValue.generation, newValue.key))
-            }
+            if more.count >= 15 { more.removeFirst() }
+            more.append((owner, found.generation, found.key))
         }
     }
 
@@ -140,7 +151,6 @@ public struct StreamKeys: Sendable {
             found = (latest.generation, try unwrap(wrapped, binding, of: owner, with: ledgerCipher))
         } else {
             let generation = (latest?.generation ?? 0) + 1
-            let key = Self.entryKey(first, generation)
             // The new key and its wrapped form on the stack, the key wiped as it goes.
             let made = try withUnsafeTemporaryAllocation(byteCount: AES256GCMKey.keySize + Self.wrappedSize, alignment: 16) {
                 buffer in
@@ -152,23 +162,26 @@ public struct StreamKeys: Sendable {
                     ledgerCipher.seal(UnsafeRawBufferPointer(fresh), authenticating: $0, into: wrapped)
                 }
                 let entry = UnsafeRawBufferPointer(wrapped)
-                // A stream made in this append has the highest first sequence of all: its key goes last.
-                do {
-                    try txn.putBytes(table, key, entry, options: known == nil ? [] : .append)
-                } catch let error as LMDBError where error == .keyExists {
-                    try txn.putBytes(table, key, entry)
+                // The entry's key (`entryKey`), on the stack.
+                try withUnsafeBytes(of: (first.bigEndian, generation.bigEndian)) { key in
+                    // A stream made in this append has the highest first sequence of all: its key goes last.
+                    do {
+                        try txn.putBytes(table, rawKey: key, entry, options: known == nil ? [] : .append)
+                    } catch let error as LMDBError where error == .keyExists {
+                        try txn.putBytes(table, rawKey: key, entry)
+                    }
                 }
                 return try AES256GCMKey(UnsafeRawBufferPointer(fresh))
             }
             found = (generation, made)
         }
-        cache[owner] = found
+        cache.insert(owner, found)
         return found
     }
 
     /// Destroys `owner`'s key, keeping its entry (empty); nothing if it has no live one.
     func destroy(_ owner: StreamID, in txn: WriteTransaction, cache: Cache? = nil) throws {
-        cache?[owner] = nil
+        cache?.remove(owner)
         guard let first = try firstSequence(of: owner, in: txn), let latest = try latest(at: first, in: txn), latest.wrapped != nil
         else { return }
         try txn.put(table, Self.entryKey(first, latest.generation), [])

@@ -8,10 +8,10 @@ extension LedgerBenchmark {
     /// The group commit again, on a leader that acknowledges each sign-up only once a follower
     /// holds it: the follower's requests go through the leader's replication endpoint as the
     /// daemons' do (long poll, head check, confirmation), in process rather than over HTTP, its
-    /// batches applied and fsynced on the same disk. Returns the leader's rate and the
-    /// replication lag (ms from the leader's recording of a batch's last record to the
-    /// follower's commit) at the 50th and 99th percentiles.
-    func synchronousGroupCommit(path: String, load: Load) async throws -> (rate: Double, lagP50: Double, lagP99: Double) {
+    /// batches applied and fsynced on the same disk. Returns the leader's rate and, for each
+    /// batch the follower applied, the replication lag: ms from the leader's recording of the
+    /// batch's last record to the follower's commit.
+    func synchronousGroupCommit(path: String, load: Load) async throws -> (rate: Double, lags: [Int64]) {
         let leader = try DataDirectory(path).open(as: "hearth bench")
         defer { leader.close() }
         try FileManager.default.createDirectory(atPath: path + "-follower", withIntermediateDirectories: true)
@@ -38,10 +38,17 @@ extension LedgerBenchmark {
         }
         defer { pump.cancel() }
         let (rate, _) = try await groupCommit(store: leader, load: load)
-        let sorted = lags.withLock { $0 }.sorted()
+        return (rate, lags.withLock { $0 })
+    }
+
+    /// The replication lag's 50th and 99th percentiles (ms) over every round's follower batches
+    /// together, and how many there were: at capacity a round applies only a few dozen batches,
+    /// too few for a 99th percentile of its own.
+    static func lagPercentiles(_ rounds: [ClusterRound]) -> (p50: Double, p99: Double, batches: Int) {
+        let sorted = rounds.flatMap(\.synchronous.lags).sorted()
         func percentile(_ p: Double) -> Double {
             sorted.isEmpty ? .nan : Double(sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))])
         }
-        return (rate, percentile(0.5), percentile(0.99))
+        return (percentile(0.5), percentile(0.99), sorted.count)
     }
 }

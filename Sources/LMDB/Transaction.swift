@@ -139,16 +139,18 @@ public final class WriteTransaction: Transaction {
     /// cipher context, say): a batch of jobs pays for it once. Confined, like the transaction,
     /// to the writer thread, and gone with it.
     /// A few types at most, asked for on every record: a list searched in order, not a hash.
-    private var kept: [(type: ObjectIdentifier, object: AnyObject)] = []
+    @usableFromInline var keptObjects: [(type: ObjectIdentifier, object: AnyObject)] = []
 
     init(handle: OpaquePointer) { self.handle = handle }
 
-    /// The object of type `T` this transaction keeps, made by `make` the first time.
+    /// The object of type `T` this transaction keeps, made by `make` the first time. Inlinable,
+    /// so that the caller's module specializes it: the type's identity becomes a constant.
+    @inlinable
     public func kept<T: AnyObject>(_ make: () throws -> T) rethrows -> T {
         let type = ObjectIdentifier(T.self)
-        for entry in kept where entry.type == type { return unsafeDowncast(entry.object, to: T.self) }
+        for entry in keptObjects where entry.type == type { return unsafeDowncast(entry.object, to: T.self) }
         let object = try make()
-        kept.append((type, object))
+        keptObjects.append((type, object))
         return object
     }
 
@@ -176,6 +178,14 @@ public final class WriteTransaction: Transaction {
     /// Stores any encodable bytes, e.g. a prebuilt buffer for a typed database.
     public func putBytes<K, V>(
         _ database: Database<K, V>, _ key: K, _ value: some ByteEncodable, options: PutOptions = []
+    ) throws {
+        try write(key, value) { mdb_put(handle, database.handle, &$0, &$1, options.rawValue) }
+    }
+
+    /// `putBytes` with the key given as bytes, whatever the database's key type: a key built on
+    /// the stack costs no array.
+    public func putBytes<K, V>(
+        _ database: Database<K, V>, rawKey key: UnsafeRawBufferPointer, _ value: some ByteEncodable, options: PutOptions = []
     ) throws {
         try write(key, value) { mdb_put(handle, database.handle, &$0, &$1, options.rawValue) }
     }
