@@ -107,8 +107,8 @@ public struct Ledger: Sendable {
         var appended: [EventEnvelope] = []
         appended.reserveCapacity(payloads.count)
         // The key this append seals with: the stream's own, or (an action code's) its account's.
-        var ownKey: (generation: UInt64, key: AES256GCMKey)?
-        var accountKey: (owner: StreamID, generation: UInt64, key: AES256GCMKey)?
+        var ownKey: StreamKeys.SealingKey?
+        var accountKey: StreamKeys.OwnedSealingKey?
         let cache = cache ?? StreamKeys.Cache()
         // The transaction's buffers, held in locals while in use: a class's stored properties
         // written in place are checked for exclusive access at run time, each time.
@@ -178,9 +178,9 @@ public struct Ledger: Sendable {
     /// The key of the account an action code names, as the append last held it or from the
     /// key table; `nil` when the account has no events.
     private func accountKey(
-        _ owner: StreamID, held: inout (owner: StreamID, generation: UInt64, key: AES256GCMKey)?, in txn: WriteTransaction,
+        _ owner: StreamID, held: inout StreamKeys.OwnedSealingKey?, in txn: WriteTransaction,
         cache: StreamKeys.Cache
-    ) throws -> (generation: UInt64, key: AES256GCMKey)? {
+    ) throws -> StreamKeys.SealingKey? {
         if let held, held.owner == owner { return (held.generation, held.key) }
         guard let found = try keys.sealingKey(for: owner, firstSequence: nil, in: txn, cache: cache) else { return nil }
         held = (owner, found.generation, found.key)

@@ -38,6 +38,11 @@ public struct StreamKeys: Sendable {
         return String(hex(hasher.finalize()).prefix(16))
     }
 
+    /// The key new records of a stream are sealed with, and its generation.
+    typealias SealingKey = (generation: UInt64, key: AES256GCMKey)
+    /// The same, with the stream whose key it is.
+    typealias OwnedSealingKey = (owner: StreamID, generation: UInt64, key: AES256GCMKey)
+
     /// A stream's key as a reader asks for it: the one that sealed a record.
     public enum Lookup {
         case key(AES256GCMKey)
@@ -103,13 +108,12 @@ public struct StreamKeys: Sendable {
     /// longer than the job: a rolled-back key must not outlive it. A job touches a stream or
     /// two: a short list searched in order costs less than hashing stream names.
     public final class Cache {
-        fileprivate typealias Entry = (owner: StreamID, generation: UInt64, key: AES256GCMKey)
         /// The job's first key, held inline: a sign-up's one key makes no array.
-        private var first: Entry?
-        private var more: [Entry] = []
+        private var first: OwnedSealingKey?
+        private var more: [OwnedSealingKey] = []
         public init() {}
 
-        fileprivate subscript(owner: StreamID) -> (generation: UInt64, key: AES256GCMKey)? {
+        fileprivate subscript(owner: StreamID) -> SealingKey? {
             if let first, first.owner == owner { return (first.generation, first.key) }
             for entry in more where entry.owner == owner { return (entry.generation, entry.key) }
             return nil
@@ -121,7 +125,7 @@ public struct StreamKeys: Sendable {
         }
 
         /// Adds the key of an owner the cache does not hold (it was just looked for).
-        fileprivate func insert(_ owner: StreamID, _ found: (generation: UInt64, key: AES256GCMKey)) {
+        fileprivate func insert(_ owner: StreamID, _ found: SealingKey) {
             guard first != nil else {
                 first = (owner, found.generation, found.key)
                 return
@@ -137,7 +141,7 @@ public struct StreamKeys: Sendable {
     /// when the caller knows it (the stream's first event is being appended); otherwise the
     /// stream index tells.
     func sealingKey(for owner: StreamID, firstSequence known: UInt64?, in txn: WriteTransaction, cache: Cache) throws
-        -> (generation: UInt64, key: AES256GCMKey)?
+        -> SealingKey?
     {
         if let cached = cache[owner] { return cached }
         guard let first = try known ?? firstSequence(of: owner, in: txn) else { return nil }
@@ -145,7 +149,7 @@ public struct StreamKeys: Sendable {
         // A stream whose first event is being appended has no key yet: none is keyed by a
         // sequence that did not exist.
         let latest = known == nil ? try latest(at: first, in: txn) : nil
-        let found: (generation: UInt64, key: AES256GCMKey)
+        let found: SealingKey
         if let latest, let wrapped = latest.wrapped {
             let binding = KeyBinding.entry(first: first, generation: latest.generation)
             found = (latest.generation, try unwrap(wrapped, binding, of: owner, with: ledgerCipher))
