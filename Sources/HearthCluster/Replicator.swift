@@ -95,8 +95,7 @@ public struct Replicator: Service {
                 let ahead = batch.last.flatMap { last in (answer.leaderHead ?? 0) > last.sequence ? last : nil }
                 let durable = try store.ledgerHead().sequence
                 async let following = request(leaderURL, after: ahead, durable: durable)
-                let head = try await store.replication.apply(batch)
-                let lag = max(0, store.clock.now() - head.recordedAt)
+                let lag = try await store.replication.apply(batch).lag
                 Self.applied.increment(by: batch.records)
                 state.update { [leaderHead = answer.leaderHead] in
                     $0.leaderHead = leaderHead

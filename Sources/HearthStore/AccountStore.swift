@@ -82,6 +82,14 @@ public final class AccountStore: Sendable {
         self.directory = directory
         self.lock = lock
         if !options.readOnly {
+            // A leader's replication long polls are woken on the writer thread as a commit lands,
+            // ahead of the batch's jobs: at capacity those are hundreds of submitters' tasks,
+            // each resumed before a follower's request would otherwise hear of the commit.
+            let ledger = ledger
+            environment.writer.observeCommits { [weak environment, ledgerGrowth] _ in
+                guard let head = try? environment?.read({ try ledger.head(in: $0).sequence }) else { return }
+                ledgerGrowth.grew(to: head)
+            }
             do {
                 try maintenance.moveLegacyStreamKeys()
                 try maintenance.stampFormatIfEmpty()
@@ -245,7 +253,6 @@ public final class AccountStore: Sendable {
     /// Called once the job committed: only then may the scheduler read what it scheduled.
     private func announce<R>(_ committed: Committed<R>) {
         if let due = committed.earliestScheduled { cleanupChanges.announce(due) }
-        ledgerGrowth.grew(to: committed.head)
     }
 
     /// Write jobs the writer has run so far, everyone's: a caller compares two readings to learn

@@ -23,8 +23,8 @@ extension AccountStore {
     }
 
     /// Calls `observer` after each commit with how many write jobs shared it and how long the
-    /// commit (its fsync) took: the group commit, seen from outside. Set once, at start.
+    /// commit (its fsync) took: the group commit, seen from outside. Called at start.
     public func observeCommits(_ observer: @escaping @Sendable (_ jobs: Int, _ commitDuration: Duration) -> Void) {
-        environment.writer.commitObserver = { observer($0.jobs, $0.commitDuration) }
+        environment.writer.observeCommits { observer($0.jobs, $0.commitDuration) }
     }
 }

@@ -90,15 +90,15 @@ public struct StoreReplication: Sendable {
     }
 
     /// Follower: appends a batch from the leader, in one transaction, durable when this
-    /// returns; returns the new head. The records' hashes were checked as the batch was split
-    /// (`ReplicationBatch`), off the writer thread; here each must continue the ledger. A record
-    /// starting a term older than the ledger's latest is refused: it comes from a stale leader.
-    /// Refused on a node that leads (it writes its own).
+    /// returns; returns the new head and the lag it was committed with. The records' hashes were
+    /// checked as the batch was split (`ReplicationBatch`), off the writer thread; here each must
+    /// continue the ledger. A record starting a term older than the ledger's latest is refused:
+    /// it comes from a stale leader. Refused on a node that leads (it writes its own).
     @discardableResult
-    public func apply(_ batch: ReplicationBatch) async throws -> LedgerHead {
+    public func apply(_ batch: ReplicationBatch) async throws -> AppliedBatch {
         let frames = try batch.frames()
-        let head = try await translatingErrors {
-            try await store.environment.writer.submit { [store] txn in
+        let applied = try await translatingErrors {
+            try await committing { [store] txn in
                 if case .leader = store.writeAuthority.standing {
                     throw StoreError.replication("this node leads: it replicates from no one")
                 }
@@ -132,8 +132,26 @@ public struct StoreReplication: Sendable {
             }
         }
         store.followerFold.request()
-        return head
+        return applied
     }
+
+    /// Runs `work` as a write job; returns its head and the lag, read on the writer thread as
+    /// the commit lands, not once the caller's task runs again (on a loaded node that can be
+    /// milliseconds later).
+    private func committing(_ work: @escaping @Sendable (WriteTransaction) throws -> LedgerHead) async throws -> AppliedBatch {
+        try await withCheckedThrowingContinuation { continuation in
+            store.environment.writer.enqueue(work) { [clock = store.clock] result in
+                continuation.resume(with: result.map { AppliedBatch(head: $0, lag: max(0, clock.now() - $0.recordedAt)) })
+            }
+        }
+    }
+}
+
+/// A batch a follower appended: its new head, and the replication lag of the batch's last
+/// record, in milliseconds from the leader's recording of it to this node's commit.
+public struct AppliedBatch: Sendable, Equatable {
+    public let head: LedgerHead
+    public let lag: Int64
 }
 
 extension AccountStore {

@@ -32,8 +32,7 @@ extension LedgerBenchmark {
                     ReplicationSource.Request(after: head.sequence, hash: head.hash, node: "follower", authorization: "Bearer " + token))
                 guard answer.status == 200 else { continue }
                 let applied = try await follower.replication.apply(try ReplicationBatch(received: answer.body))
-                let lag = follower.clock.now() - applied.recordedAt
-                lags.withLock { $0.append(lag) }
+                lags.withLock { $0.append(applied.lag) }
             }
         }
         defer { pump.cancel() }

@@ -31,12 +31,12 @@ public final class Writer: @unchecked Sendable {
         public var commitDuration: Duration
     }
 
-    /// Called on the writer thread after each commit; keep it cheap. Set once, at start.
-    public var commitObserver: (@Sendable (Commit) -> Void)? {
-        get { lock.withLock { observer } }
-        set { lock.withLock { observer = newValue } }
+    /// Calls `observer` on the writer thread after each commit, before the batch's jobs are told
+    /// (keep it cheap). Observers are added at start and kept while the writer runs.
+    public func observeCommits(_ observer: @escaping @Sendable (Commit) -> Void) {
+        lock.withLock { observers.append(observer) }
     }
-    private var observer: (@Sendable (Commit) -> Void)?
+    private var observers: [@Sendable (Commit) -> Void] = []
 
     private unowned let environment: Environment
     public let maxBatchSize: Int
@@ -183,15 +183,15 @@ public final class Writer: @unchecked Sendable {
                 return finish(live, rolledBack, failure: error)
             }
             let commitDuration = ContinuousClock.now - commitStart
-            let observer = lock.withLock {
+            let observers = lock.withLock {
                 stats.batches += 1
                 stats.jobs += live.count
                 stats.mapGrowths += growths
                 stats.runningJobs += commitStart - begun
                 stats.committing += commitDuration
-                return self.observer
+                return self.observers
             }
-            observer?(Commit(jobs: live.count, commitDuration: commitDuration))
+            for observer in observers { observer(Commit(jobs: live.count, commitDuration: commitDuration)) }
             return finish(live, rolledBack, failure: nil)
         }
     }

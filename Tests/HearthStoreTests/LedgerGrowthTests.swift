@@ -1,3 +1,5 @@
+import HearthDomain
+import HearthTesting
 import Synchronization
 import Testing
 
@@ -29,6 +31,27 @@ struct LedgerGrowthTests {
         #expect(ContinuousClock.now - past < .seconds(300))
         let timed = ContinuousClock.now
         await growth.wait(beyond: 6, atMost: .milliseconds(100))
+        #expect(ContinuousClock.now - timed >= .milliseconds(100))
+    }
+
+    @Test("a store's commit wakes a long poll past its old head; the head it tells can fall")
+    func storeCommitWakes() async throws {
+        let test = try TestStore()
+        defer { try? test.close() }
+        let before = try test.store.ledgerHead().sequence
+        let start = ContinuousClock.now
+        let waiting = Task { await test.store.ledgerGrowth.wait(beyond: before, atMost: .seconds(600)) }
+        try await Task.sleep(for: .milliseconds(50))
+        try test.run(.createAccount(TestStore.project, UserID("grown")!, AccountCreated(method: .anonymous, createdAt: 0)))
+        await waiting.value
+        #expect(ContinuousClock.now - start < .seconds(300))
+
+        // A dropped tail: the head falls, and a long poll at the new head waits again.
+        let growth = LedgerGrowth()
+        growth.grew(to: 6)
+        growth.grew(to: 3)
+        let timed = ContinuousClock.now
+        await growth.wait(beyond: 3, atMost: .milliseconds(100))
         #expect(ContinuousClock.now - timed >= .milliseconds(100))
     }
 }

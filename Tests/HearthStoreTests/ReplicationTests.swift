@@ -33,7 +33,7 @@ struct ReplicationTests {
                 let received = try ReplicationBatch(received: batch.bytes)
                 #expect(received.records == batch.records)
                 // What the follower may ask for next while it appends: the head the batch makes.
-                #expect(try await store.replication.apply(received) == received.last)
+                #expect(try await store.replication.apply(received).head == received.last)
             }
         }
 
@@ -145,6 +145,11 @@ struct ReplicationTests {
         let dropped = try await follower.store.replication.dropTail(after: shared.sequence)
         #expect(dropped.count == 6 && dropped.first?.sequence == shared.sequence + 1)
         #expect(try follower.store.ledgerHead() == shared)
+        // Were it to lead again, its long polls would wait for what follows the shared head,
+        // not answer at once for records it dropped.
+        let waited = ContinuousClock.now
+        await follower.store.ledgerGrowth.wait(beyond: shared.sequence, atMost: .milliseconds(100))
+        #expect(ContinuousClock.now - waited >= .milliseconds(100))
         try await follower.store.replication.folded()
         try await follower.catchUp(with: leader.store, limit: 3)
         try await Self.expectSame(follower.store, leader.store)
