@@ -98,7 +98,7 @@ public struct StoreReplication: Sendable {
     public func apply(_ batch: ReplicationBatch) async throws -> AppliedBatch {
         let frames = try batch.frames()
         let applied = try await translatingErrors {
-            try await committing { [store] txn in
+            try await store.environment.writer.submit({ [store] txn in
                 if case .leader = store.writeAuthority.standing {
                     throw StoreError.replication("this node leads: it replicates from no one")
                 }
@@ -129,21 +129,14 @@ public struct StoreReplication: Sendable {
                     }
                 }
                 return LedgerHead(head)
+            }) { [clock = store.clock] head in
+                // Read as the commit lands, not once this task runs again (on a loaded node,
+                // milliseconds later).
+                AppliedBatch(head: head, lag: max(0, clock.now() - head.recordedAt))
             }
         }
         store.followerFold.request()
         return applied
-    }
-
-    /// Runs `work` as a write job; returns its head and the lag, read on the writer thread as
-    /// the commit lands, not once the caller's task runs again (on a loaded node that can be
-    /// milliseconds later).
-    private func committing(_ work: @escaping @Sendable (WriteTransaction) throws -> LedgerHead) async throws -> AppliedBatch {
-        try await withCheckedThrowingContinuation { continuation in
-            store.environment.writer.enqueue(work) { [clock = store.clock] result in
-                continuation.resume(with: result.map { AppliedBatch(head: $0, lag: max(0, clock.now() - $0.recordedAt)) })
-            }
-        }
     }
 }
 

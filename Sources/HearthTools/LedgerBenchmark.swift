@@ -74,7 +74,8 @@ public struct LedgerBenchmark {
         let writerTime = Self.meanWriterTime(signUps)
         log("building a \(rebuildEvents)-event ledger for the rebuild …")
         let rebuilt = try await rebuildVersusScan(path: directory + "/rebuild", log: log)
-        let (scan, decode, rebuild, sealing) = (rebuilt.scan, rebuilt.decode, rebuilt.rebuild, rebuilt.sealing)
+        // The rebuild's row is the round the follower's ratio is the median of, against which it is read.
+        let (scan, decode, rebuild, sealing) = (rebuilt.scan, rebuilt.decode, rebuilt.applying.sealed, rebuilt.sealing)
         return [
             Row(name: "LMDB commit per event (ceiling)", rate: single, unit: "events/s"),
             Row(name: "LMDB batch of 100", rate: hundred, unit: "events/s"),
@@ -136,7 +137,7 @@ public struct LedgerBenchmark {
             Row(
                 name: "Follower applying the leader's batches", rate: rebuilt.applying.apply, unit: "events/s",
                 ceiling: "projection rebuild",
-                ratio: rebuilt.applying.apply / rebuilt.applying.sealed,
+                ratio: rebuilt.applying.apply / rebuild,
                 note: "target ≥ 50% of the rebuild; median of \(Self.ratios(rebuilt.rounds) { $0.apply / $0.sealed })"),
             Row(
                 name: "One account's \(historyEvents)-event history, by uid", rate: rebuilt.history * 1e6, unit: "µs each",
@@ -226,7 +227,6 @@ public struct LedgerBenchmark {
     struct RebuildResults {
         var scan: Double
         var decode: Double
-        var rebuild: Double
         var rounds: [RebuildRound]
         var sealing: RebuildRound
         var applying: RebuildRound
@@ -271,7 +271,7 @@ public struct LedgerBenchmark {
             rounds.append(RebuildRound(sealed: events / sealed, unsealed: events / plain, apply: apply))
         }
         return RebuildResults(
-            scan: scan, decode: decode, rebuild: Self.medianRound(rounds) { $0.apply / $0.sealed }.sealed, rounds: rounds,
+            scan: scan, decode: decode, rounds: rounds,
             sealing: Self.medianRound(rounds) { $0.sealed / $0.unsealed },
             applying: Self.medianRound(rounds) { $0.apply / $0.sealed }, history: try historySeconds(store, uid),
             keys: try StoreProbes.streamKeys(store))

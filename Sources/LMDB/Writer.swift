@@ -73,8 +73,16 @@ public final class Writer: @unchecked Sendable {
 
     /// Submits a job and suspends until its batch commits (or it fails).
     public func submit<T: Sendable>(_ work: @escaping @Sendable (WriteTransaction) throws -> T) async throws -> T {
+        try await submit(work) { $0 }
+    }
+
+    /// `submit`, with `committed` run on the writer thread as the job's batch commits, before
+    /// the caller's task runs again (a time read there is the commit's, not the scheduler's).
+    public func submit<T, U: Sendable>(
+        _ work: @escaping @Sendable (WriteTransaction) throws -> T, committed: @escaping @Sendable (T) -> U
+    ) async throws -> U {
         try await withCheckedThrowingContinuation { continuation in
-            enqueue(Job(work: work) { continuation.resume(with: $0) })
+            enqueue(Job(work: work) { continuation.resume(with: $0.map(committed)) })
         }
     }
 
