@@ -53,9 +53,11 @@ public enum HearthServer {
         }
     }
 
-    private static func assemble(
+    /// `assemble` on a store already open; `onListening` is told the port once the server
+    /// listens (a benchmark's servers on port 0).
+    static func assemble(
         _ configuration: ServerConfiguration, store: AccountStore, clock: any SleepingClock,
-        mailer testMailer: (any ActionLinkMailer)?, logger: Logger
+        mailer testMailer: (any ActionLinkMailer)?, logger: Logger, onListening: @escaping @Sendable (Int) -> Void = { _ in }
     ) throws -> Assembly {
         let mailQueue = try configuration.mail.smtp.map { smtp in
             do {
@@ -165,7 +167,10 @@ public enum HearthServer {
                 address: .hostname(configuration.listen.host, port: configuration.listen.port), serverName: "hearth",
                 availableConnectionsDelegate: CappedConnections(maximum: maxConnections, logger: logger)),
             services: services,
-            onServerRunning: { _ in SystemdNotifier.notify("READY=1") },
+            onServerRunning: { channel in
+                SystemdNotifier.notify("READY=1")
+                if let port = channel.localAddress?.port { onListening(port) }
+            },
             logger: logger)
         let operatorNames = Set(configuration.secrets.adminCredentials.filter { $0.scope == .everyProject }.map(\.recordedName))
             .union(configuration.profile == .development ? ["owner"] : [])

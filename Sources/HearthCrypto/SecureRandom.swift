@@ -3,18 +3,20 @@ import Synchronization
 
 /// Secrets (refresh tokens, action codes, salts, data keys), nonces and uids, from OpenSSL's
 /// private DRBG (`RAND_priv_bytes`: NIST SP 800-90A CTR_DRBG with AES-256, seeded and reseeded
-/// from the kernel's `getrandom`, and reseeded in a forked child). The bytes are drawn 1 KiB at
+/// from the kernel's `getrandom`, and reseeded in a forked child). The bytes are drawn 4 KiB at
 /// a time and handed out once each, wiped as they go: a sealed sign-up takes about 70 bytes (a
-/// key and three nonces), on the writer thread. Measured on this VM, the kernel hands out 6 ns
-/// a byte (1.5 µs for 256), the DRBG 1.2 ns (1.25 µs for 1 KiB). The pool is small so that few
-/// future secrets sit in memory.
+/// key and three nonces), on the writer thread. Measured on this VM, the kernel hands out
+/// 4-6 ns a byte (5 µs for 1 KiB); the DRBG's cost is mostly per call (its locks, and its
+/// parameters looked up by name): 1.6 µs for 64 bytes, 1.8 µs for 1 KiB, 2.5 µs for 4 KiB, and
+/// several times that from the writer thread, whose caches it finds cold. The pool stays small
+/// so that few future secrets sit in memory.
 public enum SecureRandom {
     /// Only ever touched under its mutex (so `@unchecked`: its memory is a raw pointer).
     private struct Pool: ~Copyable, @unchecked Sendable {
         /// Plain memory rather than an array: a draw is a copy and a wipe, with no uniqueness
         /// or bounds checks under the lock (a sealed sign-up draws four times).
-        let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: 1024, alignment: 16)
-        var next = 1024
+        let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 16)
+        var next = 4096
 
         mutating func take(into buffer: UnsafeMutableRawBufferPointer) {
             let count = buffer.count

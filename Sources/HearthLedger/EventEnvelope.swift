@@ -251,7 +251,8 @@ public enum RecordFormat {
         var metadata = Metadata(
             actor: try reader.readEnum(), actorId: try reader.readOptionalString(),
             requestId: try reader.readOptionalString(), clientIp: try reader.readOptionalString())
-        let content = try readContent(&reader, head, needsClientIp: true, keys: keys)
+        var runKey: StreamCache.RunKey?
+        let content = try readContent(&reader, head, needsClientIp: true, runKey: &runKey, keys: keys)
         if content.state != .none { metadata.clientIp = content.clientIp }
         let previousHash = ChainHash(buffer: try reader.readRaw(hashSize))
         let hash = ChainHash(buffer: try reader.readRaw(hashSize))
@@ -274,7 +275,7 @@ public enum RecordFormat {
         let head = try readHead(&reader) { try streams.stream(&$0) }
         _ = try reader.readByteString()
         for _ in 0..<3 { _ = try reader.readOptional { try $0.readByteString() } }
-        let content = try readContent(&reader, head, needsClientIp: false, keys: keys)
+        let content = try readContent(&reader, head, needsClientIp: false, runKey: &streams.runKey, keys: keys)
         guard reader.remaining == 2 * hashSize else { throw BinaryFormatError.truncated(at: reader.offset) }
         return RecordedEvent(sequence: head.sequence, stream: head.stream, recordedAt: head.recordedAt, payload: content.payload)
     }
@@ -286,9 +287,11 @@ public enum RecordFormat {
     }
 
     /// The payload, and the personal part sealed after it (format 2).
-    private static func readContent(_ reader: inout ByteReader, _ head: Head, needsClientIp: Bool, keys: KeyLookup) throws
-        -> Content
-    {
+    /// `runKey`: the key the run's records of `head.stream` were sealed with so far, if known;
+    /// used, or set, for a record sealed under its own stream's key.
+    private static func readContent(
+        _ reader: inout ByteReader, _ head: Head, needsClientIp: Bool, runKey: inout StreamCache.RunKey?, keys: KeyLookup
+    ) throws -> Content {
         let open = try reader.readByteString()
         let decoder = head.decoder
         guard head.format == 2 else {
@@ -307,17 +310,32 @@ public enum RecordFormat {
         // A record sealed under its own stream's key and first in that stream names where the
         // key is (known here without comparing the two streams' names).
         let ownFirst: Bool
+        let sealedForAccount: Bool
         switch (head.stream, try part.readOptional { try UserID.read(from: &$0) }) {
         case (.project, _), (.cluster, _), (.account, .some):
             throw BinaryFormatError.invalid("sealed part on \(head.stream)", at: reader.offset)
         case (.oobCode(let project, _), .some(let uid)):
             owner = .account(project, uid)
             ownFirst = false
+            sealedForAccount = true
         case (_, nil):
             owner = head.stream
             ownFirst = head.streamVersion == 1
+            sealedForAccount = false
         }
-        guard case .key(let key) = try keys(owner, generation, ownFirst ? head.sequence : nil) else {
+        let lookup: StreamKeys.Lookup
+        if !sealedForAccount, let run = runKey, run.generation == generation {
+            lookup = run.lookup
+        } else if sealedForAccount {
+            lookup = try keys(owner, generation, nil)
+        } else {
+            // Dropped first: a reader's key cache re-keys the last key's context only if
+            // nothing else holds it.
+            runKey = nil
+            lookup = try keys(owner, generation, ownFirst ? head.sequence : nil)
+            runKey = StreamCache.RunKey(generation: generation, lookup: lookup)
+        }
+        guard case .key(let key) = lookup else {
             return Content(payload: try decoder.decode(open, personal: .erased), state: .erased)
         }
         guard part.remaining >= AES256GCMKey.overhead else { throw BinaryFormatError.truncated(at: reader.offset) }
@@ -344,6 +362,14 @@ public enum RecordFormat {
         private var stream: StreamID?
         /// The keys the run's records were sealed with.
         public let keys = StreamKeys.ReadCache()
+        /// The key the run's records were sealed with under their own stream's key: the next
+        /// record of the run finds it here, without asking `keys` (which compares streams).
+        var runKey: RunKey?
+
+        struct RunKey {
+            var generation: UInt64
+            var lookup: StreamKeys.Lookup
+        }
 
         public init() {}
 
@@ -358,6 +384,7 @@ public enum RecordFormat {
             bytes.removeAll(keepingCapacity: true)
             bytes.append(contentsOf: name)
             stream = parsed
+            runKey = nil
             return parsed
         }
     }

@@ -87,7 +87,11 @@ public struct LedgerBenchmark {
             Row(
                 name: "Durable sign-up, personal data sealed", rate: sealedSignUps.sealed, unit: "sign-ups/s",
                 ceiling: "sign-up before sealing", ratio: sealedSignUps.sealed / sealedSignUps.unsealed,
-                note: "target ≥ 95% of before; median of \(Self.ratios(signUps) { $0.sealed / $0.unsealed })"),
+                // The writer alone, without the HTTP, the hashing and the signing a sign-up also
+                // costs: a stricter measure than the target's (`hearth bench sign-up`).
+                note:
+                    "the writer alone (target ≥ 95% over HTTP: bench sign-up); median of \(Self.ratios(signUps) { $0.sealed / $0.unsealed })"
+            ),
             Row(
                 name: "Writer's CPU time per sign-up job, sealed (no commit)", rate: signUpJobs.sealedJob * 1e6, unit: "µs each",
                 ceiling: "before sealing", ratio: signUpJobs.sealedJob / signUpJobs.unsealedJob,

@@ -1,4 +1,5 @@
 import ArgumentParser
+import HearthApp
 import HearthAuth
 import HearthTools
 
@@ -11,7 +12,7 @@ import Darwin
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Benchmarks, as ratios to ceilings measured in the same run.",
-        subcommands: [Ledger.self, Cleanup.self, Signing.self])
+        subcommands: [Ledger.self, SignUp.self, Cleanup.self, Signing.self])
 
     /// Runs a benchmark, its progress on stderr, and prints its table on stdout.
     static func report(_ benchmark: (_ log: (String) -> Void) async throws -> [LedgerBenchmark.Row]) async throws {
@@ -74,6 +75,45 @@ struct Bench: AsyncParsableCommand {
             benchmark.signUpSubmitters = submitters
             benchmark.batchSize = batch
             try await Bench.report(benchmark.run)
+        }
+    }
+
+    struct SignUp: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "sign-up",
+            abstract:
+                "Anonymous durable sign-ups over HTTP (wrk), personal data sealed vs written as before sealing: two servers, turns in alternation."
+        )
+
+        @Option(help: "Scratch directory (removed afterwards); must be on the disk you care about.")
+        var directory = "/tmp/hearth-bench-sign-up-\(getpid())"
+        @Option(help: "Connections wrk keeps open.") var connections = 64
+        @Option(help: "Counted turns on each server.") var turns = 8
+        @Option(help: "Seconds a turn lasts.") var seconds = 5
+        @Option(help: "The ID tokens' signing algorithm: ES256 or RS256.") var algorithm = "ES256"
+
+        func run() async throws {
+            guard let signing = SigningKey.Algorithm(rawValue: algorithm) else {
+                throw ValidationError("--algorithm: ES256 or RS256")
+            }
+            var benchmark = SealedSignUpBenchmark(directory: directory)
+            benchmark.connections = connections
+            benchmark.turns = turns
+            benchmark.turnSeconds = seconds
+            benchmark.signingAlgorithm = signing
+            try await Bench.report { log in
+                let result = try await benchmark.run(log: log)
+                let turns = result.turnRatios.map { "\(Int(($0 * 100).rounded()))%" }.joined(separator: ", ")
+                return [
+                    LedgerBenchmark.Row(
+                        name: "Anonymous sign-up over HTTP, as before sealing (ceiling)", rate: result.unsealed, unit: "sign-ups/s",
+                        note: "\(connections) connections, \(algorithm), durable"),
+                    LedgerBenchmark.Row(
+                        name: "Anonymous sign-up over HTTP, personal data sealed", rate: result.sealed, unit: "sign-ups/s",
+                        ceiling: "sign-up before sealing", ratio: result.sealed / result.unsealed,
+                        note: "target ≥ 95% of before; turns \(turns)"),
+                ]
+            }
         }
     }
 

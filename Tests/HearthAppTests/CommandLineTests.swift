@@ -160,6 +160,22 @@ struct CommandLineTests {
         }
     }
 
+    /// The sign-up benchmark over HTTP: two servers, wrk in turns, both rows with rates; its
+    /// scratch directory removed afterwards.
+    @Test func theSignUpBenchmarkOverHTTPRuns() throws {
+        let directory = TemporaryDirectory("bench-sign-up")
+        let scratch = directory.path + "/scratch"
+        let bench = try runHearth(["bench", "sign-up", "--directory", scratch, "--turns", "2", "--seconds", "1", "--connections", "8"])
+        #expect(bench.status == 0, "\(bench.standardError)")
+        // Each row's rate: its first number ("3,853").
+        let rates = bench.standardOutput.split(separator: "\n").filter { $0.hasPrefix("Anonymous sign-up over HTTP") }.compactMap { line in
+            line.split(separator: " ").first { $0.first?.isNumber == true }.flatMap { Double($0.filter { $0 != "," }) }
+        }
+        #expect(rates.count == 2 && rates.allSatisfy { $0 > 0 }, "\(bench.standardOutput)")
+        #expect(bench.standardOutput.contains("% of sign-up before sealing"))
+        #expect(!FileManager.default.fileExists(atPath: scratch))
+    }
+
     @Test func readOnlyToolsSayWhenThereIsNoLedger() throws {
         let empty = TemporaryDirectory("empty")
         let result = try hearth(["audit", "verify"], data: empty.path + "/nothing")

@@ -5,8 +5,8 @@ import Testing
 struct SecureRandomTests {
     @Test("draws spanning several refills of the pool are all different, and none is all zeros")
     func drawsDiffer() {
-        // 16-byte draws, 300 of them: 4,800 bytes, past the 1 KiB pool four times.
-        let draws = (0..<300).map { _ in SecureRandom.bytes(16) }
+        // 16-byte draws, 1,200 of them: 19,200 bytes, past the 4 KiB pool four times.
+        let draws = (0..<1200).map { _ in SecureRandom.bytes(16) }
         #expect(Set(draws).count == draws.count)
         #expect(!draws.contains([UInt8](repeating: 0, count: 16)))
     }
