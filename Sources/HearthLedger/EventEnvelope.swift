@@ -324,10 +324,10 @@ public enum RecordFormat {
             sealedForAccount = false
         }
         let lookup: StreamKeys.Lookup
-        if !sealedForAccount, let run = runKey, run.generation == generation {
-            lookup = run.lookup
-        } else if sealedForAccount {
+        if sealedForAccount {
             lookup = try keys(owner, generation, nil)
+        } else if let run = runKey, run.generation == generation {
+            lookup = run.lookup
         } else {
             // Dropped first: a reader's key cache re-keys the last key's context only if
             // nothing else holds it.

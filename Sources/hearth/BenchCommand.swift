@@ -92,10 +92,15 @@ struct Bench: AsyncParsableCommand {
         @Option(help: "Seconds a turn lasts.") var seconds = 5
         @Option(help: "The ID tokens' signing algorithm: ES256 or RS256.") var algorithm = "ES256"
 
-        func run() async throws {
-            guard let signing = SigningKey.Algorithm(rawValue: algorithm) else {
-                throw ValidationError("--algorithm: ES256 or RS256")
+        func validate() throws {
+            guard turns >= 1, seconds >= 1, connections >= 1 else {
+                throw ValidationError("--turns, --seconds and --connections: 1 or more")
             }
+            guard SigningKey.Algorithm(rawValue: algorithm) != nil else { throw ValidationError("--algorithm: ES256 or RS256") }
+        }
+
+        func run() async throws {
+            let signing = SigningKey.Algorithm(rawValue: algorithm)!  // `validate` checked it
             var benchmark = SealedSignUpBenchmark(directory: directory)
             benchmark.connections = connections
             benchmark.turns = turns
