@@ -168,19 +168,25 @@ public struct StoreAudit: Sendable {
 
     /// The account as of `time`: the fold of its events recorded at or before then, and the
     /// last of those events (`nil` if it had none; the account is `nil` if it was deleted).
+    /// `isErased`: its key was destroyed since, so the account comes without its personal
+    /// fields. Known from every event folded since it was created, not from the last alone,
+    /// which may have held nothing sealed (an admin's `disabled`, say) and so nothing erased.
     public func account(_ uid: UserID, in project: ProjectID, at time: Int64) throws
-        -> (account: Account?, through: StoredEvent?)
+        -> (account: Account?, through: StoredEvent?, isErased: Bool)
     {
         var account: Account?
         var last: EventEnvelope?
+        var isErased = false
         let envelopes = try translatingErrors {
             try store.environment.read { txn in try store.ledger.events(of: .account(project, uid), recordedThrough: time, in: txn) }
         }
         for envelope in envelopes {
             account = Evolve.account(account, envelope.payload, uid: uid, at: envelope.recordedAt)
+            // An account created again after a deletion starts with a key of its own.
+            isErased = account != nil && (isErased || envelope.personalData == .erased)
             last = envelope
         }
-        return (account, last.map(StoredEvent.init))
+        return (isErased ? account.map(PersonalData.erasing) : account, last.map(StoredEvent.init), isErased)
     }
 
     /// What walking the hash chain found.

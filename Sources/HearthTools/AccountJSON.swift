@@ -18,12 +18,12 @@ public enum AccountJSON {
     }
 
     /// An account whose events were erased shows without its personal fields, and names them.
-    public static func render(_ account: Account, through event: StoredEvent) throws -> String {
+    public static func render(_ account: Account, through event: StoredEvent, isErased: Bool) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
         let snapshot = Snapshot(
-            account: event.isErased ? PersonalData.erasing(account) : account, asOfSequence: event.sequence,
-            asOf: Timestamp.iso8601(milliseconds: event.recordedAt), erased: event.isErased ? PersonalData.accountFields : nil)
+            account: isErased ? PersonalData.erasing(account) : account, asOfSequence: event.sequence,
+            asOf: Timestamp.iso8601(milliseconds: event.recordedAt), erased: isErased ? PersonalData.accountFields : nil)
         return String(decoding: try encoder.encode(snapshot), as: UTF8.self)
     }
 }

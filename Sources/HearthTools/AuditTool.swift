@@ -27,8 +27,11 @@ public struct AuditTool {
         return summary
     }
 
-    /// The account as of `time`, and the last event folded into it.
-    public func account(_ uid: UserID, in project: ProjectID, at time: Int64) throws -> (account: Account?, through: StoredEvent?) {
+    /// The account as of `time` (without its personal fields if they were erased since), the
+    /// last event folded into it, and whether they were.
+    public func account(_ uid: UserID, in project: ProjectID, at time: Int64) throws
+        -> (account: Account?, through: StoredEvent?, isErased: Bool)
+    {
         try store.audit.account(uid, in: project, at: time)
     }
 

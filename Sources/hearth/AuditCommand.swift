@@ -93,7 +93,7 @@ struct Audit: AsyncParsableCommand {
         func run() throws {
             try data.directory.reading { store in
                 let time = at?.milliseconds ?? Int64.max
-                let (account, through) = try AuditTool(store: store).account(uid, in: project.project, at: time)
+                let (account, through, isErased) = try AuditTool(store: store).account(uid, in: project.project, at: time)
                 guard let account, let through else {
                     let err = Output.standardError
                     err.line(
@@ -104,7 +104,7 @@ struct Audit: AsyncParsableCommand {
                     throw ExitCode(1)
                 }
                 let out = Output.standardOutput
-                out.line(try AccountJSON.render(account, through: through))
+                out.line(try AccountJSON.render(account, through: through, isErased: isErased))
                 out.flush()
             }
         }

@@ -76,7 +76,7 @@ await withTaskGroup(of: Void.self) { group in
             while true {
                 index += 1
                 let uid = UserID("\(run)-\(worker)-\(index)")!
-                let commands: [Command] = [
+                var commands: [Command] = [
                     .createAccount(
                         project, uid,
                         AccountCreated(
@@ -85,6 +85,13 @@ await withTaskGroup(of: Void.self) { group in
                     .signIn(project, uid, method: "password", refreshTokenHash: "\(uid)"),
                     .update(project, uid, AccountUpdate(profile: ProfileUpdated(displayName: "Worker \(worker)"))),
                 ]
+                // Every other account is then forgotten, by its user or by an admin: the event
+                // and its key's destruction are one write, which a kill cannot split.
+                switch index % 4 {
+                case 1: commands.append(.deleteAccount(project, uid, by: .user))
+                case 3: commands.append(.eraseAccount(project, uid, reason: "crash test"))
+                default: break
+                }
                 for command in commands {
                     guard let envelopes = try? await store.execute(command, metadata: metadata) else { continue }
                     acknowledge(envelopes)

@@ -17,6 +17,7 @@ struct CrashSafetyTests {
         let directory = TemporaryDirectory("crash")
         var generator = SystemRandomNumberGenerator()
         var acknowledgedTotal = 0
+        var forgotten = 0
         for round in 1...20 {
             let acknowledged = try runAndKill(
                 directory.path, run: "r\(round)", afterMilliseconds: Int.random(in: 30...400, using: &generator))
@@ -32,6 +33,7 @@ struct CrashSafetyTests {
             }
             #expect(missing.isEmpty, "round \(round): \(missing.count) acknowledged appends missing")
             #expect(try store.maintenance.eventsBehind() == 0, "round \(round): projections not committed with the ledger")
+            forgotten += try Self.expectKeysMatchTheirStreams(store, round: round)
             let live = try store.maintenance.digest()
             store.close()
 
@@ -41,6 +43,29 @@ struct CrashSafetyTests {
         }
         // The kills must have landed while work was being acknowledged, not before it began.
         #expect(acknowledgedTotal > 100)
+        #expect(forgotten > 0)
+    }
+
+    /// Every account's key is destroyed exactly when its stream ends with an event that forgets
+    /// (deleted by its user, erased by an admin), live otherwise: a kill never lands between
+    /// the event and the key's destruction. Returns how many accounts were forgotten.
+    static func expectKeysMatchTheirStreams(_ store: AccountStore, round: Int) throws -> Int {
+        let project = ProjectID("crash")!
+        var last: [UserID: StoredEvent] = [:]
+        try store.audit.replay(StoreAudit.Filter(project: project)) { event in
+            if case .account(_, let uid) = event.stream { last[uid] = event }
+        }
+        var forgotten = 0
+        for (uid, event) in last {
+            let key = try store.environment.read { try store.ledger.keys.state(of: .account(project, uid), in: $0) }
+            if PersonalData.forgets(event.payload) {
+                forgotten += 1
+                #expect(key == .destroyed(generation: 1), "round \(round): \(uid) ended with \(event.type.name), key \(key)")
+            } else {
+                #expect(key == .live(generation: 1), "round \(round): \(uid) ended with \(event.type.name), key \(key)")
+            }
+        }
+        return forgotten
     }
 
     /// The scheduler purging 20,000 due accounts in batches of 32 is SIGKILLed five times; after

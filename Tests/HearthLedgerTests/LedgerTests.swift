@@ -284,4 +284,29 @@ struct SchemaCatalogTests {
         let expected = (EventType.all + EventType.historical).map { "\($0.name).v\($0.version).schema.json" }
         #expect(Set(files) == Set(expected))
     }
+
+    /// The fields `schemas/` marks `"x-personal": true` are the ones the ledger seals
+    /// (`PersonalData.fields`), type by type, and the envelope's client address: the README
+    /// and the schemas name what is forgotten, and neither may drift from the code.
+    @Test func theSchemasMarkExactlyTheFieldsTheLedgerSeals() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        func marked(_ file: String) throws -> [String] {
+            let data = try Data(contentsOf: root.appendingPathComponent("schemas/" + file))
+            var paths: [String] = []
+            func walk(_ node: Any, _ path: [String]) {
+                guard let node = node as? [String: Any] else { return }
+                if node["x-personal"] as? Bool == true { paths.append(path.joined(separator: ".")) }
+                for (name, child) in node["properties"] as? [String: Any] ?? [:] { walk(child, path + [name]) }
+            }
+            walk(try JSONSerialization.jsonObject(with: data), [])
+            return paths.sorted()
+        }
+        for type in EventType.all {
+            let payloadFields = try marked("events/\(type.name).v\(type.version).schema.json").map { path in
+                path.hasPrefix("payload.") ? String(path.dropFirst("payload.".count)) : path
+            }
+            #expect(payloadFields == PersonalData.fields(of: type).sorted(), "\(type)")
+        }
+        #expect(try marked("envelope.v1.schema.json") == [PersonalData.metadataField])
+    }
 }

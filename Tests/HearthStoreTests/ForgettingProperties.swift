@@ -76,9 +76,21 @@ struct ForgettingProperties {
         }
     }
 
+    /// The ways an account is forgotten: deleted by its user, by an admin, in a batch, or
+    /// erased by an admin (the anonymous cleanup's purge: `CrashSafetyTests`, `CleanupTests`).
+    static func forgetting(_ n: Int, _ person: Person) -> (command: Command, metadata: Metadata) {
+        switch n % 4 {
+        case 0: (.deleteAccount(project, person.uid, by: .user), person.metadata)
+        case 1: (.deleteAccount(project, person.uid, by: .admin), TestStore.admin)
+        case 2: (.batchDeleteAccount(project, person.uid, force: true), TestStore.admin)
+        default: (.eraseAccount(project, person.uid, reason: "subject request \(n)"), TestStore.admin)
+        }
+    }
+
     static func check(_ numbers: [Int]) throws {
         let test = try TestStore(label: "forget")
-        defer { try? test.close() }
+        var isOpen = true
+        defer { if isOpen { try? test.close() } }
         let people = (0..<3).map(Person.init)
         for person in people { try test.run(command(0, person), as: person.metadata) }
         for n in numbers {
@@ -91,7 +103,8 @@ struct ForgettingProperties {
         let before = try others.map { try history(of: $0, in: test) }
         let accountsBefore = try others.map { try test.account($0.uid.rawValue) }
 
-        try test.run(.deleteAccount(project, target.uid, by: .user), as: target.metadata)
+        let (forget, metadata) = forgetting(numbers.last ?? 0, target)
+        try test.run(forget, as: metadata)
 
         try expectForgotten(target, in: test)
         // Its unused codes went with it: gone from the projections, erased in the ledger.
@@ -107,6 +120,18 @@ struct ForgettingProperties {
         let live = try test.store.maintenance.digest()
         try test.store.maintenance.rebuild()
         #expect(try test.store.maintenance.digest() == live)
+
+        // Once the documented bound has passed (the daily compaction has run), not one byte of
+        // it in the data file itself, freed pages included; the rest as it was.
+        isOpen = false
+        try test.close()
+        _ = try test.dataDirectory.compact()
+        let file = try [UInt8](Data(contentsOf: URL(fileURLWithPath: test.directory.path + "/data.mdb")))
+        for secret in target.secrets { #expect(!contains(file, secret), "data.mdb holds \(secret) after compaction") }
+        for other in others { #expect(contains(file, other.email) || contains(file, other.newEmail)) }
+        let reopened = try test.dataDirectory.open(as: "test")
+        defer { reopened.close() }
+        #expect(try reopened.maintenance.digest() == live && reopened.audit.verify().isIntact)
     }
 
     @Test func aUidCreatedAgainGetsANewKeyThatDoesNotOpenTheOldHistory() throws {

@@ -56,4 +56,30 @@ struct SubjectAccessExportTests {
         #expect(gone["actionCodes"]?.arrayValue?.count == 3)
         #expect(gone["user"] == .null && !goneText.contains("alice@access.example"))
     }
+
+    /// A project's export lists the live accounts only: one deleted by its user, one deleted in
+    /// a batch and one erased by an admin are in it neither by uid nor by any personal field.
+    @Test func aProjectsExportLeavesEveryErasedAccountOut() throws {
+        let test = try TestStore(label: "export-erased")
+        defer { try? test.close() }
+        for (index, uid) in ["alice", "bob", "carol", "dave"].enumerated() {
+            let created = AccountCreated(
+                method: .password, createdAt: 1, email: "\(uid)@export.example", displayName: "Name of \(uid)",
+                phoneNumber: "+1555000010\(index)")
+            try test.run(.createAccount(Self.project, UserID(uid)!, created))
+        }
+        try test.run(.deleteAccount(Self.project, UserID("bob")!, by: .user))
+        try test.run(.batchDeleteAccount(Self.project, UserID("carol")!, force: true), as: TestStore.admin)
+        try test.run(.eraseAccount(Self.project, UserID("dave")!, reason: "request 42"), as: TestStore.admin)
+
+        let path = directory.path + "/project.json"
+        let summary = try UsersExport.write(test.store, project: Self.project, to: path)
+        #expect(summary.users == 1)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        let users = try #require(JSONValue.parse(Array(text.utf8))?["users"]?.arrayValue)
+        #expect(users.compactMap { $0["localId"]?.stringValue } == ["alice"])
+        for gone in ["bob", "carol", "dave"] {
+            #expect(!text.contains("\"\(gone)\"") && !text.contains("\(gone)@export.example") && !text.contains("Name of \(gone)"))
+        }
+    }
 }

@@ -26,9 +26,7 @@ extension AccountService {
     /// Erased personal fields stay empty.
     public func account(_ uid: UserID, asOf time: Int64, _ caller: Caller) throws -> Account? {
         guard caller.isAdmin else { throw FirebaseError.insufficientPermission }
-        let (account, through) = try store.audit.account(uid, in: caller.project, at: time)
-        guard let account else { return nil }
-        return through?.isErased == true ? PersonalData.erasing(account) : account
+        return try store.audit.account(uid, in: caller.project, at: time).account
     }
 
     /// When the anonymous cleanup will purge the account, and by which rule (`nil`: not scheduled).
