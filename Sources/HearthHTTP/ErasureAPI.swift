@@ -6,6 +6,8 @@ import Hummingbird
 /// Hearth's own admin route for erasure on request (no Firebase API has one):
 /// `POST /hearth/v1/projects/{p}/accounts/{uid}/erase` with `{"reason": "..."}`. The account's
 /// personal data is forgotten and the account ends; the admin and the reason are recorded.
+/// `plainTextHistoryRemains`: the ledger still holds events from before sealing (`hearth ledger
+/// seal` has not run), whose plain text no erasure reaches.
 public struct ErasureAPI: Sendable {
     let accounts: AccountService
     let access: APIAccess
@@ -17,7 +19,11 @@ public struct ErasureAPI: Sendable {
         guard let uid = context.parameters.get("uid").flatMap(UserID.init) else { throw FirebaseError.bad("USER_NOT_FOUND") }
         let fields = try await RequestFields.read(request, limit: 4096)
         guard let reason = try fields.string("reason") else { throw FirebaseError.invalidArgument("/reason is required") }
-        try await accounts.erase(uid, reason: reason, caller)
-        return JSONResponse.ok(.object(["localId": .string(uid.rawValue), "erased": .bool(true)]))
+        let erased = try await accounts.erase(uid, reason: reason, caller)
+        return JSONResponse.ok(
+            .object([
+                "localId": .string(uid.rawValue), "erased": .bool(true),
+                "plainTextHistoryRemains": .bool(erased.plainTextHistoryRemains),
+            ]))
     }
 }

@@ -63,8 +63,9 @@ public struct RecordedEvent: Sendable {
 /// `varint keyGeneration | optional string ownerUid | 12 nonce | ciphertext | 16 tag`,
 /// AES-256-GCM under the key of the record's stream, or of the account `ownerUid` names
 /// (`PersonalData.keyOwner`; `StreamKeys`), with the sequence number as associated data, of
-/// `optional string clientIp | personal payload part`. On those streams the metadata's own
-/// client address is absent.
+/// `optional string clientIp | personal payload part`. In format 2 the metadata's own client
+/// address is always absent: sealed there, or not kept (an event that forgets, a stream no
+/// key belongs to).
 public enum RecordFormat {
     public static let version: UInt8 = 2
     public static let hashSize = 32

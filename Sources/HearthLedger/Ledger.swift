@@ -149,21 +149,22 @@ public struct Ledger: Sendable {
                 }
                 isSealed = true
             }
-            // On a keyed stream the client address is sealed, or (an event that forgets) not kept.
+            // The client address is never in plain text: sealed on a keyed stream, or (an event
+            // that forgets, a project's or the cluster's stream, which no key could forget) not kept.
             RecordFormat.encodeUnhashed(
                 into: &buffers.record, sequence: sequence, recordedAt: recordedAt, stream: stream, streamVersion: streamVersion,
-                type: payload.type, payload: buffers.open.bytes, metadata: metadata, omittingClientIp: keyed,
+                type: payload.type, payload: buffers.open.bytes, metadata: metadata, omittingClientIp: true,
                 sealed: buffers.sealed.bytes, previousHash: head.hash)
             let hash = buffers.record.bytes.withUnsafeBytes { ChainHash.of($0) }
             hash.withBytes { buffers.record.write(raw: $0) }
             try txn.put(events, BigEndianUInt64(sequence), buffers.record.bytes, options: .append)
             try txn.put(streams, Self.streamKey(stream, streamVersion), BigEndianUInt64(sequence), options: .noOverwrite)
             var recorded = metadata
+            if !isSealed { recorded.clientIp = nil }
             if forgets {
                 try keys.destroy(stream, in: txn, cache: cache)
                 ownKey = nil
                 accountKey = nil
-                recorded.clientIp = nil
             }
             appended.append(
                 EventEnvelope(

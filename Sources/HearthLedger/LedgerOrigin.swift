@@ -12,11 +12,15 @@ public struct LedgerOrigin: Equatable, Sendable {
     public var previousHash: ChainHash
     /// Unix milliseconds.
     public var sealedAt: Int64
+    /// Who ran the seal, as the operator gave it (a login name); `nil` in origins recorded
+    /// before it was kept.
+    public var sealedBy: String?
 
-    public init(previousSequence: UInt64, previousHash: ChainHash, sealedAt: Int64) {
+    public init(previousSequence: UInt64, previousHash: ChainHash, sealedAt: Int64, sealedBy: String?) {
         self.previousSequence = previousSequence
         self.previousHash = previousHash
         self.sealedAt = sealedAt
+        self.sealedBy = sealedBy
     }
 
     static let tableName = "ledger.origin"
@@ -27,6 +31,7 @@ public struct LedgerOrigin: Equatable, Sendable {
         writer.write(bigEndian: previousSequence)
         previousHash.withBytes { writer.write(raw: $0) }
         writer.write(sealedAt)
+        writer.write(sealedBy)
         return writer.bytes
     }
 
@@ -35,6 +40,7 @@ public struct LedgerOrigin: Equatable, Sendable {
         previousSequence = try reader.readBigEndianUInt64()
         previousHash = ChainHash(buffer: try reader.readRaw(RecordFormat.hashSize))
         sealedAt = try reader.readInt64()
+        sealedBy = reader.isAtEnd ? nil : try reader.readOptionalString()
         guard reader.isAtEnd else { throw BinaryFormatError.trailingBytes(reader.remaining) }
     }
 }

@@ -10,6 +10,9 @@ public struct LedgerVerifier {
         public var failure: Failure?
         /// The replaced ledger whose head the first record links to, if any.
         public var origin: LedgerOrigin?
+        /// Records written before personal data was sealed (format 1), which hold it in plain
+        /// text whatever keys are destroyed: `hearth ledger seal` rewrites them.
+        public var plainTextRecords: UInt64 = 0
 
         public var isIntact: Bool { failure == nil }
     }
@@ -36,6 +39,7 @@ public struct LedgerVerifier {
         var previousHash = origin?.previousHash ?? Ledger.Head.genesis.hash
         var expected: UInt64 = 1
         var failure: Failure?
+        var plainText: UInt64 = 0
         while failure == nil {
             var visited = 0
             try environment.read { txn in
@@ -45,6 +49,7 @@ public struct LedgerVerifier {
                         return .stop
                     }
                     previousHash = ChainHash(buffer: try RecordFormat.storedHash(of: record))
+                    if record[0] < RecordFormat.version { plainText += 1 }
                     expected += 1
                     visited += 1
                     return visited == batchSize ? .stop : .continue
@@ -53,7 +58,7 @@ public struct LedgerVerifier {
             progress(expected - 1, total)
             if visited < batchSize { break }
         }
-        return Outcome(eventsChecked: expected - 1, headHash: previousHash, failure: failure, origin: origin)
+        return Outcome(eventsChecked: expected - 1, headHash: previousHash, failure: failure, origin: origin, plainTextRecords: plainText)
     }
 
     static func check(_ record: UnsafeRawBufferPointer, key: UInt64, expected: UInt64, previousHash: ChainHash) -> String? {

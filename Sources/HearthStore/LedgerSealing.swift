@@ -58,9 +58,10 @@ extension DataDirectory {
     /// in plain text is forgotten. The old chain must verify; the new one must verify and fold
     /// to the same projection digest, or nothing changes. Then the new file replaces the old in
     /// one rename. Takes the directory's lock: the daemon must be stopped. Returns `nil` when
-    /// there is nothing to seal.
+    /// there is nothing to seal. `sealedBy`: who runs it, recorded in the origin beside the time.
     public func sealLedger(
-        clock: any WallClock = SystemClock(), progress: (_ written: UInt64, _ total: UInt64) -> Void = { _, _ in }
+        by sealedBy: String? = nil, clock: any WallClock = SystemClock(),
+        progress: (_ written: UInt64, _ total: UInt64) -> Void = { _, _ in }
     ) throws -> LedgerSealSummary? {
         let started = ContinuousClock.now
         let lock = try DataDirectoryLock(self, holder: "hearth ledger seal")
@@ -89,7 +90,7 @@ extension DataDirectory {
                 try DurableFiles.copy(ledgerKeyFile, to: staging + "/" + Self.ledgerKeyFileName)
             }
             do {
-                try rewrite(old, into: staging, options: options, summary: &summary, progress: progress)
+                try rewrite(old, into: staging, options: options, sealedBy: sealedBy, summary: &summary, progress: progress)
             } catch {
                 DurableFiles.removeFlatDirectory(staging)
                 throw error
@@ -122,15 +123,15 @@ extension DataDirectory {
     /// The old ledger's events, written again into a new ledger in `staging`, then folded and
     /// checked against the old one.
     private func rewrite(
-        _ old: AccountStore, into staging: String, options: AccountStore.Options, summary: inout LedgerSealSummary,
-        progress: (UInt64, UInt64) -> Void
+        _ old: AccountStore, into staging: String, options: AccountStore.Options, sealedBy: String?,
+        summary: inout LedgerSealSummary, progress: (UInt64, UInt64) -> Void
     ) throws {
         let fresh = try AccountStore(directory: DataDirectory(staging), options: options, lock: nil, catchUp: false)
         defer { fresh.close() }
         let total = summary.previousHead.sequence
         let origin = LedgerOrigin(
             previousSequence: total, previousHash: try old.environment.read { try old.ledger.head(in: $0).hash },
-            sealedAt: options.clock.now())
+            sealedAt: options.clock.now(), sealedBy: sealedBy)
         try translatingErrors {
             try fresh.environment.writer.perform { txn in try fresh.ledger.anchor(to: origin, in: txn) }
             var next: UInt64 = 1

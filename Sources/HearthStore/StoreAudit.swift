@@ -198,7 +198,11 @@ public struct StoreAudit: Sendable {
         public var failure: (sequence: UInt64, reason: String)?
         /// The ledger this one replaced when it was sealed (`hearth ledger seal`), whose head
         /// the first event links to: its last sequence number, hash (hex) and when.
-        public var continues: (sequence: UInt64, hash: String, sealedAt: Int64)?
+        public var continues: (sequence: UInt64, hash: String, sealedAt: Int64, sealedBy: String?)?
+        /// Events recorded before personal data was sealed, which hold it in plain text until
+        /// `hearth ledger seal` rewrites them: erasing or deleting an account does not forget
+        /// what they hold.
+        public var plainTextEvents: UInt64 = 0
 
         public var isIntact: Bool { failure == nil }
 
@@ -206,6 +210,7 @@ public struct StoreAudit: Sendable {
             lhs.eventsChecked == rhs.eventsChecked && lhs.headHash == rhs.headHash
                 && lhs.failure?.sequence == rhs.failure?.sequence && lhs.failure?.reason == rhs.failure?.reason
                 && lhs.continues?.sequence == rhs.continues?.sequence && lhs.continues?.hash == rhs.continues?.hash
+                && lhs.plainTextEvents == rhs.plainTextEvents
         }
     }
 
@@ -218,6 +223,7 @@ public struct StoreAudit: Sendable {
         return Verification(
             eventsChecked: outcome.eventsChecked, headHash: hex(outcome.headHash),
             failure: outcome.failure.map { ($0.sequence, $0.reason) },
-            continues: outcome.origin.map { ($0.previousSequence, hex($0.previousHash), $0.sealedAt) })
+            continues: outcome.origin.map { ($0.previousSequence, hex($0.previousHash), $0.sealedAt, $0.sealedBy) },
+            plainTextEvents: outcome.plainTextRecords)
     }
 }

@@ -74,7 +74,14 @@ struct Audit: AsyncParsableCommand {
                 out.line("ledger intact: \(formatCount(outcome.eventsChecked)) events, head hash \(outcome.headHash)")
                 if let previous = outcome.continues {
                     out.line(
-                        "it continues the ledger sealed on \(Timestamp.iso8601(milliseconds: previous.sealedAt)), whose head was event \(formatCount(previous.sequence)), hash \(previous.hash)"
+                        "it continues the ledger sealed on \(Timestamp.iso8601(milliseconds: previous.sealedAt))"
+                            + (previous.sealedBy.map { " by \($0)" } ?? "")
+                            + ", whose head was event \(formatCount(previous.sequence)), hash \(previous.hash)"
+                    )
+                }
+                if outcome.plainTextEvents > 0 {
+                    out.line(
+                        "note: \(formatCount(outcome.plainTextEvents)) events were recorded before per-account keys and hold personal data in plain text, which deleting or erasing an account does not forget: `hearth ledger seal` (daemon stopped) rewrites them under keys"
                     )
                 }
                 out.flush()

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import HearthStore
 import HearthTools
 
@@ -21,10 +22,14 @@ struct LedgerCommand: AsyncParsableCommand {
                 """)
 
         @OptionGroup var data: DataOptions
+        @Option(help: "Who runs the seal, recorded with it and shown by audit verify (default: the login that runs it, or sudo's caller).")
+        var by: String?
 
         func run() throws {
             let progress = ProgressBar(label: "sealing")
-            let summary = try data.directory.sealLedger(progress: progress.update)
+            let environment = ProcessInfo.processInfo.environment
+            let sealedBy = by ?? environment["SUDO_USER"] ?? environment["LOGNAME"] ?? environment["USER"]
+            let summary = try data.directory.sealLedger(by: sealedBy, progress: progress.update)
             progress.finish()
             let out = Output.standardOutput
             guard let summary else {
@@ -37,6 +42,7 @@ struct LedgerCommand: AsyncParsableCommand {
                 "accounts' keys:  \(formatCount(UInt64(summary.liveKeys))) live, \(formatCount(UInt64(summary.destroyedKeys))) destroyed")
             out.line("replaced head:   event \(formatCount(summary.previousHead.sequence)), hash \(summary.previousHead.hash)")
             out.line("new head:        event \(formatCount(summary.head.sequence)), hash \(summary.head.hash)")
+            if let sealedBy { out.line("sealed by:       \(sealedBy) (recorded in the ledger's origin)") }
             out.line("projections:     \(summary.digest) (unchanged)")
             out.line("seconds:         \(format3(summary.seconds))")
             out.flush()

@@ -28,10 +28,17 @@ struct Users: AsyncParsableCommand {
 
         func run() throws {
             let path = "/hearth/v1/projects/\(project.project)/accounts/\(FormEncoding.percentEncoded(uid.rawValue))/erase"
-            _ = try daemon.call("POST", path, .object(["reason": .string(reason)]))
+            let answer = try daemon.call("POST", path, .object(["reason": .string(reason)]))
             let out = Output.standardOutput
             out.line("erased \(uid) in \(project.project): its personal data can no longer be read")
             out.flush()
+            if answer["plainTextHistoryRemains"] == .bool(true) {
+                let err = Output.standardError
+                err.line(
+                    "warning: this ledger still holds events recorded before per-account keys, in plain text, which no erasure reaches: stop the daemon and run `hearth ledger seal` to rewrite them (docs/operations.md#personal-data)"
+                )
+                err.flush()
+            }
         }
     }
 

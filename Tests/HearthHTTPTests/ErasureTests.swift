@@ -18,7 +18,7 @@ struct ErasureTests {
             _ = try await api.admin("accounts:update", ["localId": .string(uid), "displayName": "Erin Erasable"])
             let erased = try await api.post(Self.erase + uid + "/erase", ["reason": "ticket 4711"], headers: APIClient.admin)
             #expect(erased.status == 200)
-            #expect(erased["erased"] == true && erased.string("localId") == uid)
+            #expect(erased["erased"] == true && erased.string("localId") == uid && erased["plainTextHistoryRemains"] == false)
 
             let lookup = try await api.admin("accounts:lookup", ["localId": [.string(uid)]])
             #expect(lookup["users"] == nil)

@@ -207,6 +207,30 @@ struct LedgerTests {
         }
     }
 
+    /// No stream key could forget a client address on a project's stream (an operator's
+    /// settings): such events keep none, in the record or in what the append returns, and an
+    /// account's is sealed, never in plain text.
+    @Test func aClientAddressIsSealedOrNotKept() throws {
+        try withLedger { environment, ledger throws in
+            let operatorAddress = Metadata(actor: .admin, actorId: "owner", requestId: "r-2", clientIp: "203.0.113.250")
+            let appended = try environment.writer.perform { txn in
+                try ledger.append([.accountEnabled], to: .project(project), metadata: operatorAddress, at: 1, in: txn)
+                    + ledger.append(
+                        [.accountDisabled], to: .account(project, UserID("carol")!), metadata: operatorAddress, at: 1, in: txn)
+            }
+            #expect(appended[0].metadata.clientIp == nil && appended[0].personalData == .none)
+            #expect(appended[1].metadata.clientIp == "203.0.113.250" && appended[1].personalData == .sealed)
+            try environment.read { txn throws in
+                #expect(try ledger.envelope(at: 1, in: txn)?.metadata.clientIp == nil)
+                #expect(try ledger.envelope(at: 2, in: txn)?.metadata.clientIp == "203.0.113.250")
+                try ledger.forEachRecord(in: txn) { sequence, record in
+                    #expect(!bytes(record, contain: "203.0.113.250"), "record \(sequence) holds the address in plain text")
+                    return .continue
+                }
+            }
+        }
+    }
+
     @Test func aWrongExpectedVersionAppendsNothing() throws {
         try withLedger { environment, ledger throws in
             let stream = StreamID.project(project)

@@ -26,17 +26,30 @@ struct ForgettingProperties {
         var address: String { "203.0.113.\(100 + index)" }
         var federatedId: String { "gh-zq\(index)-4242" }
         var claims: String { #"{"zqteam":"squad-\#(index)"}"# }
+        var factorName: String { "Zq\(index) pocket phone" }
+        var factorPhone: String { "+1555399\(index)777" }
 
         /// Every value that must be gone once the account is.
-        var secrets: [String] { [email, newEmail, name, photo, phone, address, federatedId, claims] }
+        var secrets: [String] { [email, newEmail, name, photo, phone, address, federatedId, claims, factorName, factorPhone] }
 
         var metadata: Metadata { Metadata(actor: .endUser, actorId: uid.rawValue, requestId: "r-\(index)", clientIp: address) }
+    }
+
+    /// What a generated number stands for, on `person`: one command, or (an email-link sign-in
+    /// to the person's address, a code that names no account) a code issued and used.
+    static func commands(_ n: Int, _ person: Person) -> [Command] {
+        guard n % 12 == 11 else { return [command(n, person)] }
+        let code = "link-\(person.index)-\(n)"
+        return [
+            .issueOOBCode(project, codeHash: code, OOBCodeIssued(requestType: .emailSignIn, email: person.email, expiresAt: 1 << 50)),
+            .consumeOOBCode(project, codeHash: code),
+        ]
     }
 
     /// The command a generated number stands for, on `person`.
     static func command(_ n: Int, _ person: Person) -> Command {
         let hash = PasswordHash(algorithm: "SCRYPT", hash: Array(person.email.utf8.prefix(8)), salt: [UInt8(n % 256)])
-        switch n % 10 {
+        switch n % 12 {
         case 0:
             return .createAccount(
                 project, person.uid,
@@ -62,6 +75,16 @@ struct ForgettingProperties {
                 OOBCodeIssued(
                     requestType: .verifyAndChangeEmail, email: person.email, uid: person.uid, newEmail: person.newEmail, expiresAt: 1 << 50)
             )
+        case 10:
+            // An import over the account (`allowOverwrite`), with a phone second factor: the old
+            // account's key is destroyed and the new one's made in the same write.
+            let factor = SecondFactor(
+                enrollmentId: "mfa-\(n)", kind: .phone, displayName: person.factorName, enrolledAt: 0, sealedSecret: [],
+                phoneNumber: person.factorPhone, lastUsedStep: 0)
+            return .importAccount(
+                project, person.uid,
+                AccountCreated(method: .import, createdAt: 0, email: person.email, displayName: person.name, phoneNumber: person.phone),
+                secondFactors: [factor], overwrite: true)
         default: return .update(project, person.uid, AccountUpdate(profile: ProfileUpdated(phoneNumber: person.phone)))
         }
     }
@@ -96,7 +119,7 @@ struct ForgettingProperties {
         for n in numbers {
             let person = people[(n / 10) % people.count]
             test.clock.advance(milliseconds: 1_000)
-            _ = try? test.run(command(n, person), as: person.metadata)
+            for command in commands(n, person) { _ = try? test.run(command, as: person.metadata) }
         }
         let target = people[0]
         let others = Array(people.dropFirst())
@@ -108,7 +131,7 @@ struct ForgettingProperties {
 
         try expectForgotten(target, in: test)
         // Its unused codes went with it: gone from the projections, erased in the ledger.
-        for n in numbers where n % 10 == 8 && (n / 10) % people.count == 0 {
+        for n in numbers where n % 12 == 8 && (n / 10) % people.count == 0 {
             #expect(try test.store.read { try $0.oobCode("code-0-\(n)", in: project) } == nil)
             let code = try test.store.audit.events(of: .oobCode(project, "code-0-\(n)"))
             #expect(code.first.map { $0.isErased } ?? true)
@@ -127,8 +150,8 @@ struct ForgettingProperties {
         try test.close()
         _ = try test.dataDirectory.compact()
         let file = try [UInt8](Data(contentsOf: URL(fileURLWithPath: test.directory.path + "/data.mdb")))
-        for secret in target.secrets { #expect(!contains(file, secret), "data.mdb holds \(secret) after compaction") }
-        for other in others { #expect(contains(file, other.email) || contains(file, other.newEmail)) }
+        for secret in target.secrets { #expect(!bytes(file, contain: secret), "data.mdb holds \(secret) after compaction") }
+        for other in others { #expect(bytes(file, contain: other.email) || bytes(file, contain: other.newEmail)) }
         let reopened = try test.dataDirectory.open(as: "test")
         defer { reopened.close() }
         #expect(try reopened.maintenance.digest() == live && reopened.audit.verify().isIntact)
@@ -151,6 +174,41 @@ struct ForgettingProperties {
         let live = try test.store.maintenance.digest()
         try test.store.maintenance.rebuild()
         #expect(try test.store.maintenance.digest() == live)
+    }
+
+    /// The 30-day cleanup forgets an anonymous account as a deletion does: its client addresses,
+    /// its only personal data, are in no record, and not in the data file once it is compacted.
+    @Test func aPurgedAnonymousAccountLeavesNoAddressBehind() throws {
+        let test = try TestStore(label: "forget-purge")
+        var isOpen = true
+        defer { if isOpen { try? test.close() } }
+        try test.run(.changeProjectConfig(Self.project, ProjectConfigChange(anonymousCleanup: true)), as: TestStore.admin)
+        let (purged, kept) = (Person(index: 5), Person(index: 6))
+        for person in [purged, kept] {
+            try test.run(
+                .createAccount(Self.project, person.uid, AccountCreated(method: .anonymous, createdAt: test.clock.now())),
+                as: person.metadata)
+            try test.run(.signIn(Self.project, person.uid, method: "anonymous", refreshTokenHash: "r-\(person.index)"), as: person.metadata)
+            test.clock.advance(days: 20)
+        }
+        test.clock.advance(days: 11)
+        try test.run(.purgeAnonymous(Self.project, purged.uid), as: Metadata(actor: .scheduler))
+        let events = try test.store.audit.events(of: .account(Self.project, purged.uid))
+        #expect(
+            events.map(\.type.name) == ["account.created", "account.signed_in", "account.refresh_token_issued", "account.anonymous_purged"])
+        #expect(events.dropLast().allSatisfy(\.isErased) && events.allSatisfy { $0.metadata.clientIp == nil })
+        #expect(try test.store.audit.events(of: .account(Self.project, kept.uid)).allSatisfy { $0.metadata.clientIp == kept.address })
+        let live = try test.store.maintenance.digest()
+        isOpen = false
+        try test.close()
+        _ = try test.dataDirectory.compact()
+        let file = try [UInt8](Data(contentsOf: URL(fileURLWithPath: test.directory.path + "/data.mdb")))
+        #expect(!bytes(file, contain: purged.address), "data.mdb holds the purged account's address")
+        let reopened = try test.dataDirectory.open(as: "test")
+        defer { reopened.close() }
+        #expect(try reopened.audit.verify().isIntact && reopened.maintenance.digest() == live)
+        try reopened.maintenance.rebuild()
+        #expect(try reopened.maintenance.digest() == live)
     }
 
     /// The wrapped keys `ledger.keys` holds (destroyed ones hold nothing).
@@ -181,7 +239,7 @@ struct ForgettingProperties {
         let before = try [UInt8](Data(contentsOf: URL(fileURLWithPath: file)))
         // Freed, not zeroed: the projections' old pages still hold the account, and the keys'
         // old page its wrapped key (which, with the ledger key, would open its history).
-        #expect(Self.contains(before, person.email))
+        #expect(bytes(before, contain: person.email))
         #expect(before.firstRange(of: destroyed) != nil)
         #expect(throws: DataDirectoryLockError.self) {
             let held = try test.dataDirectory.open(as: "daemon")
@@ -191,7 +249,7 @@ struct ForgettingProperties {
         let summary = try test.dataDirectory.compact()
         #expect(summary.bytesBefore == before.count && summary.bytesAfter <= summary.bytesBefore)
         let after = try [UInt8](Data(contentsOf: URL(fileURLWithPath: file)))
-        for secret in person.secrets { #expect(!Self.contains(after, secret), "\(secret) survived the compaction") }
+        for secret in person.secrets { #expect(!bytes(after, contain: secret), "\(secret) survived the compaction") }
         #expect(after.firstRange(of: destroyed) == nil, "the destroyed key survived the compaction")
         let reopened = try test.dataDirectory.open(as: "test")
         defer { reopened.close() }
@@ -220,7 +278,9 @@ struct ForgettingProperties {
         let events = try test.store.audit.events(of: .account(project, person.uid))
         #expect(events.first?.type.name == "account.created", sourceLocation: sourceLocation)
         #expect(events.last.map { PersonalData.forgets($0.payload) } == true, sourceLocation: sourceLocation)
-        #expect(events.dropLast().allSatisfy { $0.isErased }, sourceLocation: sourceLocation)
+        // Every event reads as erased but those that forgot (an import over the account deleted
+        // it first), which kept nothing personal.
+        #expect(events.dropLast().allSatisfy { $0.isErased || PersonalData.forgets($0.payload) }, sourceLocation: sourceLocation)
         #expect(events.last?.metadata.clientIp == nil, sourceLocation: sourceLocation)
         let lines = try events.map { try $0.jsonLine() }.joined(separator: "\n")
         for secret in person.secrets { #expect(!lines.contains(secret), "replay shows \(secret)", sourceLocation: sourceLocation) }
@@ -239,7 +299,7 @@ struct ForgettingProperties {
             }
         }
         for secret in person.secrets {
-            #expect(!contains(stored, secret), "the ledger holds \(secret)", sourceLocation: sourceLocation)
+            #expect(!bytes(stored, contain: secret), "the ledger holds \(secret)", sourceLocation: sourceLocation)
         }
 
         // A backup (compacted: live pages only) taken now holds none of it either.
@@ -247,18 +307,7 @@ struct ForgettingProperties {
         _ = try test.store.backUp(into: backup.path)
         let copy = try [UInt8](Data(contentsOf: URL(fileURLWithPath: backup.path + "/data.mdb")))
         for secret in person.secrets {
-            #expect(!contains(copy, secret), "a backup holds \(secret)", sourceLocation: sourceLocation)
+            #expect(!bytes(copy, contain: secret), "a backup holds \(secret)", sourceLocation: sourceLocation)
         }
-    }
-
-    static func contains(_ haystack: [UInt8], _ needle: String) -> Bool {
-        let bytes = Array(needle.utf8)
-        guard let first = bytes.first, haystack.count >= bytes.count else { return false }
-        var index = 0
-        while index <= haystack.count - bytes.count {
-            if haystack[index] == first && haystack[index..<index + bytes.count].elementsEqual(bytes) { return true }
-            index += 1
-        }
-        return false
     }
 }

@@ -167,10 +167,18 @@ extension AccountService {
     /// Erasure on request (Hearth's own, for the GDPR's right to erasure): the account's
     /// personal data is forgotten, its key destroyed in the same write as the event that
     /// records the admin and the reason, and the account ends as a deletion ends it.
-    public func erase(_ uid: UserID, reason: String, _ caller: Caller) async throws {
+    @discardableResult
+    public func erase(_ uid: UserID, reason: String, _ caller: Caller) async throws -> Erasure {
         guard caller.isAdmin else { throw FirebaseError.insufficientPermission }
         let project = caller.project
         try await write(caller) { tx in try tx.execute(.eraseAccount(project, uid, reason: reason)) }
+        return Erasure(plainTextHistoryRemains: try store.holdsUnsealedRecords())
+    }
+
+    public struct Erasure: Sendable {
+        /// The ledger still holds events from before personal data was sealed, which keep it in
+        /// plain text until `hearth ledger seal` rewrites them: no erasure reaches those.
+        public var plainTextHistoryRemains: Bool
     }
 
     /// Admin `delete_users`: deletes each uid in one write, missing ones counting as deleted;
