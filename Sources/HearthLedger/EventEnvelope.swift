@@ -307,33 +307,26 @@ public enum RecordFormat {
         guard decoder.sealsPersonalData || needsClientIp else { return Content(payload: try decoder.decode(open), state: .sealed) }
         var part = ByteReader(sealed)
         let generation = try part.readVarint()
-        let owner: StreamID
-        // A record sealed under its own stream's key and first in that stream names where the
-        // key is (known here without comparing the two streams' names).
-        let ownFirst: Bool
-        let sealedForAccount: Bool
-        switch (head.stream, try part.readOptional { try UserID.read(from: &$0) }) {
-        case (.project, _), (.cluster, _), (.account, .some):
-            throw BinaryFormatError.invalid("sealed part on \(head.stream)", at: reader.offset)
-        case (.oobCode(let project, _), .some(let uid)):
-            owner = .account(project, uid)
-            ownFirst = false
-            sealedForAccount = true
-        case (_, nil):
-            owner = head.stream
-            ownFirst = head.streamVersion == 1
-            sealedForAccount = false
-        }
+        var invalid: BinaryFormatError { .invalid("sealed part on \(head.stream)", at: reader.offset) }
         let lookup: StreamKeys.Lookup
-        if sealedForAccount {
-            lookup = try keys(owner, generation, nil)
+        // No stream's name is copied or built but an action code's account's: a rebuild reads
+        // most records here, in their stream's run.
+        if let uid = try part.readOptional({ try UserID.read(from: &$0) }) {
+            // An action code's, sealed under the key of the account it names.
+            guard case .oobCode(let project, _) = head.stream else { throw invalid }
+            lookup = try keys(.account(project, uid), generation, nil)
         } else if let run = runKey, run.generation == generation {
+            // The key the run's records were sealed with (set below, on a stream that has keys).
             lookup = run.lookup
         } else {
+            switch head.stream {
+            case .project, .cluster: throw invalid
+            case .account, .oobCode: break
+            }
             // Dropped first: a reader's key cache re-keys the last key's context only if
-            // nothing else holds it.
+            // nothing else holds it. A stream's first record names where its key is.
             runKey = nil
-            lookup = try keys(owner, generation, ownFirst ? head.sequence : nil)
+            lookup = try keys(head.stream, generation, head.streamVersion == 1 ? head.sequence : nil)
             runKey = StreamCache.RunKey(generation: generation, lookup: lookup)
         }
         guard case .key(let key) = lookup else {
@@ -345,7 +338,8 @@ public enum RecordFormat {
             return try withUnsafeBytes(of: head.sequence.bigEndian) { sequence in
                 try key.openOnStack(box, authenticating: sequence) { bytes in
                     var opened = ByteReader(bytes)
-                    let clientIp = try opened.readOptionalString()
+                    // A rebuild folds no client address: it is read past, not made a string.
+                    let clientIp = needsClientIp ? try opened.readOptionalString() : try opened.skipOptional()
                     let rest = UnsafeRawBufferPointer(rebasing: bytes[opened.offset...])
                     guard decoder.sealsPersonalData || rest.isEmpty else { throw BinaryFormatError.trailingBytes(rest.count) }
                     let payload = try decoder.decode(open, personal: .opened(rest))

@@ -154,8 +154,9 @@ public enum PayloadCodec {
     }
 
     /// Reads one stored (type, version) as a current payload. An older version's entry is
-    /// where its upcaster goes.
-    public struct Decoder: Sendable {
+    /// where its upcaster goes. A class: a record's decoding passes its decoder along, and a
+    /// copy of a struct of a name, bytes and a closure was three retains and releases.
+    public final class Decoder: Sendable {
         public let type: EventType
         let utf8Name: [UInt8]
         /// Whether records of this version seal personal fields (an older version's are plain).

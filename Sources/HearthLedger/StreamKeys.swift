@@ -84,11 +84,14 @@ public struct StreamKeys: Sendable {
         if let last = cache.last, last.generation == generation, last.owner == owner { return last.lookup }
         let spare = cache.takeSpare()
         guard let first = try known ?? firstSequence(of: owner, in: txn) else { throw LedgerKeyError.missingStreamKey(owner) }
-        let found = try txn.withValue(nearTheLast: table, forKey: Self.entryKey(first, generation)) { value -> Lookup? in
-            guard let value else { return nil }
-            guard !value.isEmpty else { return .destroyed }
-            let cipher = try ledgerCipher(&cache.ledgerCipher)
-            return .key(try unwrap(value, .entry(first: first, generation: generation), of: owner, with: cipher, into: spare))
+        // The entry's key on the stack: a rebuild looks one up per account.
+        let found = try withUnsafeBytes(of: (first.bigEndian, generation.bigEndian)) { entry in
+            try txn.withValue(nearTheLast: table, rawKey: entry) { value -> Lookup? in
+                guard let value else { return nil }
+                guard !value.isEmpty else { return .destroyed }
+                let cipher = try ledgerCipher(&cache.ledgerCipher)
+                return .key(try unwrap(value, .entry(first: first, generation: generation), of: owner, with: cipher, into: spare))
+            }
         }
         let lookup: Lookup
         if let found {

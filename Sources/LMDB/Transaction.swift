@@ -7,11 +7,13 @@ import CLMDB
 public protocol Transaction {
     var handle: OpaquePointer { get }
 
-    /// As `withValue`; a read transaction looks the key up through a cursor it keeps on
+    /// As `withValue`, the key given as bytes whatever the database's key type (built on the
+    /// stack, say); a read transaction looks the key up through a cursor it keeps on
     /// `database`, which stays on the leaf page it last read: lookups in ascending key order (a
     /// scan meeting each stream's key in turn) mostly search that page alone, not the tree.
-    func withValue<K, V, R>(nearTheLast database: Database<K, V>, forKey key: K, _ body: (UnsafeRawBufferPointer?) throws -> R)
-        throws -> R
+    func withValue<K, V, R>(
+        nearTheLast database: Database<K, V>, rawKey key: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer?) throws -> R
+    ) throws -> R
 }
 
 public enum IterationControl: Sendable {
@@ -28,9 +30,16 @@ extension Transaction {
     }
 
     public func withValue<K, V, R>(
+        nearTheLast database: Database<K, V>, rawKey key: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer?) throws -> R
+    ) throws -> R {
+        try body(try look(up: key) { mdb_get(handle, database.handle, &$0, &$1) })
+    }
+
+    /// `withValue(nearTheLast:rawKey:)`, the key of the database's type.
+    public func withValue<K, V, R>(
         nearTheLast database: Database<K, V>, forKey key: K, _ body: (UnsafeRawBufferPointer?) throws -> R
     ) throws -> R {
-        try withValue(database, forKey: key, body)
+        try key.withEncodedBytes { try withValue(nearTheLast: database, rawKey: $0, body) }
     }
 
     public func get<K, V: ByteDecodable>(_ database: Database<K, V>, _ key: K) throws -> V? {
@@ -102,7 +111,7 @@ public final class ReadTransaction: Transaction {
     init(handle: OpaquePointer) { self.handle = handle }
 
     public func withValue<K, V, R>(
-        nearTheLast database: Database<K, V>, forKey key: K, _ body: (UnsafeRawBufferPointer?) throws -> R
+        nearTheLast database: Database<K, V>, rawKey key: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer?) throws -> R
     ) throws -> R {
         let cursor = try lookupCursor(database.handle)
         return try body(try look(up: key) { mdb_cursor_get(cursor, &$0, &$1, MDB_SET) })
