@@ -171,11 +171,8 @@ public struct ByteReader {
     }
 
     public mutating func readOptionalString() throws -> String? { try readOptional { try $0.readString() } }
-    /// Reads past an optional string or byte string without making it; `nil`, whatever it held.
-    public mutating func skipOptional<T>() throws -> T? {
-        _ = try readOptional { try $0.readByteString() }
-        return nil
-    }
+    /// Reads past an optional string or byte string without making it.
+    public mutating func skipOptionalString() throws { _ = try readOptional { try $0.readByteString() } }
     public mutating func readOptionalInt64() throws -> Int64? { try readOptional { try $0.readInt64() } }
     public mutating func readOptionalInt() throws -> Int? { try readOptional { try $0.readInt() } }
     public mutating func readOptionalBool() throws -> Bool? { try readOptional { try $0.readBool() } }

@@ -339,7 +339,13 @@ public enum RecordFormat {
                 try key.openOnStack(box, authenticating: sequence) { bytes in
                     var opened = ByteReader(bytes)
                     // A rebuild folds no client address: it is read past, not made a string.
-                    let clientIp = needsClientIp ? try opened.readOptionalString() : try opened.skipOptional()
+                    let clientIp: String?
+                    if needsClientIp {
+                        clientIp = try opened.readOptionalString()
+                    } else {
+                        try opened.skipOptionalString()
+                        clientIp = nil
+                    }
                     let rest = UnsafeRawBufferPointer(rebasing: bytes[opened.offset...])
                     guard decoder.sealsPersonalData || rest.isEmpty else { throw BinaryFormatError.trailingBytes(rest.count) }
                     let payload = try decoder.decode(open, personal: .opened(rest))
